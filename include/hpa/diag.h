@@ -1,0 +1,39 @@
+/*
+ * Diagnostics.  Every message goes to stderr as
+ *
+ *     hpa: PATH:LINE: what is wrong          (errors)
+ *     hpa: warning: PATH:LINE: what is odd   (warnings)
+ *
+ * Messages start in lower case and have no final period.  Library code
+ * returns hpa_error()'s -1 up to main(), which alone decides the exit status.
+ */
+#ifndef HPA_DIAG_H
+#define HPA_DIAG_H
+
+#include "hpa/compat.h"
+
+/* A position in an input: path as the user gave it, 1-based line (0: none). */
+struct hpa_pos {
+	const char *path;
+	uint64_t line;
+};
+
+/* Print an error; always returns -1 so callers can `return hpa_error(...)`. */
+int hpa_error(const char *fmt, ...) HPA_PRINTF(1, 2);
+int hpa_error_at(const struct hpa_pos *pos, const char *fmt, ...) HPA_PRINTF(2, 3);
+
+void hpa_warn(const char *fmt, ...) HPA_PRINTF(1, 2);
+void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...) HPA_PRINTF(2, 3);
+
+/*
+ * Copy at most `len` bytes of untrusted text into `out` (size `outsz`) for
+ * quoting in a message: control and non-ASCII bytes become '?', and long
+ * text is cut with "...".  Returns `out`.
+ */
+const char *hpa_quote(const char *text, size_t len, char *out, size_t outsz);
+
+/* An impossible state: report where and abort. */
+#define HPA_BUG(...) hpa_bug(__FILE__, __LINE__, __VA_ARGS__)
+HPA_NORETURN void hpa_bug(const char *file, int line, const char *fmt, ...) HPA_PRINTF(3, 4);
+
+#endif

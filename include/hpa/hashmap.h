@@ -1,0 +1,31 @@
+/*
+ * Open-addressing hash table from 64-bit keys to nonzero 32-bit ids.  Used by
+ * every interner (address -> location, (parent, location) -> stack node).
+ * Value 0 means "absent", which is why hpa ids are 1-based.
+ */
+#ifndef HPA_HASHMAP_H
+#define HPA_HASHMAP_H
+
+#include "hpa/compat.h"
+
+struct hpa_hashmap {
+	uint64_t *keys;
+	uint32_t *vals;   /* 0 = empty slot */
+	size_t nr, cap;   /* cap is 0 or a power of two */
+};
+
+#define HPA_HASHMAP_INIT { NULL, NULL, 0, 0 }
+
+void hpa_hashmap_init(struct hpa_hashmap *map);
+void hpa_hashmap_release(struct hpa_hashmap *map);
+
+/* The id stored for `key`, or 0. */
+uint32_t hpa_hashmap_get(const struct hpa_hashmap *map, uint64_t key);
+
+/* Store `val` (nonzero) for `key`, replacing any earlier value. */
+void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val);
+
+/* Mix a 64-bit value (splitmix64 finaliser); also used to combine keys. */
+uint64_t hpa_hash64(uint64_t x);
+
+#endif

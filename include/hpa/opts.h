@@ -1,0 +1,45 @@
+/*
+ * Command-line options as plain data.  Every stage reads a
+ * `const struct hpa_opts *`; nothing else looks at argv.
+ */
+#ifndef HPA_OPTS_H
+#define HPA_OPTS_H
+
+#include <stdio.h>
+
+#include "hpa/compat.h"
+#include "hpa/profile.h"
+
+enum hpa_mode {
+	HPA_MODE_TEXT
+};
+
+struct hpa_opts {
+	enum hpa_mode mode;
+	enum hpa_value value;        /* --inuse_space (default) ... */
+	bool show_bytes;             /* --show_bytes */
+	bool cum;                    /* --cum: sort by cumulative value */
+	const char *output;          /* --output FILE; NULL = standard output */
+	const char *binary;          /* optional BINARY argument */
+	const char **profiles;       /* PROFILE arguments; "-" = standard input */
+	size_t profiles_nr;
+};
+
+/* Parse results. */
+enum {
+	HPA_OPTS_RUN = 0,    /* go on and run */
+	HPA_OPTS_EXIT = 1,   /* --help or --version printed; exit 0 */
+	HPA_OPTS_USAGE = -1  /* usage error printed; exit 2 */
+};
+
+/*
+ * Fill `opts` from argv (borrowed for the process lifetime; `opts->profiles`
+ * is allocated and freed by hpa_opts_release).
+ */
+int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv);
+void hpa_opts_release(struct hpa_opts *opts);
+
+/* The --help text, generated from the option table. */
+void hpa_opts_usage(FILE *fp);
+
+#endif

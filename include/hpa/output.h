@@ -1,0 +1,32 @@
+/*
+ * Output destinations.  A file named with --output is written under a
+ * temporary name in the same directory and renamed into place only when the
+ * whole report was written, so a failed run leaves no half-written file.
+ */
+#ifndef HPA_OUTPUT_H
+#define HPA_OUTPUT_H
+
+#include <stdio.h>
+
+#include "hpa/compat.h"
+
+struct hpa_output {
+	FILE *fp;
+	char *path;   /* final name, NULL for stdout */
+	char *tmp;    /* temporary name while writing */
+};
+
+/*
+ * Open `path` (NULL: standard output).  Refuses, with an error, a path that
+ * names one of the `inputs` (nr of them; NULL entries and "-" are skipped).
+ */
+int hpa_output_open(struct hpa_output *out, const char *path,
+		    const char *const *inputs, size_t nr);
+
+/*
+ * Finish: with `ok`, flush and check for write errors, then move the file
+ * into place; without, discard it.  Returns 0, or -1 after reporting.
+ */
+int hpa_output_close(struct hpa_output *out, bool ok);
+
+#endif

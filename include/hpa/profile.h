@@ -1,0 +1,161 @@
+/*
+ * The in-memory model of one or more heap profiles.
+ *
+ * All ids are uint32_t and 1-based; 0 means "none".  Tables are vectors that
+ * may move when they grow: keep ids, never pointers into them.
+ *
+ *   location     one distinct address (interned by address)
+ *   stack node   (parent node, location): a parent-pointer trie rooted at the
+ *                outermost frame.  A node id stands for a whole stack; node 0
+ *                is the empty stack.
+ *   sample       stack + thread + the four unsampled values
+ *   mapping      one line of an input's maps section
+ *   input        one profile file that was read into the model
+ */
+#ifndef HPA_PROFILE_H
+#define HPA_PROFILE_H
+
+#include "hpa/compat.h"
+#include "hpa/hashmap.h"
+
+/* The four values every sample carries, in this order. */
+enum hpa_value {
+	HPA_INUSE_OBJECTS,
+	HPA_INUSE_SPACE,
+	HPA_ALLOC_OBJECTS,
+	HPA_ALLOC_SPACE,
+	HPA_NVALUES
+};
+
+/* Names as on the command line: "inuse_space", ... */
+const char *hpa_value_name(enum hpa_value v);
+bool hpa_value_is_objects(enum hpa_value v);
+
+enum hpa_format {
+	HPA_FORMAT_JEMALLOC,  /* heap_v2/<period> */
+	HPA_FORMAT_GPERF      /* heap profile: ... */
+};
+
+enum hpa_kind {
+	HPA_KIND_HEAP,
+	HPA_KIND_GROWTH
+};
+
+/* How recorded counts are turned into estimates (FORMATS.md section 6). */
+enum hpa_sampling {
+	HPA_SAMPLING_NONE,
+	HPA_SAMPLING_V1,  /* uniform, jeprof "remote heap version 1" */
+	HPA_SAMPLING_V2   /* Poisson, jemalloc and tcmalloc sampling */
+};
+
+/* Thread of a sample: HPA_THREAD_ALL for jemalloc "t*" and gperftools rows. */
+#define HPA_THREAD_ALL (-1)
+
+struct hpa_mapping {
+	uint64_t start, limit, offset; /* limit is exclusive */
+	char perms[5];
+	uint64_t inode;
+	char *path;                     /* "" for anonymous mappings */
+	bool deleted;                   /* path ended in " (deleted)" */
+	uint32_t input;                 /* input id the line came from */
+};
+
+struct hpa_location {
+	uint64_t addr;     /* as written in the profile */
+	uint32_t mapping;  /* containing mapping, or 0 */
+};
+
+struct hpa_stack_node {
+	uint32_t loc;
+	uint32_t parent;
+	uint32_t depth;    /* number of frames in the stack this node ends */
+};
+
+struct hpa_sample {
+	uint32_t stack;    /* node id of the leaf, 0 for the empty stack */
+	int32_t thread;    /* HPA_THREAD_ALL or a jemalloc thread id */
+	uint32_t input;
+	double v[HPA_NVALUES];
+};
+
+struct hpa_thread {
+	int32_t id;
+	char *name;        /* thread.prof.name, or NULL */
+};
+
+struct hpa_input {
+	char *path;                 /* as given by the user, "-" for stdin */
+	enum hpa_format format;
+	enum hpa_kind kind;
+	enum hpa_sampling sampling;
+	double period;              /* R of the unsampling formula */
+	uint64_t header_period;     /* number written in the header, 0 if none */
+	uint32_t map_first, map_nr; /* this input's mappings */
+	bool has_maps;
+};
+
+struct hpa_profile {
+	struct hpa_input *inputs;
+	size_t inputs_nr, inputs_alloc;
+
+	struct hpa_mapping *mappings;   /* [0] unused */
+	size_t mappings_nr, mappings_alloc;
+
+	struct hpa_location *locs;      /* [0] unused */
+	size_t locs_nr, locs_alloc;
+	struct hpa_hashmap loc_by_addr;
+
+	struct hpa_stack_node *nodes;   /* [0] is the empty stack */
+	size_t nodes_nr, nodes_alloc;
+	struct hpa_hashmap node_by_key;
+
+	struct hpa_sample *samples;
+	size_t samples_nr, samples_alloc;
+
+	struct hpa_thread *threads;
+	size_t threads_nr, threads_alloc;
+};
+
+void hpa_profile_init(struct hpa_profile *prof);
+void hpa_profile_release(struct hpa_profile *prof);
+
+/* Append an input record; returns its id.  `path` is copied. */
+uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path);
+static inline struct hpa_input *hpa_profile_input(struct hpa_profile *prof, uint32_t id)
+{
+	return &prof->inputs[id - 1];
+}
+
+/* Intern an address; returns its location id. */
+uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr);
+
+/*
+ * Intern a stack given leaf first, as profiles write it: addrs[0] is the
+ * leaf.  Returns the node id (0 for nr == 0).
+ */
+uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr);
+
+/* Append a sample; returns a pointer valid until the next append. */
+struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,
+					  int32_t thread, uint32_t input,
+					  const double v[HPA_NVALUES]);
+
+/* Record a thread seen in a jemalloc header; a later name replaces NULL. */
+void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *name);
+
+/* Append a mapping; `path` is copied.  Returns its id. */
+uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapping *m);
+
+/*
+ * Give every location that has no mapping yet the mapping of input `input`
+ * that contains it (looked up at addr - 1, the call instruction).
+ */
+void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input);
+
+/* Basename of a location's module, or NULL when it lies in no named mapping. */
+const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc);
+
+/* Sum of value `v` over the samples of `thread`, in sample order. */
+double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread);
+
+#endif

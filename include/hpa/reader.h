@@ -1,0 +1,23 @@
+/*
+ * Reading heap profiles into the model.
+ */
+#ifndef HPA_READER_H
+#define HPA_READER_H
+
+#include <stdio.h>
+
+#include "hpa/compat.h"
+#include "hpa/profile.h"
+
+/*
+ * Read the profile at `path` ("-" = standard input) into `prof` as a new
+ * input; its samples add to those already there.  The format is detected from
+ * the header.  Returns 0, or -1 after printing "hpa: PATH:LINE: ...".
+ * Warnings (odd but usable input) are printed and do not fail the read.
+ */
+int hpa_read_profile(struct hpa_profile *prof, const char *path);
+
+/* Same, from an open stream; `display` names it in messages. */
+int hpa_read_stream(struct hpa_profile *prof, FILE *fp, const char *display);
+
+#endif

@@ -1,0 +1,13 @@
+/*
+ * The pipeline: read every profile, check inputs against each other, write
+ * the selected report.
+ */
+#ifndef HPA_RUN_H
+#define HPA_RUN_H
+
+#include "hpa/opts.h"
+
+/* Returns 0, or -1 after reporting; main() turns -1 into exit status 1. */
+int hpa_run(const struct hpa_opts *opts);
+
+#endif

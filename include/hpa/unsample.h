@@ -1,0 +1,28 @@
+/*
+ * Turning recorded (sampled) counts into estimates, exactly as jeprof's
+ * AdjustSamples does (FORMATS.md section 6): per record, both pairs, in
+ * double precision, with jeprof's operation order so results match bit for
+ * bit.  Zero cases that make jeprof divide by zero leave the pair unscaled.
+ */
+#ifndef HPA_UNSAMPLE_H
+#define HPA_UNSAMPLE_H
+
+#include "hpa/compat.h"
+#include "hpa/profile.h"
+
+/* Bits returned by hpa_unsample(): why a pair was left unscaled. */
+enum {
+	HPA_UNSAMPLE_BYTES_WITHOUT_OBJECTS = 1, /* n == 0, s != 0 */
+	HPA_UNSAMPLE_OBJECTS_WITHOUT_BYTES = 2  /* n != 0, s == 0 */
+};
+
+/*
+ * raw = {inuse objects, inuse bytes, alloc objects, alloc bytes} as written;
+ * out gets the estimates in enum hpa_value order.  `period` is R (bytes).
+ * Returns a mask of the HPA_UNSAMPLE_* notes for pairs that could not be
+ * scaled (0 when sampling is HPA_SAMPLING_NONE).
+ */
+unsigned hpa_unsample(enum hpa_sampling sampling, double period,
+		      const uint64_t raw[HPA_NVALUES], double out[HPA_NVALUES]);
+
+#endif

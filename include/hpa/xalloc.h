@@ -1,0 +1,34 @@
+/*
+ * Allocation wrappers.  They never return NULL: running out of memory prints
+ * the size that failed and aborts, so callers need no error path for it.
+ */
+#ifndef HPA_XALLOC_H
+#define HPA_XALLOC_H
+
+#include "hpa/compat.h"
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* a * b, aborting on overflow. */
+size_t st_mult(size_t a, size_t b);
+
+/*
+ * Make room for at least `nr` elements in the array `x` whose capacity is
+ * `alloc`; grows geometrically.  Like git's ALLOC_GROW.
+ */
+#define HPA_GROW(x, nr, alloc)                                                 \
+	do {                                                                   \
+		if ((size_t)(nr) > (alloc)) {                                  \
+			size_t hpa_grow_n_ = (alloc) < 16 ? 16 : (alloc) * 2;  \
+			if (hpa_grow_n_ < (size_t)(nr))                        \
+				hpa_grow_n_ = (nr);                            \
+			(x) = xrealloc((x), st_mult(hpa_grow_n_, sizeof(*(x)))); \
+			(alloc) = hpa_grow_n_;                                 \
+		}                                                              \
+	} while (0)
+
+#endif

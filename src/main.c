@@ -1,0 +1,23 @@
+/*
+ * hpa: heap-profile analyzer.  The only file that exits: 0 success,
+ * 1 bad input or failed output, 2 usage error.
+ */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+
+#include "hpa/opts.h"
+#include "hpa/run.h"
+
+int main(int argc, char **argv)
+{
+	struct hpa_opts opts;
+	int rc = hpa_opts_parse(&opts, argc, argv);
+
+	if (rc == HPA_OPTS_RUN)
+		rc = hpa_run(&opts) < 0 ? 1 : 0;
+	else
+		rc = rc == HPA_OPTS_EXIT ? 0 : 2;
+	hpa_opts_release(&opts);
+	return rc;
+}

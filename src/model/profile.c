@@ -1,0 +1,238 @@
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/diag.h"
+#include "hpa/profile.h"
+#include "hpa/xalloc.h"
+
+static const char *const value_names[HPA_NVALUES] = {
+	[HPA_INUSE_OBJECTS] = "inuse_objects",
+	[HPA_INUSE_SPACE] = "inuse_space",
+	[HPA_ALLOC_OBJECTS] = "alloc_objects",
+	[HPA_ALLOC_SPACE] = "alloc_space",
+};
+
+const char *hpa_value_name(enum hpa_value v)
+{
+	return value_names[v];
+}
+
+bool hpa_value_is_objects(enum hpa_value v)
+{
+	return v == HPA_INUSE_OBJECTS || v == HPA_ALLOC_OBJECTS;
+}
+
+void hpa_profile_init(struct hpa_profile *prof)
+{
+	memset(prof, 0, sizeof(*prof));
+	hpa_hashmap_init(&prof->loc_by_addr);
+	hpa_hashmap_init(&prof->node_by_key);
+	/* Slot 0 of the id-indexed tables stands for "none" / the empty stack. */
+	HPA_GROW(prof->mappings, 1, prof->mappings_alloc);
+	memset(&prof->mappings[0], 0, sizeof(prof->mappings[0]));
+	prof->mappings_nr = 1;
+	HPA_GROW(prof->locs, 1, prof->locs_alloc);
+	memset(&prof->locs[0], 0, sizeof(prof->locs[0]));
+	prof->locs_nr = 1;
+	HPA_GROW(prof->nodes, 1, prof->nodes_alloc);
+	memset(&prof->nodes[0], 0, sizeof(prof->nodes[0]));
+	prof->nodes_nr = 1;
+}
+
+void hpa_profile_release(struct hpa_profile *prof)
+{
+	size_t i;
+
+	for (i = 0; i < prof->inputs_nr; i++)
+		free(prof->inputs[i].path);
+	for (i = 1; i < prof->mappings_nr; i++)
+		free(prof->mappings[i].path);
+	for (i = 0; i < prof->threads_nr; i++)
+		free(prof->threads[i].name);
+	free(prof->inputs);
+	free(prof->mappings);
+	free(prof->locs);
+	free(prof->nodes);
+	free(prof->samples);
+	free(prof->threads);
+	hpa_hashmap_release(&prof->loc_by_addr);
+	hpa_hashmap_release(&prof->node_by_key);
+	memset(prof, 0, sizeof(*prof));
+}
+
+uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
+{
+	struct hpa_input *in;
+
+	HPA_GROW(prof->inputs, prof->inputs_nr + 1, prof->inputs_alloc);
+	in = &prof->inputs[prof->inputs_nr++];
+	memset(in, 0, sizeof(*in));
+	in->path = xstrdup(path);
+	in->map_first = (uint32_t)prof->mappings_nr;
+	return (uint32_t)prof->inputs_nr;
+}
+
+static uint32_t next_id(size_t nr)
+{
+	if (nr >= UINT32_MAX)
+		HPA_BUG("more than 2^32 table entries");
+	return (uint32_t)nr;
+}
+
+uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
+{
+	uint32_t id = hpa_hashmap_get(&prof->loc_by_addr, addr);
+
+	if (id)
+		return id;
+	id = next_id(prof->locs_nr);
+	HPA_GROW(prof->locs, prof->locs_nr + 1, prof->locs_alloc);
+	prof->locs[id].addr = addr;
+	prof->locs[id].mapping = 0;
+	prof->locs_nr++;
+	hpa_hashmap_put(&prof->loc_by_addr, addr, id);
+	return id;
+}
+
+uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
+{
+	uint32_t node = 0;
+	size_t i;
+
+	for (i = nr; i-- > 0;) {
+		uint32_t loc = hpa_profile_intern_loc(prof, addrs[i]);
+		uint64_t key = (uint64_t)node << 32 | loc;
+		uint32_t child = hpa_hashmap_get(&prof->node_by_key, key);
+
+		if (!child) {
+			struct hpa_stack_node *n;
+
+			child = next_id(prof->nodes_nr);
+			HPA_GROW(prof->nodes, prof->nodes_nr + 1, prof->nodes_alloc);
+			n = &prof->nodes[prof->nodes_nr++];
+			n->loc = loc;
+			n->parent = node;
+			n->depth = prof->nodes[node].depth + 1;
+			hpa_hashmap_put(&prof->node_by_key, key, child);
+		}
+		node = child;
+	}
+	return node;
+}
+
+struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,
+					  int32_t thread, uint32_t input,
+					  const double v[HPA_NVALUES])
+{
+	struct hpa_sample *s;
+
+	HPA_GROW(prof->samples, prof->samples_nr + 1, prof->samples_alloc);
+	s = &prof->samples[prof->samples_nr++];
+	s->stack = stack;
+	s->thread = thread;
+	s->input = input;
+	memcpy(s->v, v, sizeof(s->v));
+	return s;
+}
+
+void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *name)
+{
+	struct hpa_thread *t;
+	size_t i;
+
+	for (i = 0; i < prof->threads_nr; i++) {
+		t = &prof->threads[i];
+		if (t->id == id) {
+			if (!t->name && name)
+				t->name = xstrdup(name);
+			return;
+		}
+	}
+	HPA_GROW(prof->threads, prof->threads_nr + 1, prof->threads_alloc);
+	t = &prof->threads[prof->threads_nr++];
+	t->id = id;
+	t->name = name ? xstrdup(name) : NULL;
+}
+
+uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapping *m)
+{
+	uint32_t id = next_id(prof->mappings_nr);
+
+	HPA_GROW(prof->mappings, prof->mappings_nr + 1, prof->mappings_alloc);
+	prof->mappings[id] = *m;
+	prof->mappings[id].path = xstrdup(m->path ? m->path : "");
+	prof->mappings_nr++;
+	return id;
+}
+
+static const struct hpa_mapping *sort_maps;
+
+static int cmp_map_start(const void *a, const void *b)
+{
+	uint64_t x = sort_maps[*(const uint32_t *)a].start;
+	uint64_t y = sort_maps[*(const uint32_t *)b].start;
+	return x < y ? -1 : x > y;
+}
+
+void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input)
+{
+	const struct hpa_input *in = hpa_profile_input(prof, input);
+	uint32_t *order;
+	size_t i, nr = 0;
+
+	if (!in->map_nr)
+		return;
+	/* Named mappings of this input, sorted by start, for binary search. */
+	order = xmalloc(st_mult(in->map_nr, sizeof(*order)));
+	for (i = 0; i < in->map_nr; i++) {
+		uint32_t id = in->map_first + (uint32_t)i;
+		if (prof->mappings[id].path[0])
+			order[nr++] = id;
+	}
+	sort_maps = prof->mappings;
+	qsort(order, nr, sizeof(*order), cmp_map_start);
+
+	for (i = 1; i < prof->locs_nr; i++) {
+		struct hpa_location *loc = &prof->locs[i];
+		uint64_t pc = loc->addr ? loc->addr - 1 : 0;
+		size_t lo = 0, hi = nr;
+
+		if (loc->mapping)
+			continue;
+		while (lo < hi) {   /* first mapping with start > pc */
+			size_t mid = lo + (hi - lo) / 2;
+			if (prof->mappings[order[mid]].start <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && pc < prof->mappings[order[lo - 1]].limit)
+			loc->mapping = order[lo - 1];
+	}
+	free(order);
+}
+
+const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
+{
+	const char *path, *slash;
+	uint32_t m = prof->locs[loc].mapping;
+
+	if (!m)
+		return NULL;
+	path = prof->mappings[m].path;
+	slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread)
+{
+	double total = 0;
+	size_t i;
+
+	for (i = 0; i < prof->samples_nr; i++)
+		if (prof->samples[i].thread == thread)
+			total += prof->samples[i].v[v];
+	return total;
+}

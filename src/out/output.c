@@ -1,0 +1,76 @@
+#include "hpa/compat.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hpa/diag.h"
+#include "hpa/output.h"
+#include "hpa/xalloc.h"
+
+int hpa_output_open(struct hpa_output *out, const char *path,
+		    const char *const *inputs, size_t nr)
+{
+	struct stat ost, ist;
+	size_t i;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	if (!path) {
+		out->fp = stdout;
+		return 0;
+	}
+	if (stat(path, &ost) == 0) {
+		for (i = 0; i < nr; i++) {
+			if (!inputs[i] || !strcmp(inputs[i], "-") || stat(inputs[i], &ist) < 0)
+				continue;
+			if (ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
+				return hpa_error("%s: refusing to overwrite an input file", path);
+		}
+	}
+	out->path = xstrdup(path);
+	out->tmp = xmalloc(strlen(path) + 16);
+	sprintf(out->tmp, "%s.hpa-XXXXXX", path);
+	fd = mkstemp(out->tmp);
+	if (fd < 0 || !(out->fp = fdopen(fd, "w"))) {
+		int err = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(out->tmp);
+		}
+		free(out->path);
+		free(out->tmp);
+		memset(out, 0, sizeof(*out));
+		return hpa_error("%s: cannot create: %s", path, strerror(err));
+	}
+	{
+		mode_t mask = umask(0);   /* mkstemp made it 0600: give it the usual mode */
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	return 0;
+}
+
+int hpa_output_close(struct hpa_output *out, bool ok)
+{
+	const char *name = out->path ? out->path : "standard output";
+	int rc = 0;
+
+	if (ok && (fflush(out->fp) != 0 || ferror(out->fp)))
+		rc = hpa_error("%s: write error: %s", name, strerror(errno ? errno : EIO));
+	if (out->path) {
+		if (fclose(out->fp) != 0 && ok && !rc)
+			rc = hpa_error("%s: write error: %s", name, strerror(errno));
+		if (ok && !rc && rename(out->tmp, out->path) < 0)
+			rc = hpa_error("%s: cannot rename %s into place: %s", name, out->tmp,
+				       strerror(errno));
+		if (!ok || rc)
+			unlink(out->tmp);
+	}
+	free(out->path);
+	free(out->tmp);
+	memset(out, 0, sizeof(*out));
+	return ok ? rc : -1;
+}

@@ -1,0 +1,130 @@
+/*
+ * The "heap profile:" family (FORMATS.md section 3): gperftools HEAPPROFILE
+ * dumps, tcmalloc GetHeapSample / GetHeapGrowthStacks (brpc /pprof/heap and
+ * /pprof/growth), jemalloc 3.x and Go's legacy text profiles.  The header
+ * decides the unsampling algorithm, following jeprof's table.
+ */
+#include "hpa/compat.h"
+
+#include <string.h>
+
+#include "read.h"
+
+#define DEFAULT_PERIOD 131072.0
+
+static void resolve_sampling(struct hpa_input *in, const uint64_t totals[HPA_NVALUES],
+			     const char *at)
+{
+	char type[64];
+	size_t n;
+	const char *slash;
+	uint64_t period = 0;
+
+	in->sampling = HPA_SAMPLING_NONE;
+	if (!at) {
+		/* Ancient "remote heap" profiles: no "@ TYPE" at all. */
+		if (totals[HPA_INUSE_OBJECTS] == totals[HPA_ALLOC_OBJECTS] &&
+		    totals[HPA_INUSE_SPACE] == totals[HPA_ALLOC_SPACE]) {
+			in->sampling = HPA_SAMPLING_V1;
+			in->period = DEFAULT_PERIOD;
+		}
+		return;
+	}
+	skip_blanks(&at);
+	slash = strchr(at, '/');
+	n = slash ? (size_t)(slash - at) : strlen(at);
+	while (n && is_blank(at[n - 1]))
+		n--;
+	if (n >= sizeof(type))
+		n = sizeof(type) - 1;
+	memcpy(type, at, n);
+	type[n] = '\0';
+	if (slash) {
+		const char *d = slash + 1;
+		/* Digits only; jeprof ignores a non-numeric period. */
+		while (*d >= '0' && *d <= '9' && period <= UINT64_MAX / 10)
+			period = period * 10 + (uint64_t)(*d++ - '0');
+	}
+	in->header_period = period;
+	if (!strcmp(type, "heapprofile") || !strstr(type, "heap"))
+		return;
+	if (strstr(type, "_v2")) {
+		in->sampling = HPA_SAMPLING_V2;
+		in->period = period ? (double)period : DEFAULT_PERIOD;
+	} else {
+		in->sampling = HPA_SAMPLING_V1;
+		in->period = period ? (double)period / 2 : DEFAULT_PERIOD;
+	}
+}
+
+static int record_line(struct reader *r, const char *line)
+{
+	const char *p = line;
+	uint64_t raw[HPA_NVALUES];
+	uint32_t stack;
+	char q[64];
+
+	if (parse_counts(r, &p, raw) < 0)
+		return -1;
+	skip_blanks(&p);
+	if (*p != '@')
+		return read_err(r, "expected \"@ ADDRESS...\" after the counts in \"%s\"",
+				read_quote(line, q, sizeof(q)));
+	if (parse_addrs(r, p + 1) < 0)
+		return -1;
+	if (!r->addrs_nr)
+		read_note(r, NOTE_EMPTY_STACK);
+	stack = hpa_profile_intern_stack(r->prof, r->addrs, r->addrs_nr);
+	read_add_sample(r, stack, HPA_THREAD_ALL, raw);
+	return 0;
+}
+
+int read_gperf(struct reader *r, const char *header)
+{
+	struct hpa_input *in = hpa_profile_input(r->prof, r->input);
+	const char *p = header + 13;   /* after "heap profile:" */
+	uint64_t totals[HPA_NVALUES];
+	char *line;
+	size_t len;
+	int rc;
+
+	in->format = HPA_FORMAT_GPERF;
+	in->kind = strstr(header, "growth") || r->growth_marker ? HPA_KIND_GROWTH : HPA_KIND_HEAP;
+	if (parse_counts(r, &p, totals) < 0) {
+		char q[64];
+		read_err(r, "malformed header \"%s\" (expected \"heap profile: OBJECTS: BYTES "
+			 "[OBJECTS: BYTES] @ TYPE\")", read_quote(header, q, sizeof(q)));
+		return read_fail(r);
+	}
+	skip_blanks(&p);
+	if (*p && *p != '@') {
+		char q[64];
+		read_err(r, "malformed header \"%s\" (expected \"@ TYPE\" after the totals)",
+			 read_quote(header, q, sizeof(q)));
+		return read_fail(r);
+	}
+	resolve_sampling(in, totals, *p ? p + 1 : NULL);
+
+	while ((rc = hpa_lineio_next(&r->io, &line, &len)) > 0) {
+		char q[64];
+
+		line = trim(line, &len);
+		r->err[0] = '\0';
+		if (!len || line[0] == '#')   /* Go writes "# runtime.MemStats" etc. */
+			continue;
+		if (r->io.nul) {
+			read_err(r, "binary data (NUL byte) in profile");
+		} else if (is_maps_marker(line)) {
+			return read_maps(r, line);
+		} else if ((line[0] >= '0' && line[0] <= '9') || line[0] == '-') {
+			if (record_line(r, line) == 0)
+				continue;
+		} else {
+			read_err(r, "unexpected line \"%s\" (expected \"OBJECTS: BYTES "
+				 "[OBJECTS: BYTES] @ ADDRESS...\")", read_quote(line, q, sizeof(q)));
+		}
+		if (read_line_failed(r) < 0)
+			return -1;
+	}
+	return rc;
+}

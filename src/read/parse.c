@@ -1,0 +1,196 @@
+#include "hpa/compat.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hpa/unsample.h"
+#include "hpa/xalloc.h"
+#include "read.h"
+
+void read_note(struct reader *r, enum read_note note)
+{
+	struct read_note_count *n = &r->notes[note];
+
+	if (!n->count++)
+		n->first_line = r->io.pos.line;
+}
+
+int read_err(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int read_fail(struct reader *r)
+{
+	return hpa_error_at(&r->io.pos, "%s", r->err);
+}
+
+int read_line_failed(struct reader *r)
+{
+	if (r->io.newline)
+		return read_fail(r);
+	/* A last line without newline that does not parse: the file was cut. */
+	hpa_warn_at(&r->io.pos, "incomplete last line ignored; the profile looks truncated");
+	r->io.newline = true;   /* reported: no second "no newline" warning */
+	return 0;
+}
+
+const char *read_quote(const char *line, char *out, size_t outsz)
+{
+	return hpa_quote(line, strlen(line), out, outsz);
+}
+
+bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+void skip_blanks(const char **p)
+{
+	while (is_blank(**p))
+		(*p)++;
+}
+
+char *trim(char *line, size_t *len)
+{
+	while (*len && is_blank(line[*len - 1]))
+		line[--*len] = '\0';
+	while (*len && is_blank(*line)) {
+		line++;
+		(*len)--;
+	}
+	return line;
+}
+
+int parse_u64(struct reader *r, const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	char q[32];
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v)) {
+			read_err(r, "number %s does not fit in 64 bits",
+				 hpa_quote(*p, strspn(*p, "0123456789"), q, sizeof(q)));
+			return -2;
+		}
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+static int expect(const char **p, char c)
+{
+	skip_blanks(p);
+	if (**p != c)
+		return -1;
+	(*p)++;
+	skip_blanks(p);
+	return 0;
+}
+
+int parse_counts(struct reader *r, const char **p, uint64_t raw[HPA_NVALUES])
+{
+	const char *s = *p;
+	char q[80];
+	int rc;
+
+	skip_blanks(&s);
+	rc = parse_u64(r, &s, &raw[HPA_INUSE_OBJECTS]);
+	if (!rc)
+		rc = expect(&s, ':');
+	if (!rc)
+		rc = parse_u64(r, &s, &raw[HPA_INUSE_SPACE]);
+	if (!rc)
+		rc = expect(&s, '[');
+	if (!rc)
+		rc = parse_u64(r, &s, &raw[HPA_ALLOC_OBJECTS]);
+	if (!rc)
+		rc = expect(&s, ':');
+	if (!rc)
+		rc = parse_u64(r, &s, &raw[HPA_ALLOC_SPACE]);
+	if (!rc)
+		rc = expect(&s, ']');
+	if (rc == -2)
+		return -1;
+	if (rc)
+		return read_err(r, "malformed counts \"%s\" (expected OBJECTS: BYTES [OBJECTS: BYTES])",
+				read_quote(*p, q, sizeof(q)));
+	*p = s;
+	return 0;
+}
+
+int parse_addrs(struct reader *r, const char *p)
+{
+	r->addrs_nr = 0;
+	for (;;) {
+		const char *tok;
+		uint64_t a = 0;
+		size_t digits = 0, len;
+		char q[48];
+
+		skip_blanks(&p);
+		if (!*p)
+			return 0;
+		tok = p;
+		while (*p && !is_blank(*p))
+			p++;
+		len = (size_t)(p - tok);
+		if (len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
+			tok += 2;
+			len -= 2;
+		}
+		while (len && *tok == '0' && len > 1) {   /* leading zeros */
+			tok++;
+			len--;
+		}
+		for (; digits < len; digits++) {
+			char c = tok[digits];
+			unsigned d;
+
+			if (c >= '0' && c <= '9')
+				d = (unsigned)(c - '0');
+			else if (c >= 'a' && c <= 'f')
+				d = (unsigned)(c - 'a' + 10);
+			else if (c >= 'A' && c <= 'F')
+				d = (unsigned)(c - 'A' + 10);
+			else
+				return read_err(r, "bad address \"%s\" in stack (expected hex)",
+						hpa_quote(tok, len, q, sizeof(q)));
+			a = a << 4 | d;
+		}
+		if (len > 16)
+			return read_err(r, "address \"%s\" is longer than 16 hex digits",
+					hpa_quote(tok, len, q, sizeof(q)));
+		HPA_GROW(r->addrs, r->addrs_nr + 1, r->addrs_alloc);
+		r->addrs[r->addrs_nr++] = a;
+	}
+}
+
+void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
+		     const uint64_t raw[HPA_NVALUES])
+{
+	const struct hpa_input *in = hpa_profile_input(r->prof, r->input);
+	double v[HPA_NVALUES];
+	unsigned notes, i;
+
+	for (i = 0; i < HPA_NVALUES; i++)
+		if (raw[i] > (UINT64_C(1) << 53))
+			read_note(r, NOTE_IMPRECISE);
+	notes = hpa_unsample(in->sampling, in->period, raw, v);
+	if (notes & HPA_UNSAMPLE_BYTES_WITHOUT_OBJECTS)
+		read_note(r, NOTE_BYTES_WITHOUT_OBJECTS);
+	if (notes & HPA_UNSAMPLE_OBJECTS_WITHOUT_BYTES)
+		read_note(r, NOTE_OBJECTS_WITHOUT_BYTES);
+	hpa_profile_add_sample(r->prof, stack, thread, r->input, v);
+}

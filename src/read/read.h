@@ -1,0 +1,87 @@
+/*
+ * Private to src/read: the state shared by the format readers, and the
+ * field parsers they use.  Parsers never print; they fill `r->err` and return
+ * -1, and the reader decides between an error and a truncation warning.
+ */
+#ifndef HPA_READ_H
+#define HPA_READ_H
+
+#include "hpa/compat.h"
+#include "hpa/lineio.h"
+#include "hpa/profile.h"
+
+/* Oddities counted while reading and reported once per input at the end. */
+enum read_note {
+	NOTE_BYTES_WITHOUT_OBJECTS,
+	NOTE_OBJECTS_WITHOUT_BYTES,
+	NOTE_EMPTY_STACK,
+	NOTE_STACK_WITHOUT_COUNTS,
+	NOTE_NO_TOTAL_LINE,
+	NOTE_MAPS_LINE,
+	NOTE_IMPRECISE,
+	NOTE_NR
+};
+
+struct read_note_count {
+	uint64_t first_line, count;
+};
+
+struct reader {
+	struct hpa_lineio io;
+	struct hpa_profile *prof;
+	uint32_t input;
+	bool growth_marker;            /* a "--- growth" line preceded the header */
+	uint64_t *addrs;               /* stack being parsed, leaf first */
+	size_t addrs_nr, addrs_alloc;
+	struct read_note_count notes[NOTE_NR];
+	char err[256];                 /* what the last failed parser found */
+};
+
+/* Count a note at the current line. */
+void read_note(struct reader *r, enum read_note note);
+
+/* Report the parser error in r->err at the current line; returns -1. */
+int read_fail(struct reader *r);
+
+/*
+ * The current line did not parse (r->err says why).  Returns -1 after
+ * reporting an error, or 0 after a warning when it is an incomplete last
+ * line (a truncated file), in which case reading simply goes on to EOF.
+ */
+int read_line_failed(struct reader *r);
+
+/* Set r->err from a format and return -1. */
+int read_err(struct reader *r, const char *fmt, ...) HPA_PRINTF(2, 3);
+
+/* Quote the line for a message. */
+const char *read_quote(const char *line, char *out, size_t outsz);
+
+void skip_blanks(const char **p);
+bool is_blank(char c);
+/* Trim leading and trailing blanks in place; returns the new start. */
+char *trim(char *line, size_t *len);
+
+/* Decimal u64: 0; -1 if no digits; -2 with r->err set if too large. */
+int parse_u64(struct reader *r, const char **p, uint64_t *out);
+
+/* "N: BYTES [N: BYTES]" into raw[enum hpa_value order]. */
+int parse_counts(struct reader *r, const char **p, uint64_t raw[HPA_NVALUES]);
+
+/* Whitespace-separated addresses ("0x" optional, 1-16 hex digits) to r->addrs. */
+int parse_addrs(struct reader *r, const char *p);
+
+/* Unsample `raw` with the input's parameters and append a sample. */
+void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
+		     const uint64_t raw[HPA_NVALUES]);
+
+/* True when the line starts a maps section. */
+bool is_maps_marker(const char *line);
+
+/* Read the maps section; `marker` is the line that opened it. */
+int read_maps(struct reader *r, const char *marker);
+
+/* Format bodies; `header` is the (trimmed) header line. */
+int read_jemalloc(struct reader *r, const char *header);
+int read_gperf(struct reader *r, const char *header);
+
+#endif

@@ -1,0 +1,107 @@
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/diag.h"
+#include "hpa/output.h"
+#include "hpa/profile.h"
+#include "hpa/reader.h"
+#include "hpa/report.h"
+#include "hpa/run.h"
+#include "hpa/xalloc.h"
+
+/*
+ * A profile without a maps section: with BINARY, attribute every address to
+ * it (jeprof does the same; right for non-PIE programs); warn either way.
+ */
+static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const char *binary)
+{
+	struct hpa_input *in = hpa_profile_input(prof, input);
+	struct hpa_pos pos = { in->path, 0 };
+
+	if (in->has_maps && in->map_nr)
+		return;
+	if (!binary) {
+		hpa_warn_at(&pos, "no MAPPED_LIBRARIES section; addresses cannot be attributed "
+			    "to modules");
+		return;
+	}
+	hpa_warn_at(&pos, "no MAPPED_LIBRARIES section; all addresses are attributed to %s "
+		    "(right only for a non-PIE program)", binary);
+	{
+		struct hpa_mapping m = { 0 };
+		m.start = 0;
+		m.limit = UINT64_MAX;
+		memcpy(m.perms, "r-xp", 5);
+		m.path = (char *)binary;
+		m.input = input;
+		hpa_profile_add_mapping(prof, &m);
+		in = hpa_profile_input(prof, input);
+		in->map_first = (uint32_t)prof->mappings_nr - 1;
+		in->map_nr = 1;
+		hpa_profile_assign_mappings(prof, input);
+	}
+}
+
+static bool same_mapping(const struct hpa_mapping *a, const struct hpa_mapping *b)
+{
+	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
+	       !strcmp(a->path, b->path);
+}
+
+/* Summing profiles of different processes silently matches nothing: say so. */
+static void compare_maps(const struct hpa_profile *prof)
+{
+	const struct hpa_input *first = &prof->inputs[0];
+	size_t i, j;
+
+	for (i = 1; i < prof->inputs_nr; i++) {
+		const struct hpa_input *in = &prof->inputs[i];
+		bool same = in->map_nr == first->map_nr;
+
+		for (j = 0; same && j < in->map_nr; j++) {
+			const struct hpa_mapping *a = &prof->mappings[first->map_first + j];
+			const struct hpa_mapping *b = &prof->mappings[in->map_first + j];
+			if (a->perms[2] == 'x' || b->perms[2] == 'x')
+				same = same_mapping(a, b);
+		}
+		if (!same && first->has_maps && in->has_maps)
+			hpa_warn("%s and %s have different memory maps (different processes?); "
+				 "their stacks are summed by address", first->path, in->path);
+	}
+}
+
+int hpa_run(const struct hpa_opts *opts)
+{
+	struct hpa_profile prof;
+	struct hpa_output out;
+	const char **inputs;
+	size_t i;
+	int rc = 0;
+
+	hpa_profile_init(&prof);
+	for (i = 0; i < opts->profiles_nr && !rc; i++) {
+		rc = hpa_read_profile(&prof, opts->profiles[i]);
+		if (!rc)
+			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
+	}
+	if (!rc)
+		compare_maps(&prof);
+
+	if (!rc) {
+		inputs = xcalloc(opts->profiles_nr + 1, sizeof(*inputs));
+		for (i = 0; i < opts->profiles_nr; i++)
+			inputs[i] = opts->profiles[i];
+		inputs[i] = opts->binary;
+		rc = hpa_output_open(&out, opts->output, inputs, opts->profiles_nr + 1);
+		free(inputs);
+		if (!rc) {
+			rc = hpa_report_text(out.fp, &prof, opts);
+			if (hpa_output_close(&out, rc == 0) < 0)
+				rc = -1;
+		}
+	}
+	hpa_profile_release(&prof);
+	return rc;
+}

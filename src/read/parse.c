@@ -123,9 +123,12 @@ int parse_counts(struct reader *r, const char **p, uint64_t raw[HPA_NVALUES])
 		rc = expect(&s, ']');
 	if (rc == -2)
 		return -1;
-	if (rc)
+	if (rc) {
+		s = *p;
+		skip_blanks(&s);
 		return read_err(r, "malformed counts \"%s\" (expected OBJECTS: BYTES [OBJECTS: BYTES])",
-				read_quote(*p, q, sizeof(q)));
+				read_quote(s, q, sizeof(q)));
+	}
 	*p = s;
 	return 0;
 }

@@ -1,0 +1,1 @@
+--text --alloc_objects jemalloc/threads-accum.heap

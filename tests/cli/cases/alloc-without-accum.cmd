@@ -1,0 +1,1 @@
+--text --alloc_space jemalloc/paths-lg0.heap

@@ -1,0 +1,1 @@
+--text --show_bytes bad/v1-zero.heap

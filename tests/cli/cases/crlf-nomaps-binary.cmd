@@ -1,0 +1,1 @@
+--text --show_bytes example/demo jemalloc/crlf-nomaps.heap

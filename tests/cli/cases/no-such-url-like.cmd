@@ -1,0 +1,1 @@
+localhost:8080/pprof/heap

@@ -1,0 +1,1 @@
+-inuse_obj jemalloc/readlink-lg10.heap

@@ -1,0 +1,1 @@
+--text --show_bytes gperf/sample-v2.heap

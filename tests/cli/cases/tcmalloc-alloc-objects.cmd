@@ -1,0 +1,1 @@
+--text --alloc_objects gperf/tcmalloc.heap

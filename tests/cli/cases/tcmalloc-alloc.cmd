@@ -1,0 +1,1 @@
+--text --show_bytes --alloc_space gperf/tcmalloc.heap

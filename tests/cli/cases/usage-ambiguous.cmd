@@ -1,0 +1,1 @@
+--in jemalloc/paths-lg0.heap

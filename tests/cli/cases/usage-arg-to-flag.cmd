@@ -1,0 +1,1 @@
+--text=yes jemalloc/paths-lg0.heap

@@ -1,0 +1,1 @@
+--inuse_space --alloc_objects jemalloc/paths-lg0.heap

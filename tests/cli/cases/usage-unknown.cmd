@@ -1,0 +1,1 @@
+--bogus jemalloc/paths-lg0.heap

@@ -1,0 +1,280 @@
+/* The readers on small in-memory profiles: structure, sampling, errors. */
+#include "hpa/compat.h"
+
+#include <stdio.h>
+
+#include "hpa/profile.h"
+#include "hpa/reader.h"
+#include "test.h"
+
+static int read_text(struct hpa_profile *prof, const char *text, size_t len)
+{
+	FILE *fp = tmpfile();
+	int rc;
+
+	if (!fp) {
+		perror("tmpfile");
+		return -2;
+	}
+	fwrite(text, 1, len, fp);
+	rewind(fp);
+	rc = hpa_read_stream(prof, fp, "mem.heap");
+	fclose(fp);
+	return rc;
+}
+
+#define READ(prof, lit) read_text((prof), (lit), sizeof(lit) - 1)
+
+static double total(struct hpa_profile *p, enum hpa_value v, int32_t thread)
+{
+	return hpa_profile_total(p, v, thread);
+}
+
+static void jemalloc_threads(void)
+{
+	struct hpa_profile p;
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"heap_v2/0\n"
+		"  t*: 9: 99999 [0: 0]\n"              /* header summary: ignored */
+		"  t0: 4: 4 [0: 0]\n"
+		"  t1: 5: 5 [0: 0] worker one\n"
+		"@ 0x10 0x20 0x30\n"
+		"  t*: 3: 300 [4: 400]\n"
+		"  t0: 1: 100 [1: 100]\n"
+		"  t1: 2: 200 [3: 300]\n"
+		"@ 0x11 0x20 0x30\n"
+		"  t*: 1: 64 [0: 0]\n"
+		"  t1: 1: 64 [0: 0]\n"
+		"@ 0x10 0x20 0x30\n"                   /* same stack again: summed */
+		"  t*: 1: 8 [0: 0]\n"
+		"\n"
+		"MAPPED_LIBRARIES:\n"
+		"00000000-00001000 r-xp 00000000 fe:00 1234    /opt/my app/bin/server (deleted)\n"
+		"00001000-00002000 rw-p 00000000 00:00 0\n"), 0);
+	CHECK_INT_EQ(p.inputs_nr, 1);
+	CHECK_INT_EQ(p.inputs[0].format, HPA_FORMAT_JEMALLOC);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_NONE);   /* heap_v2/0 */
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 372, 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_OBJECTS, HPA_THREAD_ALL), 5, 0);
+	CHECK_DBL_EQ(total(&p, HPA_ALLOC_SPACE, HPA_THREAD_ALL), 400, 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 1), 264, 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 0), 100, 0);
+	CHECK_INT_EQ(p.samples_nr, 6);
+	/* Stacks: 0x10/0x11 leaves under a shared 0x30 <- 0x20 trunk. */
+	CHECK_INT_EQ(p.locs_nr - 1, 4);
+	CHECK_INT_EQ(p.nodes_nr - 1, 4);
+	CHECK_INT_EQ(p.samples[0].stack, p.samples[5].stack);
+	CHECK_INT_EQ(p.nodes[p.samples[0].stack].depth, 3);
+	CHECK_INT_EQ(p.nodes[p.samples[0].stack].parent, p.nodes[p.samples[3].stack].parent);
+	/* Threads from the header, with the name. */
+	CHECK_INT_EQ(p.threads_nr, 2);
+	CHECK_INT_EQ(p.threads[1].id, 1);
+	CHECK_STR_EQ(p.threads[1].name, "worker one");
+	CHECK(p.threads[0].name == NULL);
+	/* Maps: path with a blank and " (deleted)"; anonymous mapping kept. */
+	CHECK_INT_EQ(p.inputs[0].map_nr, 2);
+	CHECK_STR_EQ(p.mappings[1].path, "/opt/my app/bin/server");
+	CHECK(p.mappings[1].deleted);
+	CHECK_INT_EQ(p.mappings[1].inode, 1234);
+	CHECK_STR_EQ(p.mappings[2].path, "");
+	CHECK_STR_EQ(hpa_profile_loc_module(&p, 1), "server");
+	hpa_profile_release(&p);
+}
+
+static void jemalloc_sampled(void)
+{
+	struct hpa_profile p;
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"heap_v2/1024\n"
+		"@ 0x7f1611ea2630 0x55da44e2a427\n"
+		"  t*: 1: 2066 [0: 0]\n"
+		"@ 0x7f1611ea2630 0x55da44e2a428\n"
+		"  t*: 2: 1073 [0: 0]\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_V2);
+	CHECK_DBL_EQ(p.inputs[0].period, 1024, 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 2382.8668 + 2631.1348, 1e-3);
+	hpa_profile_release(&p);
+}
+
+static void jemalloc_odd_records(void)
+{
+	struct hpa_profile p;
+
+	/* No t* line: the tN lines are summed (jeprof would drop the record). */
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"heap_v2/0\n"
+		"@ 0x1\n"
+		"  t0: 1: 10 [0: 0]\n"
+		"  t3: 2: 20 [0: 0]\n"
+		"@\n"                                   /* empty stack: kept as its own */
+		"  t*: 1: 5000 [0: 0]\n"), 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 5030, 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 3), 20, 0);
+	CHECK_INT_EQ(p.samples[p.samples_nr - 1].stack, 0);
+	hpa_profile_release(&p);
+}
+
+static void crlf_bom_commands(void)
+{
+	struct hpa_profile p;
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"\xef\xbb\xbf\r\n"
+		"%warn this profile was made by a test\r\n"
+		"--- heap\r\n"
+		"heap_v2/0\r\n"
+		"@ 0xABC 0x0000000000000def\r\n"
+		"  t*: 2: 64 [0: 0]\r\n"), 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 64, 0);
+	CHECK_INT_EQ(p.locs[1].addr, 0xdef);   /* root first in the trie */
+	CHECK_INT_EQ(p.locs[2].addr, 0xabc);
+	hpa_profile_release(&p);
+}
+
+static void gperf_headers(void)
+{
+	struct hpa_profile p;
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"heap profile:   2502:  2700055 [  4003:  2900086] @ heapprofile\n"
+		"   500:  2500000 [   500:  2500000] @ 0x5628b6b201d0 0x5628b6b202cd\n"
+		"     0:        0 [   500:   100000] @ 0x5628b6b20265 0x5628b6b2029e\n"
+		"\n"
+		"MAPPED_LIBRARIES:\n"
+		"5628b6b1f000-5628b6b20000 r--p 00000000 00:00 10996022    ./t2\n"
+		"5628b6b20000-5628b6b21000 r-xp 00001000 00:00 10996022    ./t2\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].format, HPA_FORMAT_GPERF);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_NONE);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 2500000, 0);
+	CHECK_DBL_EQ(total(&p, HPA_ALLOC_OBJECTS, HPA_THREAD_ALL), 1000, 0);
+	CHECK_STR_EQ(hpa_profile_loc_module(&p, 1), "t2");
+	CHECK_INT_EQ(p.mappings[p.locs[1].mapping].offset, 0x1000);
+	hpa_profile_release(&p);
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p, "heap profile: 2: 600000 [ 2: 600000] @ heap_v2/65536\n"
+			  "1: 300000 [1: 300000] @ 0x1\n1: 300000 [1: 300000] @ 0x2\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_V2);
+	CHECK_INT_EQ((long long)total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 606231);
+	hpa_profile_release(&p);
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p, "heap profile: 4: 266528 [123: 11284472] @ heap/1048576\n"
+			  "# a Go comment\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_V1);
+	CHECK_DBL_EQ(p.inputs[0].period, 524288, 0);
+	hpa_profile_release(&p);
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p, "heap profile: 3: 96 [3: 96]\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_V1);
+	CHECK_DBL_EQ(p.inputs[0].period, 131072, 0);
+	hpa_profile_release(&p);
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p, "heap profile: 2: 6 [ 2: 6] @ heap_v2/\n"), 0);
+	CHECK_DBL_EQ(p.inputs[0].period, 131072, 0);
+	hpa_profile_release(&p);
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p, "--- growth\nheap profile: 17: 17825792 [17: 17825792] @ growth\n"
+			  "1: 1048576 [1: 1048576] @ 0x1 0x2\n1: 1048576 [1: 1048576] @ 0x1 0x2\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].kind, HPA_KIND_GROWTH);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_NONE);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 2097152, 0);
+	hpa_profile_release(&p);
+}
+
+static void memory_map_section(void)
+{
+	struct hpa_profile p;
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"heap profile: 1: 8 [1: 8] @ heapprofile\n"
+		"1: 8 [1: 8] @ 0x401005\n"
+		"--- Memory map: ---\n"
+		"  build=/home/me/src\n"
+		"00400000-00402000 r-xp 00000000 08:01 77 $build/out/prog\n"
+		"7f0000000000-7f0000001000: /lib/libold.so\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].map_nr, 2);
+	CHECK_STR_EQ(p.mappings[1].path, "/home/me/src/out/prog");
+	CHECK_STR_EQ(p.mappings[2].path, "/lib/libold.so");
+	CHECK_STR_EQ(hpa_profile_loc_module(&p, 1), "prog");
+	hpa_profile_release(&p);
+}
+
+static void truncated(void)
+{
+	struct hpa_profile p;
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p, "heap_v2/0\n@ 0x1\n  t*: 1: 10 [0: 0]\n@ 0x2\n  t*: 1: 2"), 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 10, 0);
+	hpa_profile_release(&p);
+}
+
+static void bad_input(void)
+{
+	static const char *const bad[] = {
+		"",
+		"\n\n%warn nothing here\n",
+		"hello\n",
+		"heap_v2/\n",
+		"heap_v2/x\n",
+		"heap_v3/1\n",
+		"\x1f\x8b\x08\x00",
+		"heap_v2/0\n@ 0x1\n  t*: -3: 300 [0: 0]\n",
+		"heap_v2/0\n@ 0x1\n  t*: 3: 300 [0: 0] junk\n",
+		"heap_v2/0\n@ 0x1\n  t*: 3: 300\n",
+		"heap_v2/0\n@ 0xzz\n  t*: 3: 300 [0: 0]\n",
+		"heap_v2/0\n@ 0x12345678901234567\n",
+		"heap_v2/0\n@ 0x1\n  t*: 18446744073709551616: 1 [0: 0]\n",
+		"heap_v2/0\n@ 0x1\n  tx: 1: 1 [0: 0]\n",
+		"heap_v2/0\nrandom words\n",
+		"heap profile: 1:\n",
+		"heap profile: 1: 2 [1: 2] @ heapprofile\n1: 2 [1: 2] 0x1\n",
+		"heap profile: 1: 2 [1: 2] @ heapprofile\n-1: 2 [1: 2] @ 0x1\n",
+		"--- symbol\nbinary=/bin/true\n",
+		"--- contention\n",
+	};
+	size_t i;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(bad); i++) {
+		struct hpa_profile p;
+		hpa_profile_init(&p);
+		if (read_text(&p, bad[i], strlen(bad[i])) != -1) {
+			fprintf(stderr, "bad input %zu was accepted: %s\n", i, bad[i]);
+			test_failures++;
+		}
+		hpa_profile_release(&p);
+	}
+	{
+		/* A NUL byte inside a record line. */
+		static const char nul[] = "heap_v2/0\n@ 0x1\n  t*: 1\0: 1 [0: 0]\n";
+		struct hpa_profile p;
+		hpa_profile_init(&p);
+		CHECK_INT_EQ(read_text(&p, nul, sizeof(nul) - 1), -1);
+		hpa_profile_release(&p);
+	}
+}
+
+int main(void)
+{
+	jemalloc_threads();
+	jemalloc_sampled();
+	jemalloc_odd_records();
+	crlf_bom_commands();
+	gperf_headers();
+	memory_map_section();
+	truncated();
+	bad_input();
+	TEST_MAIN_END();
+}

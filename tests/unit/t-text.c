@@ -1,0 +1,116 @@
+/* The text report: number formats, ordering, flat/cum, recursion, kernel frames. */
+#include "hpa/compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hpa/opts.h"
+#include "hpa/profile.h"
+#include "hpa/reader.h"
+#include "hpa/report.h"
+#include "test.h"
+
+static void formats(void)
+{
+	struct hpa_opts o = { 0 };
+	char b[64];
+
+	o.value = HPA_INUSE_SPACE;
+	hpa_format_value(b, sizeof(b), 92627.9245, &o);
+	CHECK_STR_EQ(b, "0.1");
+	hpa_format_value(b, sizeof(b), 0, &o);
+	CHECK_STR_EQ(b, "0.0");
+	o.show_bytes = true;
+	hpa_format_value(b, sizeof(b), 92627.9245, &o);
+	CHECK_STR_EQ(b, "92627");
+	hpa_format_value(b, sizeof(b), -138905.7, &o);
+	CHECK_STR_EQ(b, "-138905");
+	o.show_bytes = false;
+	o.value = HPA_INUSE_OBJECTS;
+	hpa_format_value(b, sizeof(b), 213.4636, &o);
+	CHECK_STR_EQ(b, "213");
+	CHECK_STR_EQ(hpa_units(&o), "objects");
+
+	hpa_format_percent(b, sizeof(b), 1, 3);
+	CHECK_STR_EQ(b, "33.3%");
+	hpa_format_percent(b, sizeof(b), 0, 0);
+	CHECK_STR_EQ(b, "nan");
+	hpa_format_percent(b, sizeof(b), 100, 0);
+	CHECK_STR_EQ(b, "+inf");
+	hpa_format_percent(b, sizeof(b), -100, 0);
+	CHECK_STR_EQ(b, "-inf");
+	hpa_format_percent(b, sizeof(b), 0, -5);
+	CHECK_STR_EQ(b, "-0.0%");
+}
+
+static char *report(const char *text, const struct hpa_opts *o)
+{
+	struct hpa_profile p;
+	FILE *in = tmpfile(), *out = tmpfile();
+	char *buf = calloc(1, 4096);
+
+	fputs(text, in);
+	rewind(in);
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(hpa_read_stream(&p, in, "t.heap"), 0);
+	CHECK_INT_EQ(hpa_report_text(out, &p, o), 0);
+	rewind(out);
+	if (fread(buf, 1, 4095, out) == 0)
+		buf[0] = '\0';
+	fclose(in);
+	fclose(out);
+	hpa_profile_release(&p);
+	return buf;
+}
+
+static void rows(void)
+{
+	struct hpa_opts o = { 0 };
+	char *s;
+	static const char prof[] =
+		"heap_v2/0\n"
+		"@ 0xa 0xb 0xb 0xc\n"                 /* recursion: 0xb counted once */
+		"  t*: 1: 300 [0: 0]\n"
+		"@ 0xd 0xc\n"
+		"  t*: 1: 100 [0: 0]\n"
+		"@ 0xffffffffff600000 0xe\n"          /* vsyscall leaf: flat goes to 0xe */
+		"  t*: 1: 100 [0: 0]\n"
+		"@\n"
+		"  t*: 1: 500 [0: 0]\n"
+		"\n"
+		"MAPPED_LIBRARIES:\n"
+		"00000000-00000100 r-xp 00000000 fe:00 1 /bin/prog\n";
+
+	o.value = HPA_INUSE_SPACE;
+	o.show_bytes = true;
+	s = report(prof, &o);
+	CHECK_STR_EQ(s,
+		"Total: 1000 B\n"
+		"     500  50.0%  50.0%      500  50.0% <no stack>\n"
+		"     300  30.0%  80.0%      300  30.0% 0xa (prog)\n"
+		"     100  10.0%  90.0%      100  10.0% 0xd (prog)\n"
+		"     100  10.0% 100.0%      100  10.0% 0xe (prog)\n"
+		"       0   0.0% 100.0%      300  30.0% 0xb (prog)\n"
+		"       0   0.0% 100.0%      400  40.0% 0xc (prog)\n");
+	free(s);
+
+	o.cum = true;
+	o.show_bytes = false;
+	s = report(prof, &o);
+	CHECK_STR_EQ(s,
+		"Total: 0.0 MB\n"
+		"     0.0  50.0%  50.0%      0.0  50.0% <no stack>\n"
+		"     0.0   0.0%  50.0%      0.0  40.0% 0xc (prog)\n"
+		"     0.0  30.0%  80.0%      0.0  30.0% 0xa (prog)\n"
+		"     0.0   0.0%  80.0%      0.0  30.0% 0xb (prog)\n"
+		"     0.0  10.0%  90.0%      0.0  10.0% 0xd (prog)\n"
+		"     0.0  10.0% 100.0%      0.0  10.0% 0xe (prog)\n");
+	free(s);
+}
+
+int main(void)
+{
+	formats();
+	rows();
+	TEST_MAIN_END();
+}

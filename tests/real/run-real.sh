@@ -1,0 +1,118 @@
+#!/bin/sh
+# Real allocator output: run alloc_paths and alloc_threads under Debian's
+# libjemalloc (lg_prof_sample 0, 10, 19) and libtcmalloc (HEAPPROFILE), then
+#  - at lg_prof_sample:0 and under tcmalloc (no sampling), assert the exact
+#    bytes and objects the programs allocated, per call path and per thread;
+#  - where /usr/bin/jeprof exists, assert hpa's Total: equals jeprof's on
+#    every generated profile for inuse_space and inuse_objects.
+# Exit 77 (skipped) when an allocator library is missing, unless
+# HPA_REQUIRE_PEERS=1 (the CI), which makes that a failure.
+#
+# usage: run-real.sh HPA TEST_TOOL ALLOC_PATHS ALLOC_THREADS WORKDIR
+set -u
+hpa=$1 tool=$2 paths=$3 threads=$4 work=$5
+fail=0 checks=0
+
+missing() {
+	echo "missing: $1"
+	[ "${HPA_REQUIRE_PEERS:-}" = 1 ] && exit 1
+	exit 77
+}
+find_lib() {
+	for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib; do
+		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
+	done
+	return 1
+}
+je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
+tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
+
+check() {   # check WHAT EXPECTED ACTUAL
+	checks=$((checks + 1))
+	if [ "$2" != "$3" ]; then
+		echo "FAIL: $1"
+		echo "  expected: $2"
+		echo "  actual:   $3"
+		fail=$((fail + 1))
+	fi
+}
+
+# The distinct cum values of the rows in module $2, for value $1 of profile $3.
+module_cums() {
+	"$hpa" --text --show_bytes --"$1" "$4" "$3" 2>/dev/null |
+		awk -v m="($2)" '$NF == m { print $4 }' | sort -n -u | tr '\n' ' '
+}
+
+total() {   # total VALUE BINARY PROFILE -> first line of hpa --text
+	"$hpa" --text --show_bytes --"$1" "$2" "$3" 2>/dev/null | head -n 1
+}
+
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+
+# --- generate ---------------------------------------------------------------
+for lg in 0 10 19; do
+	MALLOC_CONF="prof:true,prof_final:true,prof_accum:true,lg_prof_sample:$lg,prof_prefix:$work/je-paths-$lg" \
+		LD_PRELOAD="$je" "$paths" || { echo "alloc_paths failed under jemalloc"; exit 1; }
+	MALLOC_CONF="prof:true,prof_final:false,prof_accum:true,lg_prof_sample:$lg,prof_prefix:$work/je-threads-$lg" \
+		LD_PRELOAD="$je" "$threads" || { echo "alloc_threads failed under jemalloc"; exit 1; }
+done
+HEAPPROFILE="$work/tc-paths" LD_PRELOAD="$tc" "$paths" 2>/dev/null || { echo "alloc_paths failed under tcmalloc"; exit 1; }
+HEAPPROFILE="$work/tc-threads" LD_PRELOAD="$tc" "$threads" 2>/dev/null || { echo "alloc_threads failed under tcmalloc"; exit 1; }
+
+one() {   # the single file matching a glob, or fail
+	set -- $1
+	[ $# = 1 ] && [ -f "$1" ] || { echo "FAIL: expected one profile, got: $*" >&2; return 1; }
+	echo "$1"
+}
+je0=$(one "$work/je-paths-0.*.f.heap") || exit 1
+tcp=$(one "$work/tc-paths.*.heap") || exit 1
+jt0=$(one "$work/je-threads-0.*.m0.heap") || exit 1
+tct=$(one "$work/tc-threads.*.heap") || exit 1
+
+# --- exact values, unsampled profiles ----------------------------------------
+pm=$(basename "$paths")
+for f in "$je0" "$tcp"; do
+	n=$(basename "$f")
+	# main's paths: small_objects, big_buffers, recurse; the whole program
+	# (alloc_here, main, _start); churn only in alloc_*.
+	check "$n inuse_space per path" "40960 64000 16777216 16882176 " "$(module_cums inuse_space "$pm" "$f" "$paths")"
+	check "$n inuse_objects per path" "10 16 1000 1026 " "$(module_cums inuse_objects "$pm" "$f" "$paths")"
+	check "$n alloc_space per path" "40960 64000 128000 16777216 17010176 " "$(module_cums alloc_space "$pm" "$f" "$paths")"
+	check "$n alloc_objects per path" "10 16 500 1000 1526 " "$(module_cums alloc_objects "$pm" "$f" "$paths")"
+done
+check "tcmalloc Total inuse_space" "Total: 16882176 B" "$(total inuse_space "$paths" "$tcp")"
+check "tcmalloc Total alloc_objects" "Total: 1526 objects" "$(total alloc_objects "$paths" "$tcp")"
+
+# Per-thread rows (jemalloc tN lines): t1 = worker-a, t2 = worker-b.
+"$tool" threads "$jt0" >threads.txt 2>threads.err || { echo "FAIL: hpa-test-tool"; cat threads.err; fail=$((fail + 1)); }
+check "jemalloc thread 1" "t1 worker-a 100 819200 100 819200" "$(grep '^t1 ' threads.txt)"
+check "jemalloc thread 2" "t2 worker-b 20 1310720 20 1310720" "$(grep '^t2 ' threads.txt)"
+# Paths in alloc_threads: alloc_a, alloc_b, worker (both).  Rows under 4 KiB
+# are the C library's own small allocations made for main (TLS, dlsym).
+tm=$(basename "$threads")
+for f in "$tct" "$jt0"; do
+	check "$(basename "$f") threads per path" "819200 1310720 2129920" \
+		"$(module_cums inuse_space "$tm" "$f" "$threads" | tr ' ' '\n' | awk '$1 >= 4096' | tr '\n' ' ' | sed 's/ $//')"
+done
+
+# --- jeprof agreement ---------------------------------------------------------
+if [ -x /usr/bin/jeprof ]; then
+	for f in "$work"/je-*.heap "$work"/tc-*.heap; do
+		case $f in *threads*) bin=$threads ;; *) bin=$paths ;; esac
+		for v in inuse_space inuse_objects; do
+			want=$(/usr/bin/jeprof --text --show_bytes --"$v" "$bin" "$f" 2>/dev/null | head -n 1)
+			check "$(basename "$f") $v equals jeprof" "$want" "$(total "$v" "$bin" "$f")"
+			echo "$(basename "$f") $v: hpa [$(total "$v" "$bin" "$f")] jeprof [$want]"
+		done
+	done
+elif [ "${HPA_REQUIRE_PEERS:-}" = 1 ]; then
+	echo "FAIL: /usr/bin/jeprof not installed (apt-get install libjemalloc-dev)"
+	fail=$((fail + 1))
+else
+	echo "note: /usr/bin/jeprof not installed; jeprof comparisons skipped"
+fi
+
+echo "$checks checks, $fail failed"
+[ "$fail" = 0 ]

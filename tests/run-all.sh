@@ -1,0 +1,34 @@
+#!/bin/sh
+# The whole test suite, as CI runs it: install what the build and the tests
+# need (Debian 12, as root), then build and run ctest twice: a normal
+# -Werror build, and an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# Build trees: build-ci/ and build-asan/ at the top of the checkout.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+pkgs="cmake gcc make pkg-config libelf-dev libdw-dev libprotobuf-c-dev
+      protobuf-c-compiler zlib1g-dev libiberty-dev
+      libjemalloc2 libjemalloc-dev libgoogle-perftools4 perl binutils"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+export HPA_REQUIRE_PEERS=1   # missing allocators or jeprof fail the run
+
+cmake -S . -B build-ci -DHPA_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build-ci -j "$jobs"
+ctest --test-dir build-ci --output-on-failure
+
+cmake -S . -B build-asan -DHPA_WERROR=ON -DHPA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --test-dir build-asan --output-on-failure
+echo "all tests passed (normal and ASan+UBSan builds)"

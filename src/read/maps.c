@@ -22,20 +22,10 @@ static bool parse_hex(const char **p, uint64_t *out)
 	uint64_t v = 0;
 	int n = 0;
 
-	for (;; s++, n++) {
-		char c = *s;
-		unsigned d;
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			break;
+	for (; hex_digit(*s) >= 0; s++, n++) {
 		if (n == 16)
 			return false;
-		v = v << 4 | d;
+		v = v << 4 | (unsigned)hex_digit(*s);
 	}
 	if (!n)
 		return false;

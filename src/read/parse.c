@@ -68,6 +68,17 @@ char *trim(char *line, size_t *len)
 	return line;
 }
 
+int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int parse_u64(struct reader *r, const char **p, uint64_t *out)
 {
 	const char *s = *p;
@@ -158,19 +169,12 @@ int parse_addrs(struct reader *r, const char *p)
 			len--;
 		}
 		for (; digits < len; digits++) {
-			char c = tok[digits];
-			unsigned d;
+			int d = hex_digit(tok[digits]);
 
-			if (c >= '0' && c <= '9')
-				d = (unsigned)(c - '0');
-			else if (c >= 'a' && c <= 'f')
-				d = (unsigned)(c - 'a' + 10);
-			else if (c >= 'A' && c <= 'F')
-				d = (unsigned)(c - 'A' + 10);
-			else
+			if (d < 0)
 				return read_err(r, "bad address \"%s\" in stack (expected hex)",
 						hpa_quote(tok, len, q, sizeof(q)));
-			a = a << 4 | d;
+			a = a << 4 | (unsigned)d;
 		}
 		if (len > 16)
 			return read_err(r, "address \"%s\" is longer than 16 hex digits",

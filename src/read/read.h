@@ -61,6 +61,9 @@ bool is_blank(char c);
 /* Trim leading and trailing blanks in place; returns the new start. */
 char *trim(char *line, size_t *len);
 
+/* Value of a hex digit, or -1. */
+int hex_digit(char c);
+
 /* Decimal u64: 0; -1 if no digits; -2 with r->err set if too large. */
 int parse_u64(struct reader *r, const char **p, uint64_t *out);
 

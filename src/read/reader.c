@@ -88,6 +88,9 @@ static int sniff(struct reader *r)
 	if (avail >= 2 && b[0] == 0x1f && b[1] == 0x8b)
 		return hpa_error_at(&r->io.pos, "gzip-compressed data; hpa reads text heap profiles "
 				    "(pprof protobuf input is not supported yet)");
+	if (avail >= 4 && !memcmp(b, "\177ELF", 4))
+		return hpa_error_at(&r->io.pos, "an ELF file, not a profile (BINARY must be "
+				    "the first argument)");
 	if (avail >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
 		r->io.start += 3;   /* UTF-8 byte order mark */
 	return 0;

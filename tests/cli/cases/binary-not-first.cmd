@@ -1,0 +1,1 @@
+--text jemalloc/paths-lg0.heap example/demo

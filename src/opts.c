@@ -38,7 +38,7 @@ struct opt_def {
 
 static const struct opt_def options[] = {
 	{ "text", 0, OPT_TEXT, NULL, "Output (one of)",
-	  "top list of functions by flat and cumulative value, as jeprof (default)" },
+	  "top list by flat and cumulative value, as jeprof --text (default)" },
 	{ "inuse_space", 0, OPT_INUSE_SPACE, NULL, "Value (one of)",
 	  "bytes in use at dump time (default)" },
 	{ "inuse_objects", 0, OPT_INUSE_OBJECTS, NULL, NULL, "objects in use at dump time" },

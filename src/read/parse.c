@@ -191,9 +191,12 @@ void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
 	double v[HPA_NVALUES];
 	unsigned notes, i;
 
-	for (i = 0; i < HPA_NVALUES; i++)
-		if (raw[i] > (UINT64_C(1) << 53))
+	for (i = 0; i < HPA_NVALUES; i++) {
+		if (raw[i] > (UINT64_C(1) << 53)) {
 			read_note(r, NOTE_IMPRECISE);
+			break;
+		}
+	}
 	notes = hpa_unsample(in->sampling, in->period, raw, v);
 	if (notes & HPA_UNSAMPLE_BYTES_WITHOUT_OBJECTS)
 		read_note(r, NOTE_BYTES_WITHOUT_OBJECTS);

@@ -1,0 +1,1 @@
+--text --show_bytes bad/maps-junk.heap

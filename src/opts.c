@@ -16,12 +16,23 @@
 
 enum opt_id {
 	OPT_TEXT,
-	OPT_INUSE_SPACE,
+	/* In enum hpa_value order, so the value is id - OPT_INUSE_OBJECTS. */
 	OPT_INUSE_OBJECTS,
-	OPT_ALLOC_SPACE,
+	OPT_INUSE_SPACE,
 	OPT_ALLOC_OBJECTS,
+	OPT_ALLOC_SPACE,
 	OPT_SHOW_BYTES,
 	OPT_CUM,
+	/* In enum hpa_granularity order. */
+	OPT_FUNCTIONS,
+	OPT_LINES,
+	OPT_ADDRESSES,
+	OPT_FILES,
+	OPT_KEEP_INTERNAL,
+	OPT_NO_SYMBOLS,
+	OPT_SYSROOT,
+	OPT_DEBUG_DIR,
+	OPT_DEBUGINFOD,
 	OPT_OUTPUT,
 	OPT_HELP,
 	OPT_VERSION
@@ -48,6 +59,22 @@ static const struct opt_def options[] = {
 	{ "show_bytes", 0, OPT_SHOW_BYTES, NULL, "Report",
 	  "print sizes in bytes (B) instead of MB" },
 	{ "cum", 0, OPT_CUM, NULL, NULL, "sort rows by cumulative value instead of flat" },
+	{ "functions", 0, OPT_FUNCTIONS, NULL, "Granularity (one of)",
+	  "one row per function, inlined ones marked (inline) (default)" },
+	{ "lines", 0, OPT_LINES, NULL, NULL, "one row per function and source line" },
+	{ "addresses", 0, OPT_ADDRESSES, NULL, NULL,
+	  "one row per address and inline level, with function and line" },
+	{ "files", 0, OPT_FILES, NULL, NULL, "one row per source file" },
+	{ "keep-internal", 0, OPT_KEEP_INTERNAL, NULL, "Symbols",
+	  "keep allocator frames (malloc, operator new, jemalloc/tcmalloc internals)" },
+	{ "no-symbols", 0, OPT_NO_SYMBOLS, NULL, NULL,
+	  "do not symbolize: rows are 0xADDRESS (module), allocator frames kept" },
+	{ "sysroot", 0, OPT_SYSROOT, "DIR", NULL,
+	  "look for every mapped file under DIR (profiles from containers, other hosts)" },
+	{ "debug-dir", 0, OPT_DEBUG_DIR, "DIR", NULL,
+	  "also look for separate debug files in DIR (by build-id and debuglink); repeatable" },
+	{ "debuginfod", 0, OPT_DEBUGINFOD, NULL, NULL,
+	  "allow debuginfod downloads (DEBUGINFOD_URLS; otherwise ignored)" },
 	{ "output", 'o', OPT_OUTPUT, "FILE", NULL,
 	  "write to FILE (created only if the run succeeds) instead of stdout" },
 	{ "help", 'h', OPT_HELP, NULL, "Other", "print this help and exit" },
@@ -123,6 +150,24 @@ static const struct opt_def *find_short(char c, const char *arg)
 	return NULL;
 }
 
+/*
+ * One of a group of mutually exclusive options: *given is the option that
+ * set *choice before (NULL if none).  Repeating the same choice is fine.
+ */
+static int choose(const char **given, const char *arg, int value, int *choice,
+		  const char *group)
+{
+	if (*given && *choice != value) {
+		fprintf(stderr, "hpa: %s conflicts with %s: give at most one of %s\n", arg,
+			*given, group);
+		fputs("Try 'hpa --help' for more information.\n", stderr);
+		return -1;
+	}
+	*given = arg;
+	*choice = value;
+	return 0;
+}
+
 static bool is_elf_file(const char *path)
 {
 	struct stat st;
@@ -143,14 +188,15 @@ static bool is_elf_file(const char *path)
 
 int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 {
-	const char *value_opt = NULL;
+	const char *value_opt = NULL, *granularity_opt = NULL;
 	bool mode_set = false;
-	int i, stdin_nr;
+	int i, stdin_nr, choice;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->mode = HPA_MODE_TEXT;
 	opts->value = HPA_INUSE_SPACE;
 	opts->profiles = xcalloc((size_t)argc + 1, sizeof(*opts->profiles));
+	opts->debug_dirs = xcalloc((size_t)argc + 1, sizeof(*opts->debug_dirs));
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *name, *eq, *val = NULL;
@@ -194,26 +240,43 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		case OPT_INUSE_SPACE:
 		case OPT_INUSE_OBJECTS:
 		case OPT_ALLOC_SPACE:
-		case OPT_ALLOC_OBJECTS: {
-			enum hpa_value v = o->id == OPT_INUSE_SPACE ? HPA_INUSE_SPACE :
-				o->id == OPT_INUSE_OBJECTS ? HPA_INUSE_OBJECTS :
-				o->id == OPT_ALLOC_SPACE ? HPA_ALLOC_SPACE : HPA_ALLOC_OBJECTS;
-			if (value_opt && v != opts->value) {
-				fprintf(stderr, "hpa: %s conflicts with %s: give at most one of "
-					"--inuse_space, --inuse_objects, --alloc_space, --alloc_objects\n",
-					a, value_opt);
-				fputs("Try 'hpa --help' for more information.\n", stderr);
+		case OPT_ALLOC_OBJECTS:
+			choice = (int)opts->value;
+			if (choose(&value_opt, a, (int)(o->id - OPT_INUSE_OBJECTS), &choice,
+				   "--inuse_space, --inuse_objects, --alloc_space, --alloc_objects") < 0)
 				return HPA_OPTS_USAGE;
-			}
-			value_opt = a;
-			opts->value = v;
+			opts->value = (enum hpa_value)choice;
 			break;
-		}
 		case OPT_SHOW_BYTES:
 			opts->show_bytes = true;
 			break;
 		case OPT_CUM:
 			opts->cum = true;
+			break;
+		case OPT_FUNCTIONS:
+		case OPT_LINES:
+		case OPT_ADDRESSES:
+		case OPT_FILES:
+			choice = (int)opts->granularity;
+			if (choose(&granularity_opt, a, (int)(o->id - OPT_FUNCTIONS), &choice,
+				   "--functions, --lines, --addresses, --files") < 0)
+				return HPA_OPTS_USAGE;
+			opts->granularity = (enum hpa_granularity)choice;
+			break;
+		case OPT_KEEP_INTERNAL:
+			opts->keep_internal = true;
+			break;
+		case OPT_NO_SYMBOLS:
+			opts->no_symbols = true;
+			break;
+		case OPT_SYSROOT:
+			opts->sysroot = val;
+			break;
+		case OPT_DEBUG_DIR:
+			opts->debug_dirs[opts->debug_dirs_nr++] = val;
+			break;
+		case OPT_DEBUGINFOD:
+			opts->debuginfod = true;
 			break;
 		case OPT_OUTPUT:
 			if (!*val)
@@ -251,5 +314,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 void hpa_opts_release(struct hpa_opts *opts)
 {
 	free(opts->profiles);
+	free(opts->debug_dirs);
 	opts->profiles = NULL;
+	opts->debug_dirs = NULL;
 }

@@ -9,6 +9,8 @@
 #include "hpa/reader.h"
 #include "hpa/report.h"
 #include "hpa/run.h"
+#include "hpa/strip.h"
+#include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -88,6 +90,14 @@ int hpa_run(const struct hpa_opts *opts)
 	}
 	if (!rc)
 		compare_maps(&prof);
+	if (!rc && !opts->no_symbols) {
+		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
+					   opts->debug_dirs_nr, opts->debuginfod };
+		rc = hpa_symbolize(&prof, &so);
+		hpa_mark_internal(&prof);
+		if (!rc)
+			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
+	}
 
 	if (!rc) {
 		inputs = xcalloc(opts->profiles_nr + 1, sizeof(*inputs));

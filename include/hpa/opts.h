@@ -14,11 +14,26 @@ enum hpa_mode {
 	HPA_MODE_TEXT
 };
 
+/* What one report row stands for (jeprof's granularity options). */
+enum hpa_granularity {
+	HPA_BY_FUNCTION,   /* --functions (default) */
+	HPA_BY_LINE,       /* --lines */
+	HPA_BY_ADDRESS,    /* --addresses */
+	HPA_BY_FILE        /* --files */
+};
+
 struct hpa_opts {
 	enum hpa_mode mode;
 	enum hpa_value value;        /* --inuse_space (default) ... */
 	bool show_bytes;             /* --show_bytes */
 	bool cum;                    /* --cum: sort by cumulative value */
+	enum hpa_granularity granularity;
+	bool keep_internal;          /* --keep-internal: keep allocator frames */
+	bool no_symbols;             /* --no-symbols: rows are addresses */
+	const char *sysroot;         /* --sysroot DIR */
+	const char **debug_dirs;     /* --debug-dir DIR, repeatable */
+	size_t debug_dirs_nr;
+	bool debuginfod;             /* --debuginfod */
 	const char *output;          /* --output FILE; NULL = standard output */
 	const char *binary;          /* optional BINARY argument */
 	const char **profiles;       /* PROFILE arguments; "-" = standard input */

@@ -11,12 +11,15 @@
  *   sample       stack + thread + the four unsampled values
  *   mapping      one line of an input's maps section
  *   input        one profile file that was read into the model
+ *   function     (name, system name, file), interned; names are strtab ids
+ *   line         one frame of a location's inline chain: function + file:line
  */
 #ifndef HPA_PROFILE_H
 #define HPA_PROFILE_H
 
 #include "hpa/compat.h"
 #include "hpa/hashmap.h"
+#include "hpa/strtab.h"
 
 /* The four values every sample carries, in this order. */
 enum hpa_value {
@@ -58,11 +61,37 @@ struct hpa_mapping {
 	char *path;                     /* "" for anonymous mappings */
 	bool deleted;                   /* path ended in " (deleted)" */
 	uint32_t input;                 /* input id the line came from */
+	uint32_t sym_file;              /* strtab: file symbolization opened, 0 = none */
+	uint32_t sym_error;             /* strtab: why the file could not be used, 0 = ok */
+};
+
+/* Where a location's names came from. */
+enum hpa_sym_source {
+	HPA_SYM_NONE,      /* not symbolized (no module, no debug info, no symbol) */
+	HPA_SYM_DWARF,     /* DWARF: functions, inline frames, file:line */
+	HPA_SYM_SYMTAB     /* ELF symbol table (.symtab or .dynsym): function only */
+};
+
+struct hpa_function {
+	uint32_t name;         /* demangled name (strtab id) */
+	uint32_t system_name;  /* name in the binary, e.g. mangled (strtab id) */
+	uint32_t filename;     /* source file (strtab id), 0 if unknown */
+};
+
+struct hpa_line {
+	uint32_t func;     /* function id */
+	uint32_t file;     /* source file of this frame (strtab id), 0 if unknown */
+	uint32_t line;     /* 0 if unknown */
 };
 
 struct hpa_location {
-	uint64_t addr;     /* as written in the profile */
-	uint32_t mapping;  /* containing mapping, or 0 */
+	uint64_t addr;       /* as written in the profile */
+	uint32_t mapping;    /* containing mapping, or 0 */
+	uint32_t line_first; /* index into lines[] of the innermost frame */
+	uint16_t line_nr;    /* inline chain length; 0 = not symbolized */
+	uint8_t source;      /* enum hpa_sym_source */
+	bool internal;       /* wholly allocator-internal (see strip.h) */
+	uint16_t internal_levels; /* innermost inline levels that are allocator code */
 };
 
 struct hpa_stack_node {
@@ -95,6 +124,16 @@ struct hpa_input {
 };
 
 struct hpa_profile {
+	struct hpa_strtab strs;
+
+	struct hpa_function *funcs;     /* [0] unused */
+	size_t funcs_nr, funcs_alloc;
+	struct hpa_hashmap func_by_hash;
+	uint32_t *func_next;            /* same-hash chain */
+
+	struct hpa_line *lines;
+	size_t lines_nr, lines_alloc;
+
 	struct hpa_input *inputs;
 	size_t inputs_nr, inputs_alloc;
 
@@ -151,6 +190,25 @@ uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapp
  * that contains it (looked up at addr - 1, the call instruction).
  */
 void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input);
+
+/* Intern a function; NULL strings count as "".  Returns its id. */
+uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
+				     const char *system_name, const char *filename);
+
+/*
+ * Give location `loc` its inline chain (innermost first, the physical
+ * function last), copied from `lines`.
+ */
+void hpa_profile_set_lines(struct hpa_profile *prof, uint32_t loc, const struct hpa_line *lines,
+			   size_t nr, enum hpa_sym_source source);
+
+static inline const char *hpa_profile_str(const struct hpa_profile *prof, uint32_t id)
+{
+	return hpa_strtab_get(&prof->strs, id);
+}
+
+/* Path of a location's module, or NULL when it lies in no named mapping. */
+const char *hpa_profile_loc_path(const struct hpa_profile *prof, uint32_t loc);
 
 /* Basename of a location's module, or NULL when it lies in no named mapping. */
 const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc);

@@ -29,6 +29,12 @@ void hpa_profile_init(struct hpa_profile *prof)
 	memset(prof, 0, sizeof(*prof));
 	hpa_hashmap_init(&prof->loc_by_addr);
 	hpa_hashmap_init(&prof->node_by_key);
+	hpa_hashmap_init(&prof->func_by_hash);
+	hpa_strtab_init(&prof->strs);
+	HPA_GROW(prof->funcs, 1, prof->funcs_alloc);
+	memset(&prof->funcs[0], 0, sizeof(prof->funcs[0]));
+	prof->funcs_nr = 1;
+	prof->func_next = xcalloc(prof->funcs_alloc, sizeof(*prof->func_next));
 	/* Slot 0 of the id-indexed tables stands for "none" / the empty stack. */
 	HPA_GROW(prof->mappings, 1, prof->mappings_alloc);
 	memset(&prof->mappings[0], 0, sizeof(prof->mappings[0]));
@@ -57,6 +63,11 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->nodes);
 	free(prof->samples);
 	free(prof->threads);
+	free(prof->funcs);
+	free(prof->func_next);
+	free(prof->lines);
+	hpa_hashmap_release(&prof->func_by_hash);
+	hpa_strtab_release(&prof->strs);
 	hpa_hashmap_release(&prof->loc_by_addr);
 	hpa_hashmap_release(&prof->node_by_key);
 	memset(prof, 0, sizeof(*prof));
@@ -89,8 +100,8 @@ uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 		return id;
 	id = next_id(prof->locs_nr);
 	HPA_GROW(prof->locs, prof->locs_nr + 1, prof->locs_alloc);
+	memset(&prof->locs[id], 0, sizeof(prof->locs[id]));
 	prof->locs[id].addr = addr;
-	prof->locs[id].mapping = 0;
 	prof->locs_nr++;
 	hpa_hashmap_put(&prof->loc_by_addr, addr, id);
 	return id;
@@ -214,14 +225,63 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input)
 	free(order);
 }
 
-const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
+uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
+				     const char *system_name, const char *filename)
 {
-	const char *path, *slash;
+	uint32_t n = hpa_strtab_intern(&prof->strs, name ? name : "");
+	uint32_t sn = hpa_strtab_intern(&prof->strs, system_name ? system_name : "");
+	uint32_t fn = hpa_strtab_intern(&prof->strs, filename ? filename : "");
+	uint64_t h = hpa_hash64(((uint64_t)n << 32 | sn) ^ hpa_hash64(fn));
+	uint32_t first = hpa_hashmap_get(&prof->func_by_hash, h), id;
+	size_t old_alloc = prof->funcs_alloc;
+
+	for (id = first; id; id = prof->func_next[id]) {
+		const struct hpa_function *f = &prof->funcs[id];
+		if (f->name == n && f->system_name == sn && f->filename == fn)
+			return id;
+	}
+	id = next_id(prof->funcs_nr);
+	HPA_GROW(prof->funcs, prof->funcs_nr + 1, prof->funcs_alloc);
+	if (prof->funcs_alloc != old_alloc)
+		prof->func_next = xrealloc(prof->func_next,
+					   st_mult(prof->funcs_alloc, sizeof(*prof->func_next)));
+	prof->funcs[id].name = n;
+	prof->funcs[id].system_name = sn;
+	prof->funcs[id].filename = fn;
+	prof->func_next[id] = first;
+	prof->funcs_nr++;
+	hpa_hashmap_put(&prof->func_by_hash, h, id);
+	return id;
+}
+
+void hpa_profile_set_lines(struct hpa_profile *prof, uint32_t loc, const struct hpa_line *lines,
+			   size_t nr, enum hpa_sym_source source)
+{
+	struct hpa_location *l = &prof->locs[loc];
+
+	if (nr > UINT16_MAX)
+		nr = UINT16_MAX;
+	HPA_GROW(prof->lines, prof->lines_nr + nr, prof->lines_alloc);
+	memcpy(prof->lines + prof->lines_nr, lines, nr * sizeof(*lines));
+	l->line_first = (uint32_t)prof->lines_nr;
+	l->line_nr = (uint16_t)nr;
+	l->source = (uint8_t)(nr ? source : HPA_SYM_NONE);
+	prof->lines_nr += nr;
+}
+
+const char *hpa_profile_loc_path(const struct hpa_profile *prof, uint32_t loc)
+{
 	uint32_t m = prof->locs[loc].mapping;
 
-	if (!m)
+	return m ? prof->mappings[m].path : NULL;
+}
+
+const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
+{
+	const char *path = hpa_profile_loc_path(prof, loc), *slash;
+
+	if (!path)
 		return NULL;
-	path = prof->mappings[m].path;
 	slash = strrchr(path, '/');
 	return slash && slash[1] ? slash + 1 : path;
 }

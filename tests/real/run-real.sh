@@ -37,9 +37,10 @@ check() {   # check WHAT EXPECTED ACTUAL
 	fi
 }
 
-# The distinct cum values of the rows in module $2, for value $1 of profile $3.
+# The distinct cum values of the address rows in module $2, for value $1 of
+# profile $3 (binary $4): unsymbolized, so every frame is its own row.
 module_cums() {
-	"$hpa" --text --show_bytes --"$1" "$4" "$3" 2>/dev/null |
+	"$hpa" --no-symbols --text --show_bytes --"$1" "$4" "$3" 2>/dev/null |
 		awk -v m="($2)" '$NF == m { print $4 }' | sort -n -u | tr '\n' ' '
 }
 
@@ -97,6 +98,35 @@ for f in "$tct" "$jt0"; do
 		"$(module_cums inuse_space "$tm" "$f" "$threads" | tr ' ' '\n' | awk '$1 >= 4096' | tr '\n' ' ' | sed 's/ $//')"
 done
 
+# --- symbolized rows ------------------------------------------------------------
+# "flat cum" of the function row NAME: func_row VALUE BINARY PROFILE NAME [OPTS]
+func_row() {
+	"$hpa" --text --show_bytes --"$1" ${5:-} "$2" "$3" 2>/dev/null |
+		awk -v n="$4" '{ name = $6; for (i = 7; i <= NF; i++) name = name " " $i }
+			       name == n { print $1, $4 }'
+}
+src=$(cd "$(dirname "$0")" && pwd)
+malloc_line=$(grep -n 'void \*p = malloc(n);' "$src/alloc_paths.c" | cut -d: -f1)
+for f in "$je0" "$tcp"; do
+	n=$(basename "$f")
+	check "$n alloc_here" "16882176 16882176" "$(func_row inuse_space "$paths" "$f" alloc_here)"
+	check "$n small_objects" "0 64000" "$(func_row inuse_space "$paths" "$f" small_objects)"
+	check "$n big_buffers" "0 16777216" "$(func_row inuse_space "$paths" "$f" big_buffers)"
+	check "$n recurse (6 frames deep, counted once)" "0 40960" "$(func_row inuse_space "$paths" "$f" recurse)"
+	check "$n main" "0 16882176" "$(func_row inuse_space "$paths" "$f" main)"
+	check "$n churn inuse (no row)" "" "$(func_row inuse_space "$paths" "$f" churn)"
+	check "$n churn alloc" "0 128000" "$(func_row alloc_space "$paths" "$f" churn)"
+	check "$n alloc_here objects" "1526 1526" "$(func_row alloc_objects "$paths" "$f" alloc_here)"
+	check "$n malloc call line" "16882176 16882176" \
+		"$(func_row inuse_space "$paths" "$f" "alloc_here $src/alloc_paths.c:$malloc_line" --lines)"
+done
+for f in "$jt0" "$tct"; do
+	n=$(basename "$f")
+	check "$n alloc_a" "819200 819200" "$(func_row inuse_space "$threads" "$f" alloc_a)"
+	check "$n alloc_b" "1310720 1310720" "$(func_row inuse_space "$threads" "$f" alloc_b)"
+	check "$n worker" "0 2129920" "$(func_row inuse_space "$threads" "$f" worker)"
+done
+
 # --- jeprof agreement ---------------------------------------------------------
 if [ -x /usr/bin/jeprof ]; then
 	for f in "$work"/je-*.heap "$work"/tc-*.heap; do
@@ -106,6 +136,24 @@ if [ -x /usr/bin/jeprof ]; then
 			check "$(basename "$f") $v equals jeprof" "$want" "$(total "$v" "$bin" "$f")"
 			echo "$(basename "$f") $v: hpa [$(total "$v" "$bin" "$f")] jeprof [$want]"
 		done
+		# Top-10 flat functions and main's cum.  Exceptions, where jeprof is
+		# wrong (checked with eu-addr2line against Debian's libc6-dbg):
+		#  - libstdc++'s emergency-pool constructor is a static function of a
+		#    stripped library; jeprof names it after the nearest preceding
+		#    export (std::__throw_ios_failure@@GLIBCXX_3.4.26), hpa reports it
+		#    as unknown (0x... (libstdc++...)).  Both become LIBSTDCXX below.
+		#  - the dynamic loader's own small allocations (TLS for the new
+		#    threads, dlsym's error buffer, < 4 KiB): jeprof takes nm's nearest
+		#    preceding symbol (__GI__dl_allocate_tls, _dl_lookup_symbol_x)
+		#    where DWARF says allocate_dtv and _dl_exception_create_format.
+		#    Rows under 4096 B are left out of the comparison.
+		want=$(/usr/bin/jeprof --text --show_bytes "$bin" "$f" 2>/dev/null | sed -n '2,11p' |
+			awk '$1 >= 4096 { print $1, $6 }' | sed 's/ std::__throw_ios_failure@@GLIBCXX_3.4.26$/ LIBSTDCXX/')
+		got=$("$hpa" --text --show_bytes "$bin" "$f" 2>/dev/null | sed -n '2,11p' |
+			awk '$1 >= 4096 { print $1, $6, $7 }' | sed 's/ 0x[0-9a-f]* (libstdc++[^ ]*$/ LIBSTDCXX/; s/ $//')
+		check "$(basename "$f") top-10 flat equals jeprof's" "$want" "$got"
+		want=$(/usr/bin/jeprof --text --show_bytes "$bin" "$f" 2>/dev/null | awk '$6 == "main" { print $4 }')
+		check "$(basename "$f") main cum equals jeprof's" "$want" "$(func_row inuse_space "$bin" "$f" main | cut -d' ' -f2)"
 	done
 elif [ "${HPA_REQUIRE_PEERS:-}" = 1 ]; then
 	echo "FAIL: /usr/bin/jeprof not installed (apt-get install libjemalloc-dev)"

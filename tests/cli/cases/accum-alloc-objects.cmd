@@ -1,1 +1,1 @@
---text --alloc_objects jemalloc/threads-accum.heap
+--no-symbols --text --alloc_objects jemalloc/threads-accum.heap

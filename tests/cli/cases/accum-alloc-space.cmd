@@ -1,1 +1,1 @@
---text --show_bytes --alloc_space jemalloc/threads-accum.heap
+--no-symbols --text --show_bytes --alloc_space jemalloc/threads-accum.heap

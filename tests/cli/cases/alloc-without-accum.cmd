@@ -1,1 +1,1 @@
---text --alloc_space jemalloc/paths-lg0.heap
+--no-symbols --text --alloc_space jemalloc/paths-lg0.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/bad-address.heap
+--no-symbols --text --show_bytes bad/bad-address.heap

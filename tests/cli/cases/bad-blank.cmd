@@ -1,1 +1,1 @@
---text --show_bytes bad/blank.heap
+--no-symbols --text --show_bytes bad/blank.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/empty.heap
+--no-symbols --text --show_bytes bad/empty.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/gzip.pb.gz
+--no-symbols --text --show_bytes bad/gzip.pb.gz

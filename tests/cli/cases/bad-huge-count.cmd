@@ -1,1 +1,1 @@
---text --show_bytes bad/huge-count.heap
+--no-symbols --text --show_bytes bad/huge-count.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/long-address.heap
+--no-symbols --text --show_bytes bad/long-address.heap

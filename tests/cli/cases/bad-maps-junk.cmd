@@ -1,1 +1,1 @@
---text --show_bytes bad/maps-junk.heap
+--no-symbols --text --show_bytes bad/maps-junk.heap

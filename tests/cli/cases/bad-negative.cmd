@@ -1,1 +1,1 @@
---text --show_bytes bad/negative.heap
+--no-symbols --text --show_bytes bad/negative.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/no-at.heap
+--no-symbols --text --show_bytes bad/no-at.heap

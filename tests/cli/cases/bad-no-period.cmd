@@ -1,1 +1,1 @@
---text --show_bytes bad/no-period.heap
+--no-symbols --text --show_bytes bad/no-period.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/no-total-line.heap
+--no-symbols --text --show_bytes bad/no-total-line.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/nul.heap
+--no-symbols --text --show_bytes bad/nul.heap

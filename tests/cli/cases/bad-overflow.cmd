@@ -1,1 +1,1 @@
---text --show_bytes bad/overflow.heap
+--no-symbols --text --show_bytes bad/overflow.heap

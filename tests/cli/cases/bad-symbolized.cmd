@@ -1,1 +1,1 @@
---text --show_bytes bad/symbolized.heap
+--no-symbols --text --show_bytes bad/symbolized.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/trailing.heap
+--no-symbols --text --show_bytes bad/trailing.heap

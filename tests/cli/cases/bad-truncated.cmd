@@ -1,1 +1,1 @@
---text --show_bytes bad/truncated.heap
+--no-symbols --text --show_bytes bad/truncated.heap

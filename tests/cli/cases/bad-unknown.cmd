@@ -1,1 +1,1 @@
---text --show_bytes bad/unknown.heap
+--no-symbols --text --show_bytes bad/unknown.heap

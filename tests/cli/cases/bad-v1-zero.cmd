@@ -1,1 +1,1 @@
---text --show_bytes bad/v1-zero.heap
+--no-symbols --text --show_bytes bad/v1-zero.heap

@@ -1,1 +1,1 @@
---text --show_bytes bad/zero-bytes.heap
+--no-symbols --text --show_bytes bad/zero-bytes.heap

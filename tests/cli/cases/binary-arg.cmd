@@ -1,1 +1,1 @@
---text --show_bytes example/demo example/demo.heap
+--no-symbols --text --show_bytes example/demo example/demo.heap

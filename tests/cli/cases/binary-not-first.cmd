@@ -1,1 +1,1 @@
---text jemalloc/paths-lg0.heap example/demo
+--no-symbols --text jemalloc/paths-lg0.heap example/demo

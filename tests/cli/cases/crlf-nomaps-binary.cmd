@@ -1,1 +1,1 @@
---text --show_bytes example/demo jemalloc/crlf-nomaps.heap
+--no-symbols --text --show_bytes example/demo jemalloc/crlf-nomaps.heap

@@ -1,1 +1,1 @@
---text --show_bytes jemalloc/crlf-nomaps.heap
+--no-symbols --text --show_bytes jemalloc/crlf-nomaps.heap

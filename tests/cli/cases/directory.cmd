@@ -1,1 +1,1 @@
---text jemalloc
+--no-symbols --text jemalloc

@@ -1,1 +1,1 @@
---text --inuse_objects gperf/go-v1.heap
+--no-symbols --text --inuse_objects gperf/go-v1.heap

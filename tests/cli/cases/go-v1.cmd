@@ -1,1 +1,1 @@
---text --show_bytes gperf/go-v1.heap
+--no-symbols --text --show_bytes gperf/go-v1.heap

@@ -1,1 +1,1 @@
---text --show_bytes gperf/growth.heap
+--no-symbols --text --show_bytes gperf/growth.heap

@@ -1,1 +1,1 @@
-missing.heap
+--no-symbols missing.heap

@@ -1,1 +1,1 @@
-localhost:8080/pprof/heap
+--no-symbols localhost:8080/pprof/heap

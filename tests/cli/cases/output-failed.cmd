@@ -1,1 +1,1 @@
---alloc_space -o "$D/report.txt" jemalloc/paths-lg0.heap; echo "exit=$?"; ls -A "$D"
+--no-symbols --alloc_space -o "$D/report.txt" jemalloc/paths-lg0.heap; echo "exit=$?"; ls -A "$D"

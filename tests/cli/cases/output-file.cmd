@@ -1,1 +1,1 @@
---show_bytes -o "$D/report.txt" gperf/sample-v2.heap; echo "exit=$?"; cat "$D/report.txt"
+--no-symbols --show_bytes -o "$D/report.txt" gperf/sample-v2.heap; echo "exit=$?"; cat "$D/report.txt"

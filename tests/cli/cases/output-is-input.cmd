@@ -1,1 +1,1 @@
---show_bytes --output gperf/sample-v2.heap gperf/sample-v2.heap; echo "exit=$?"; head -1 gperf/sample-v2.heap
+--no-symbols --show_bytes --output gperf/sample-v2.heap gperf/sample-v2.heap; echo "exit=$?"; head -1 gperf/sample-v2.heap

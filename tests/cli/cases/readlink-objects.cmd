@@ -1,1 +1,1 @@
--inuse_obj jemalloc/readlink-lg10.heap
+--no-symbols -inuse_obj jemalloc/readlink-lg10.heap

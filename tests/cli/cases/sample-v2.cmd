@@ -1,1 +1,1 @@
---text --show_bytes gperf/sample-v2.heap
+--no-symbols --text --show_bytes gperf/sample-v2.heap

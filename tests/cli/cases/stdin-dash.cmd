@@ -1,1 +1,1 @@
---show_bytes - < gperf/sample-v2.heap
+--no-symbols --show_bytes - < gperf/sample-v2.heap

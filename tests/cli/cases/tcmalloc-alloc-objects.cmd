@@ -1,1 +1,1 @@
---text --alloc_objects gperf/tcmalloc.heap
+--no-symbols --text --alloc_objects gperf/tcmalloc.heap

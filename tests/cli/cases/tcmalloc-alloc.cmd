@@ -1,1 +1,1 @@
---text --show_bytes --alloc_space gperf/tcmalloc.heap
+--no-symbols --text --show_bytes --alloc_space gperf/tcmalloc.heap

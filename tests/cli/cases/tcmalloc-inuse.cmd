@@ -1,1 +1,1 @@
---text --show_bytes gperf/tcmalloc.heap
+--no-symbols --text --show_bytes gperf/tcmalloc.heap

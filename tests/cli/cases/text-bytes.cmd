@@ -1,1 +1,1 @@
---text --show_bytes jemalloc/paths-lg10.heap
+--no-symbols --text --show_bytes jemalloc/paths-lg10.heap

@@ -1,1 +1,1 @@
---text --show_bytes --cum jemalloc/readlink-lg10.heap
+--no-symbols --text --show_bytes --cum jemalloc/readlink-lg10.heap

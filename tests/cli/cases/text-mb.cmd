@@ -1,1 +1,1 @@
---text jemalloc/paths-lg10.heap
+--no-symbols --text jemalloc/paths-lg10.heap

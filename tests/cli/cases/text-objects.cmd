@@ -1,1 +1,1 @@
---text --inuse_objects jemalloc/paths-lg19.heap
+--no-symbols --text --inuse_objects jemalloc/paths-lg19.heap

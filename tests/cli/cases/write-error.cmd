@@ -1,1 +1,1 @@
---show_bytes gperf/sample-v2.heap > /dev/full
+--no-symbols --show_bytes gperf/sample-v2.heap > /dev/full

@@ -1,0 +1,31 @@
+/*
+ * Allocator-internal frames.  A location is internal when it lies in the
+ * allocator's own library (libjemalloc, libtcmalloc: by module, so a
+ * stripped library goes too) or its function is an allocation entry point or
+ * allocator internal (malloc, operator new, je_*, tcmalloc::, __rust_alloc,
+ * ...).  A stack is cut just rootward of its rootmost internal frame, as
+ * jeprof does, so what remains starts at the code that asked for memory.
+ */
+#ifndef HPA_STRIP_H
+#define HPA_STRIP_H
+
+#include "hpa/compat.h"
+#include "hpa/profile.h"
+
+/* Set `internal` and `internal_levels` on every location. */
+void hpa_mark_internal(struct hpa_profile *prof);
+
+/* True if a (short) function name is an allocator entry point or internal. */
+bool hpa_is_allocator_name(const char *short_name);
+
+/*
+ * The frames of stack `node` that a report shows, leaf first, into
+ * `*buf` (grown as needed; *alloc is its capacity).  With `keep_internal`
+ * nothing is cut.  Returns the number of frames (location ids); *skip is
+ * set to the number of inline levels of frame 0 that are cut too (an
+ * allocator function inlined into a caller that stays).
+ */
+size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t node, bool keep_internal,
+			 uint32_t **buf, size_t *alloc, unsigned *skip);
+
+#endif

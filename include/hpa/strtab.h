@@ -1,0 +1,32 @@
+/*
+ * String interning.  Each distinct string is stored once and named by a
+ * 32-bit id; id 0 is always "".  Strings live as long as the table, so
+ * callers may keep the `const char *` that hpa_strtab_get() returns.
+ */
+#ifndef HPA_STRTAB_H
+#define HPA_STRTAB_H
+
+#include "hpa/compat.h"
+#include "hpa/hashmap.h"
+
+struct hpa_strtab {
+	char **strs;          /* by id; strs[0] = "" */
+	size_t nr, alloc;
+	struct hpa_hashmap by_hash;   /* string hash -> first id with it */
+	uint32_t *next;       /* next id with the same hash, 0 = end */
+	size_t next_alloc;
+};
+
+void hpa_strtab_init(struct hpa_strtab *t);
+void hpa_strtab_release(struct hpa_strtab *t);
+
+/* Id of `s` (first `len` bytes), adding a copy when new. */
+uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len);
+uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s);
+
+static inline const char *hpa_strtab_get(const struct hpa_strtab *t, uint32_t id)
+{
+	return t->strs[id];
+}
+
+#endif

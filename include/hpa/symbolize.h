@@ -1,0 +1,47 @@
+/*
+ * Symbolization in-process with elfutils (libdwfl/libdw): every location is
+ * given its inline chain of (function, file:line) frames from DWARF, or a
+ * function name from the ELF symbol table, or stays unknown.
+ */
+#ifndef HPA_SYMBOLIZE_H
+#define HPA_SYMBOLIZE_H
+
+#include "hpa/compat.h"
+#include "hpa/profile.h"
+
+struct hpa_sym_opts {
+	const char *binary;        /* main executable to use instead of the mapped path */
+	const char *sysroot;       /* prefix for every mapped path, or NULL */
+	const char *const *debug_dirs; /* extra debug-file directories */
+	size_t debug_dirs_nr;
+	bool debuginfod;           /* allow debuginfod (DEBUGINFOD_URLS) lookups */
+};
+
+/*
+ * Symbolize every location of `prof` that lies in a mapped file.  Problems
+ * with single modules are warnings; returns -1 only for setup failures.
+ */
+int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts);
+
+/*
+ * Warn once per module whose frames stay unnamed in what a report shows,
+ * with the share of value `v` they cover and where hpa looked, e.g.
+ *   hpa: warning: libfoo.so.1: 3 addresses without symbols (12.3% of
+ *   inuse_space); looked in /usr/lib/libfoo.so.1, /usr/lib/debug
+ */
+void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
+			   enum hpa_value v, bool keep_internal);
+
+/*
+ * Demangle a C++ (Itanium) or Rust (legacy, v0) name; NULL if `name` is not
+ * mangled.  The result is malloc'ed.  A trailing "@VERSION" is dropped.
+ */
+char *hpa_demangle(const char *name);
+
+/*
+ * jeprof's short function name: argument lists (and a following "const"),
+ * template arguments and a leading return type removed, in place.
+ */
+void hpa_short_name(char *name);
+
+#endif

@@ -1,0 +1,71 @@
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/strtab.h"
+#include "hpa/xalloc.h"
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a, then mixed */
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return hpa_hash64(h ^ len);
+}
+
+void hpa_strtab_init(struct hpa_strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	hpa_hashmap_init(&t->by_hash);
+	HPA_GROW(t->strs, 1, t->alloc);
+	t->strs[0] = xstrdup("");
+	t->nr = 1;
+	HPA_GROW(t->next, 1, t->next_alloc);
+	t->next[0] = 0;
+}
+
+void hpa_strtab_release(struct hpa_strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->next);
+	hpa_hashmap_release(&t->by_hash);
+	memset(t, 0, sizeof(*t));
+}
+
+uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len)
+{
+	uint64_t h;
+	uint32_t first, id;
+
+	if (!len)
+		return 0;
+	h = hash_bytes(s, len);
+	first = hpa_hashmap_get(&t->by_hash, h);
+	for (id = first; id; id = t->next[id])
+		if (!strncmp(t->strs[id], s, len) && !t->strs[id][len])
+			return id;
+	if (t->nr >= UINT32_MAX)
+		abort();
+	id = (uint32_t)t->nr;
+	HPA_GROW(t->strs, t->nr + 1, t->alloc);
+	HPA_GROW(t->next, t->nr + 1, t->next_alloc);
+	t->strs[id] = xstrndup(s, len);
+	t->next[id] = first;
+	t->nr++;
+	hpa_hashmap_put(&t->by_hash, h, id);
+	return id;
+}
+
+uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s)
+{
+	return hpa_strtab_intern_len(t, s, strlen(s));
+}

@@ -1,0 +1,79 @@
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <demangle.h>
+
+#include "hpa/symbolize.h"
+#include "hpa/xalloc.h"
+
+char *hpa_demangle(const char *name)
+{
+	const char *at = strchr(name, '@');
+	char *copy = at ? xstrndup(name, (size_t)(at - name)) : NULL;
+	const char *n = copy ? copy : name;
+	char *out = NULL;
+
+	if (!strncmp(n, "_Z", 2) || !strncmp(n, "_R", 2) || !strncmp(n, "__Z", 3))
+		out = cplus_demangle(n, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (!out && copy)
+		out = xstrdup(copy);
+	free(copy);
+	return out;
+}
+
+/*
+ * Remove every innermost `open`...`close` group (with `also_const`, also a
+ * " const" after it); true if anything was removed.
+ */
+static bool drop_groups(char *s, char open_c, char close_c, bool also_const)
+{
+	bool any = false;
+	char *open = NULL, *p;
+
+	for (p = s; *p; p++) {
+		if (*p == open_c) {
+			open = p;
+		} else if (*p == close_c && open) {
+			char *end = p + 1, *q = end;
+			while (also_const && (*q == ' ' || *q == '\t'))
+				q++;
+			if (also_const && !strncmp(q, "const", 5))
+				end = q + 5;
+			memmove(open, end, strlen(end) + 1);
+			p = open - 1;
+			open = NULL;
+			any = true;
+		}
+	}
+	return any;
+}
+
+static bool is_word(char c)
+{
+	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+void hpa_short_name(char *name)
+{
+	char *p, *cut = NULL;
+
+	while (drop_groups(name, '(', ')', true))   /* argument lists */
+		;
+	while (drop_groups(name, '<', '>', false))  /* template arguments */
+		;
+	/* s/^.*\s+(\w+::)/$1/: the last blank that is followed by "word::". */
+	for (p = name; *p; p++) {
+		if (*p == ' ' || *p == '\t') {
+			char *w = p + 1;
+			while (is_word(*w))
+				w++;
+			if (w > p + 1 && w[0] == ':' && w[1] == ':')
+				cut = p + 1;
+		}
+	}
+	if (cut)
+		memmove(name, cut, strlen(cut) + 1);
+}

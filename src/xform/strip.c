@@ -1,0 +1,123 @@
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/strip.h"
+#include "hpa/symbolize.h"
+#include "hpa/xalloc.h"
+
+/* jeprof's list (heap profiles), plus what jemalloc 5 and Rust add. */
+static const char *const entry_points[] = {
+	"calloc", "cfree", "malloc", "newImpl", "void* newImpl", "free", "memalign",
+	"posix_memalign", "aligned_alloc", "pvalloc", "valloc", "realloc", "reallocarray",
+	"mallocx", "rallocx", "xallocx", "dallocx", "sdallocx", "sdallocx_noflags", "nallocx",
+	"malloc_usable_size", "tc_calloc", "tc_cfree", "tc_malloc", "tc_free", "tc_memalign",
+	"tc_posix_memalign", "tc_pvalloc", "tc_valloc", "tc_realloc", "tc_new", "tc_delete",
+	"tc_newarray", "tc_deletearray", "tc_new_nothrow", "tc_newarray_nothrow",
+	"do_malloc", "::do_malloc", "::do_malloc_or_cpp_alloc", "DoSampledAllocation",
+	"simple_alloc::allocate", "__malloc_alloc_template::allocate", "__builtin_delete",
+	"__builtin_new", "__builtin_vec_delete", "__builtin_vec_new", "operator new",
+	"operator new[]", "operator delete", "operator delete[]", "malloc_zone_malloc",
+	"malloc_zone_calloc", "malloc_zone_valloc", "malloc_zone_realloc",
+	"malloc_zone_memalign", "malloc_zone_free", "__start_google_malloc",
+	"__stop_google_malloc", "__start_malloc_hook", "__stop_malloc_hook",
+	"__libc_malloc", "__libc_calloc", "__libc_realloc", "__libc_memalign",
+	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc",
+	"__rdl_alloc_zeroed", "__rdl_realloc", "__rg_alloc", "__rg_alloc_zeroed",
+	"__rg_realloc",
+};
+
+/*
+ * Name prefixes of allocator internals: jemalloc's private namespace (je_,
+ * and _rjem_ in Rust's tikv-jemallocator), its static helpers that carry no
+ * prefix, tcmalloc and Rust's allocator shims.  Kept narrow on purpose: a
+ * false match would cut a user stack.
+ */
+static const char *const internal_prefixes[] = {
+	"je_", "_rjem_", "tcmalloc::", "alloc::alloc::", "prof_backtrace", "imalloc_body",
+};
+
+bool hpa_is_allocator_name(const char *name)
+{
+	size_t i;
+
+	if (name[0] == '_' && name[1] != '_') {   /* Mach-O's extra underscore */
+		for (i = 0; i < HPA_ARRAY_SIZE(entry_points); i++)
+			if (!strcmp(name + 1, entry_points[i]))
+				return true;
+	}
+	for (i = 0; i < HPA_ARRAY_SIZE(entry_points); i++)
+		if (!strcmp(name, entry_points[i]))
+			return true;
+	for (i = 0; i < HPA_ARRAY_SIZE(internal_prefixes); i++)
+		if (!strncmp(name, internal_prefixes[i], strlen(internal_prefixes[i])))
+			return true;
+	return strstr(name, "TCMalloc") != NULL;
+}
+
+static bool is_allocator_module(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libjemalloc.so", 14) || !strncmp(base, "libtcmalloc", 11);
+}
+
+void hpa_mark_internal(struct hpa_profile *prof)
+{
+	size_t i, j;
+
+	for (i = 1; i < prof->locs_nr; i++) {
+		struct hpa_location *loc = &prof->locs[i];
+		const char *path = hpa_profile_loc_path(prof, (uint32_t)i);
+
+		loc->internal = path && is_allocator_module(path);
+		loc->internal_levels = 0;
+		/* The outermost allocator level decides: it and all inside it go. */
+		for (j = loc->line_nr; !loc->internal && j-- > 0;) {
+			const struct hpa_line *l = &prof->lines[loc->line_first + j];
+			char *name = xstrdup(hpa_profile_str(prof, prof->funcs[l->func].name));
+			bool alloc;
+
+			hpa_short_name(name);
+			alloc = hpa_is_allocator_name(name);
+			free(name);
+			if (alloc) {
+				loc->internal_levels = (uint16_t)(j + 1);
+				loc->internal = j + 1 == loc->line_nr;
+				break;
+			}
+		}
+	}
+}
+
+size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t node, bool keep_internal,
+			 uint32_t **buf, size_t *alloc, unsigned *skip)
+{
+	size_t nr = 0, cut = 0, i;
+	unsigned levels = 0;
+
+	HPA_GROW(*buf, prof->nodes[node].depth + 1, *alloc);
+	for (; node; node = prof->nodes[node].parent) {
+		const struct hpa_location *l = &prof->locs[prof->nodes[node].loc];
+
+		(*buf)[nr++] = prof->nodes[node].loc;
+		if (keep_internal)
+			continue;
+		if (l->internal) {
+			cut = nr;             /* this frame and all leafward go */
+			levels = 0;
+		} else if (l->internal_levels) {
+			cut = nr - 1;         /* leafward frames go, this one in part */
+			levels = l->internal_levels;
+		}
+	}
+	if (cut) {
+		for (i = cut; i < nr; i++)
+			(*buf)[i - cut] = (*buf)[i];
+		nr -= cut;
+	}
+	*skip = levels;
+	return nr;
+}

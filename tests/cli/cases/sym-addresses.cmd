@@ -1,0 +1,1 @@
+--addresses --show_bytes --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--alloc_space --cum --show_bytes --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--files --show_bytes --sysroot nowhere example/demo example/demo.heap

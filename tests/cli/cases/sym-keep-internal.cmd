@@ -1,0 +1,1 @@
+--keep-internal --show_bytes --sysroot nowhere example/demo example/demo.heap

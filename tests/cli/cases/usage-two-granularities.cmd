@@ -1,0 +1,1 @@
+--lines --files example/demo.heap

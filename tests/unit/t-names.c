@@ -1,0 +1,74 @@
+/* Demangling, jeprof's short names (FORMATS.md 7.3) and allocator names. */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+
+#include "hpa/strip.h"
+#include "hpa/symbolize.h"
+#include "test.h"
+
+static void check_short(const char *in, const char *want)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", in);
+	hpa_short_name(buf);
+	CHECK_STR_EQ(buf, want);
+}
+
+static void check_demangle(const char *in, const char *want)
+{
+	char *out = hpa_demangle(in);
+
+	if (!want)
+		CHECK(out == NULL);
+	else
+		CHECK_STR_EQ(out, want);
+	free(out);
+}
+
+int main(void)
+{
+	check_short("operator new(unsigned long)", "operator new");
+	check_short("void* newImpl<false>(unsigned long)", "void* newImpl");
+	check_short("std::map<int, std::string>::operator[](int const&)", "std::map::operator[]");
+	check_short("(anonymous namespace)::do_malloc(unsigned long)", "::do_malloc");
+	check_short("foo(int) const", "foo");
+	check_short("std::__throw_ios_failure(char const*, int)@@GLIBCXX_3.4.26<00000000000a0a67>",
+		    "std::__throw_ios_failure@@GLIBCXX_3.4.26");
+	check_short("std::basic_ostream<char, std::char_traits<char> >& std::operator<< <char>"
+		    "(std::basic_ostream<char, std::char_traits<char> >&, char const*)",
+		    "std::operator<< ");
+	check_short("app::build[abi:cxx11](int)", "app::build[abi:cxx11]");
+	check_short("std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>"
+		    "(__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+		    "int const&)", "std::vector::_M_realloc_insert");
+	check_short("main", "main");
+
+	check_demangle("_Znwm", "operator new(unsigned long)");
+	check_demangle("_Znam", "operator new[](unsigned long)");
+	check_demangle("_ZN3app5buildB5cxx11Ei", "app::build[abi:cxx11](int)");
+	check_demangle("_ZN12_GLOBAL__N_19do_mallocEm", "(anonymous namespace)::do_malloc(unsigned long)");
+	check_demangle("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write");
+	check_demangle("_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar");
+	check_demangle("malloc", NULL);
+	check_demangle("malloc@@GLIBC_2.2.5", "malloc");
+	check_demangle("_Znwm@@GLIBCXX_3.4", "operator new(unsigned long)");
+
+	CHECK(hpa_is_allocator_name("malloc"));
+	CHECK(hpa_is_allocator_name("_malloc"));
+	CHECK(hpa_is_allocator_name("operator new"));
+	CHECK(hpa_is_allocator_name("operator new[]"));
+	CHECK(hpa_is_allocator_name("je_prof_backtrace"));
+	CHECK(hpa_is_allocator_name("_rjem_je_malloc_default"));
+	CHECK(hpa_is_allocator_name("prof_backtrace_impl"));
+	CHECK(hpa_is_allocator_name("tcmalloc::allocate_full_malloc_oom"));
+	CHECK(hpa_is_allocator_name("::do_malloc"));
+	CHECK(hpa_is_allocator_name("alloc::alloc::exchange_malloc"));
+	CHECK(hpa_is_allocator_name("__rust_alloc"));
+	CHECK(!hpa_is_allocator_name("main"));
+	CHECK(!hpa_is_allocator_name("mallocator"));
+	CHECK(!hpa_is_allocator_name("arena_alloc_block"));
+	CHECK(!hpa_is_allocator_name("strdup"));
+	TEST_MAIN_END();
+}

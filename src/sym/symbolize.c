@@ -35,6 +35,40 @@ struct module {
 	char *why;               /* why it could not be used, or NULL */
 };
 
+/* A subprogram or inlined-subroutine DIE of an indexed CU. */
+struct fn_die {
+	Dwarf_Die die;
+	int32_t parent;          /* enclosing function DIE, -1 for none */
+	uint32_t depth;
+	bool inlined;
+	bool call_known;         /* call_file/call_line read */
+	uint32_t func;           /* function id, 0 until first needed */
+	uint32_t call_file;      /* inlined: strtab id of DW_AT_call_file */
+	uint32_t call_line;
+};
+
+/* One address range of a function DIE. */
+struct fn_range {
+	Dwarf_Addr low, high;    /* CU-relative (file) addresses, high exclusive */
+	uint32_t die;            /* index into dies */
+	uint32_t depth;
+};
+
+/*
+ * Per-CU index: every function and inline instance with its ranges, built
+ * in one walk of the CU's DIE tree and searched per address, instead of one
+ * dwarf_getscopes() walk of the CU per address.
+ */
+struct cu_index {
+	Dwfl_Module *mod;
+	Dwarf_Off off;           /* CU DIE offset: the key, with mod */
+	Dwarf_Die cu;
+	struct fn_die *dies;
+	size_t ndies, adies;
+	struct fn_range *ranges;
+	size_t nranges, aranges;
+};
+
 struct symbolizer {
 	struct hpa_profile *prof;
 	const struct hpa_sym_opts *opts;
@@ -42,6 +76,9 @@ struct symbolizer {
 	Dwfl_Callbacks callbacks;
 	struct hpa_line *chain;  /* inline chain being built */
 	size_t chain_nr, chain_alloc;
+	struct cu_index *cus;    /* CUs indexed so far, for the current input */
+	size_t ncus, acus;
+	struct hpa_hashmap cu_by_key;
 };
 
 /* Mappings that are not files, or files never to open. */
@@ -171,101 +208,217 @@ static void report_module(struct symbolizer *s, Dwfl *dwfl, struct module *mod,
 		mod->why = xasprintf("%s: %s", mod->file, dwfl_errmsg(-1));
 }
 
-static void chain_add(struct symbolizer *s, const char *name, const char *system_name,
-		      const char *decl_file, const char *file, int line)
+static void chain_push(struct symbolizer *s, uint32_t func, uint32_t file, uint32_t line)
 {
-	struct hpa_profile *prof = s->prof;
-	struct hpa_line *l;
-
 	HPA_GROW(s->chain, s->chain_nr + 1, s->chain_alloc);
-	l = &s->chain[s->chain_nr++];
-	l->func = hpa_profile_intern_function(prof, name, system_name, decl_file);
-	l->file = hpa_strtab_intern(&prof->strs, file ? file : "");
-	l->line = line > 0 ? (uint32_t)line : 0;
+	s->chain[s->chain_nr].func = func;
+	s->chain[s->chain_nr].file = file;
+	s->chain[s->chain_nr].line = line;
+	s->chain_nr++;
 }
 
-/* Add a frame named after `die` (subprogram or inlined subroutine). */
-static void add_die_frame(struct symbolizer *s, Dwarf_Die *die, const char *file, int line)
+static void index_add_die(struct cu_index *ci, Dwarf_Die *die, int32_t *parent, bool inlined)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	size_t first = ci->nranges;
+	uint32_t idx = (uint32_t)ci->ndies;
+	uint32_t depth = *parent >= 0 ? ci->dies[*parent].depth + 1 : 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		HPA_GROW(ci->ranges, ci->nranges + 1, ci->aranges);
+		ci->ranges[ci->nranges].low = start;
+		ci->ranges[ci->nranges].high = end;
+		ci->ranges[ci->nranges].die = idx;
+		ci->ranges[ci->nranges].depth = depth;
+		ci->nranges++;
+	}
+	if (ci->nranges == first)
+		return;   /* a declaration, or code that was dropped: not a scope */
+	HPA_GROW(ci->dies, ci->ndies + 1, ci->adies);
+	memset(&ci->dies[idx], 0, sizeof(ci->dies[idx]));
+	ci->dies[idx].die = *die;
+	ci->dies[idx].parent = *parent;
+	ci->dies[idx].depth = depth;
+	ci->dies[idx].inlined = inlined;
+	ci->ndies++;
+	*parent = (int32_t)idx;
+}
+
+static void index_walk(struct cu_index *ci, Dwarf_Die *die, int32_t parent, unsigned level)
+{
+	Dwarf_Die cur = *die, child;
+
+	if (level > 256)
+		return;   /* pathological nesting: stop rather than recurse on */
+	do {
+		int tag = dwarf_tag(&cur);
+		int32_t scope = parent;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			index_add_die(ci, &cur, &scope, tag == DW_TAG_inlined_subroutine);
+		if (dwarf_haschildren(&cur) > 0 && dwarf_child(&cur, &child) == 0)
+			index_walk(ci, &child, scope, level + 1);
+	} while (dwarf_siblingof(&cur, &cur) == 0);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	if (x->low != y->low)
+		return x->low < y->low ? -1 : 1;
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+static struct cu_index *cu_index_get(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	uint64_t key = hpa_hash64((uint64_t)(uintptr_t)mod ^ hpa_hash64(off));
+	uint32_t id = hpa_hashmap_get(&s->cu_by_key, key);
+	struct cu_index *ci;
+	Dwarf_Die child;
+	size_t i;
+
+	if (id && s->cus[id - 1].mod == mod && s->cus[id - 1].off == off)
+		return &s->cus[id - 1];
+	if (id) {   /* a hash collision: look the slow way */
+		for (i = 0; i < s->ncus; i++)
+			if (s->cus[i].mod == mod && s->cus[i].off == off)
+				return &s->cus[i];
+	}
+	HPA_GROW(s->cus, s->ncus + 1, s->acus);
+	ci = &s->cus[s->ncus++];
+	memset(ci, 0, sizeof(*ci));
+	ci->mod = mod;
+	ci->off = off;
+	ci->cu = *cu;
+	if (dwarf_child(cu, &child) == 0)
+		index_walk(ci, &child, -1, 0);
+	qsort(ci->ranges, ci->nranges, sizeof(*ci->ranges), cmp_range);
+	if (!id)
+		hpa_hashmap_put(&s->cu_by_key, key, (uint32_t)s->ncus);
+	return ci;
+}
+
+static void cu_indexes_free(struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncus; i++) {
+		free(s->cus[i].dies);
+		free(s->cus[i].ranges);
+	}
+	s->ncus = 0;
+	hpa_hashmap_release(&s->cu_by_key);
+}
+
+/* The innermost function DIE whose ranges hold `pc` (CU-relative), or -1. */
+static int32_t innermost(const struct cu_index *ci, Dwarf_Addr pc)
+{
+	size_t lo = 0, hi = ci->nranges;
+
+	while (lo < hi) {   /* first range with low > pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (ci->ranges[mid].low <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * Ranges nest: of those holding pc, the innermost starts last (and
+	 * sorts after its parent when both start at the same address).
+	 */
+	while (lo-- > 0)
+		if (pc < ci->ranges[lo].high)
+			return (int32_t)ci->ranges[lo].die;
+	return -1;
+}
+
+/* The function a DIE names (linkage name demangled, else DW_AT_name), cached. */
+static uint32_t die_function(struct symbolizer *s, struct fn_die *d)
 {
 	Dwarf_Attribute attr;
 	const char *linkage, *name;
 	char *demangled = NULL;
 
-	linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (d->func)
+		return d->func;
+	linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_linkage_name, &attr));
 	if (!linkage)
-		linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-	name = dwarf_diename(die);
+		linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_MIPS_linkage_name, &attr));
+	name = dwarf_diename(&d->die);
 	if (linkage && (demangled = hpa_demangle(linkage)))
 		name = demangled;
 	else if (!name)
 		name = linkage ? linkage : "??";
-	chain_add(s, name, linkage ? linkage : name, dwarf_decl_file(die), file, line);
+	d->func = hpa_profile_intern_function(s->prof, name, linkage ? linkage : name,
+					      dwarf_decl_file(&d->die));
 	free(demangled);
+	return d->func;
 }
 
-/* File name for a DW_AT_call_file index of `cu`. */
-static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die)
+/* Where an inline instance was called from, cached. */
+static void inline_call_site(struct symbolizer *s, struct cu_index *ci, struct fn_die *d)
 {
 	Dwarf_Attribute attr;
-	Dwarf_Word idx;
+	Dwarf_Word idx, cl;
 	Dwarf_Files *files;
 	size_t nfiles;
+	const char *cf = NULL;
 
-	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &idx) != 0)
-		return NULL;
-	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
-		return NULL;
-	return dwarf_filesrc(files, idx, NULL, NULL);
+	if (d->call_known)
+		return;
+	d->call_known = true;
+	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_file, &attr), &idx) == 0 &&
+	    dwarf_getsrcfiles(&ci->cu, &files, &nfiles) == 0 && idx < nfiles)
+		cf = dwarf_filesrc(files, idx, NULL, NULL);
+	d->call_file = hpa_strtab_intern(&s->prof->strs, cf ? cf : "");
+	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_line, &attr), &cl) == 0)
+		d->call_line = (uint32_t)cl;
 }
 
 /*
- * The inline chain of `pc` from DWARF; false if DWARF has no function there.
- * dwarf_getscopes() finds the innermost function scope, but past an inlined
- * instance it continues into the abstract origin's scopes; the concrete
- * callers come from dwarf_getscopes_die() on that innermost DIE.
+ * The inline chain of `pc` from DWARF, innermost first.  The innermost
+ * frame's file:line comes from the line table; each caller's is the call
+ * site of the inline instance inside it.  False if no function DIE holds pc.
  */
 static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *scopes = NULL, *chain = NULL;
-	Dwfl_Line *dl = dwfl_module_getsrc(mod, pc);
-	const char *file = NULL;
-	int line = 0, n, i;
-	bool found = false;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	struct cu_index *ci;
+	Dwarf_Line *dl;
+	uint32_t file = 0, line = 0;
+	int32_t d;
 
-	if (dl)
-		file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
 	if (!cu)
 		return false;
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
-	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			break;
+	ci = cu_index_get(s, mod, cu);
+	d = innermost(ci, pc - bias);
+	if (d < 0)
+		return false;
+	dl = dwarf_getsrc_die(&ci->cu, pc - bias);
+	if (dl) {
+		int ln = 0;
+		const char *f = dwarf_linesrc(dl, NULL, NULL);
+		dwarf_lineno(dl, &ln);
+		file = hpa_strtab_intern(&s->prof->strs, f ? f : "");
+		line = ln > 0 ? (uint32_t)ln : 0;
 	}
-	if (i < n)
-		n = dwarf_getscopes_die(&scopes[i], &chain);
-	else
-		n = 0;
-	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&chain[i]);
-		Dwarf_Attribute attr;
-		Dwarf_Word cl;
+	for (; d >= 0; d = ci->dies[d].parent) {
+		struct fn_die *fd = &ci->dies[d];
 
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-			continue;
-		add_die_frame(s, &chain[i], file, line);
-		found = true;
-		if (tag == DW_TAG_subprogram)
+		chain_push(s, die_function(s, fd), file, line);
+		if (!fd->inlined)
 			break;
-		/* The caller's frame continues at this inline call site. */
-		file = call_file(cu, &chain[i]);
-		line = dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &attr), &cl) == 0 ?
-			(int)cl : 0;
+		inline_call_site(s, ci, fd);
+		file = fd->call_file;
+		line = fd->call_line;
 	}
-	free(scopes);
-	free(chain);
-	return found;
+	return true;
 }
 
 /* Name from .symtab/.dynsym: only a function symbol with a size containing pc. */
@@ -283,7 +436,8 @@ static bool symtab_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size || off >= sym.st_size)
 		return false;
 	demangled = hpa_demangle(name);
-	chain_add(s, demangled ? demangled : name, name, NULL, NULL, 0);
+	chain_push(s, hpa_profile_intern_function(s->prof, demangled ? demangled : name, name, NULL),
+		   0, 0);
 	free(demangled);
 	return true;
 }
@@ -386,6 +540,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 			symbolize_loc(s, dwfl, (uint32_t)i);
 	}
 
+	cu_indexes_free(s);
 	dwfl_end(dwfl);
 	for (i = 0; i < nmods; i++) {
 		free(mods[i].file);
@@ -433,5 +588,6 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 		rc = symbolize_input(&s, (uint32_t)i);
 	free(s.debuginfo_path);
 	free(s.chain);
+	free(s.cus);
 	return rc;
 }

@@ -8,13 +8,17 @@
 
 #include "hpa/compat.h"
 
+struct hpa_hashmap_slot {
+	uint64_t key;
+	uint32_t val;     /* 0 = empty slot */
+};
+
 struct hpa_hashmap {
-	uint64_t *keys;
-	uint32_t *vals;   /* 0 = empty slot */
+	struct hpa_hashmap_slot *slots;   /* key and value together: one cache miss per probe */
 	size_t nr, cap;   /* cap is 0 or a power of two */
 };
 
-#define HPA_HASHMAP_INIT { NULL, NULL, 0, 0 }
+#define HPA_HASHMAP_INIT { NULL, 0, 0 }
 
 void hpa_hashmap_init(struct hpa_hashmap *map);
 void hpa_hashmap_release(struct hpa_hashmap *map);

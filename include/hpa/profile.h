@@ -5,9 +5,10 @@
  * may move when they grow: keep ids, never pointers into them.
  *
  *   location     one distinct address (interned by address)
- *   stack node   (parent node, location): a parent-pointer trie rooted at the
- *                outermost frame.  A node id stands for a whole stack; node 0
- *                is the empty stack.
+ *   stack        one distinct sequence of locations, leaf first, stored once
+ *                as a slice of frames[] and interned by hashing the whole
+ *                sequence (one lookup per stack, not per frame); stack 0 is
+ *                the empty stack
  *   sample       stack + thread + the four unsampled values
  *   mapping      one line of an input's maps section
  *   input        one profile file that was read into the model
@@ -94,14 +95,13 @@ struct hpa_location {
 	uint16_t internal_levels; /* innermost inline levels that are allocator code */
 };
 
-struct hpa_stack_node {
-	uint32_t loc;
-	uint32_t parent;
-	uint32_t depth;    /* number of frames in the stack this node ends */
+struct hpa_stack {
+	uint32_t first;    /* index into frames[] of the leaf */
+	uint32_t nr;       /* number of frames */
 };
 
 struct hpa_sample {
-	uint32_t stack;    /* node id of the leaf, 0 for the empty stack */
+	uint32_t stack;    /* stack id, 0 for the empty stack */
 	int32_t thread;    /* HPA_THREAD_ALL or a jemalloc thread id */
 	uint32_t input;
 	double v[HPA_NVALUES];
@@ -143,10 +143,18 @@ struct hpa_profile {
 	struct hpa_location *locs;      /* [0] unused */
 	size_t locs_nr, locs_alloc;
 	struct hpa_hashmap loc_by_addr;
+	/*
+	 * Direct-mapped cache in front of loc_by_addr: profiles repeat a few
+	 * thousand addresses millions of times.
+	 */
+	struct { uint64_t addr; uint32_t loc; } *loc_cache;
 
-	struct hpa_stack_node *nodes;   /* [0] is the empty stack */
-	size_t nodes_nr, nodes_alloc;
-	struct hpa_hashmap node_by_key;
+	struct hpa_stack *stacks;       /* [0] is the empty stack */
+	size_t stacks_nr, stacks_alloc;
+	uint32_t *frames;               /* location ids of every stack, leaf first */
+	size_t frames_nr, frames_alloc;
+	struct hpa_hashmap stack_by_hash;
+	uint32_t *stack_next;           /* same-hash chain */
 
 	struct hpa_sample *samples;
 	size_t samples_nr, samples_alloc;
@@ -170,7 +178,7 @@ uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr);
 
 /*
  * Intern a stack given leaf first, as profiles write it: addrs[0] is the
- * leaf.  Returns the node id (0 for nr == 0).
+ * leaf.  Returns the stack id (0 for nr == 0).
  */
 uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr);
 
@@ -190,6 +198,14 @@ uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapp
  * that contains it (looked up at addr - 1, the call instruction).
  */
 void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input);
+
+/* The location ids of stack `id`, leaf first; *nr is set to their number. */
+static inline const uint32_t *hpa_profile_stack(const struct hpa_profile *prof, uint32_t id,
+						size_t *nr)
+{
+	*nr = prof->stacks[id].nr;
+	return prof->frames + prof->stacks[id].first;
+}
 
 /* Intern a function; NULL strings count as "".  Returns its id. */
 uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,

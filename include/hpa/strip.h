@@ -19,13 +19,13 @@ void hpa_mark_internal(struct hpa_profile *prof);
 bool hpa_is_allocator_name(const char *short_name);
 
 /*
- * The frames of stack `node` that a report shows, leaf first, into
- * `*buf` (grown as needed; *alloc is its capacity).  With `keep_internal`
- * nothing is cut.  Returns the number of frames (location ids); *skip is
- * set to the number of inline levels of frame 0 that are cut too (an
- * allocator function inlined into a caller that stays).
+ * The frames of stack `stack` that a report shows, leaf first: sets *frames
+ * to the first of them (inside the profile's frame table) and returns their
+ * number.  With `keep_internal` nothing is cut.  *skip is set to the number
+ * of inline levels of frame 0 that are cut too (an allocator function
+ * inlined into a caller that stays).
  */
-size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t node, bool keep_internal,
-			 uint32_t **buf, size_t *alloc, unsigned *skip);
+size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool keep_internal,
+			 const uint32_t **frames, unsigned *skip);
 
 #endif

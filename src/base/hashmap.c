@@ -18,15 +18,13 @@ uint64_t hpa_hash64(uint64_t x)
 
 void hpa_hashmap_init(struct hpa_hashmap *map)
 {
-	map->keys = NULL;
-	map->vals = NULL;
+	map->slots = NULL;
 	map->nr = map->cap = 0;
 }
 
 void hpa_hashmap_release(struct hpa_hashmap *map)
 {
-	free(map->keys);
-	free(map->vals);
+	free(map->slots);
 	hpa_hashmap_init(map);
 }
 
@@ -35,7 +33,7 @@ static size_t slot_of(const struct hpa_hashmap *map, uint64_t key)
 	size_t mask = map->cap - 1;
 	size_t i = (size_t)hpa_hash64(key) & mask;
 
-	while (map->vals[i] && map->keys[i] != key)
+	while (map->slots[i].val && map->slots[i].key != key)
 		i = (i + 1) & mask;
 	return i;
 }
@@ -44,27 +42,20 @@ uint32_t hpa_hashmap_get(const struct hpa_hashmap *map, uint64_t key)
 {
 	if (!map->cap)
 		return 0;
-	return map->vals[slot_of(map, key)];
+	return map->slots[slot_of(map, key)].val;
 }
 
 static void rehash(struct hpa_hashmap *map, size_t cap)
 {
-	uint64_t *okeys = map->keys;
-	uint32_t *ovals = map->vals;
+	struct hpa_hashmap_slot *old = map->slots;
 	size_t i, ocap = map->cap;
 
-	map->keys = xmalloc(st_mult(cap, sizeof(*map->keys)));
-	map->vals = xcalloc(cap, sizeof(*map->vals));
+	map->slots = xcalloc(cap, sizeof(*map->slots));
 	map->cap = cap;
-	for (i = 0; i < ocap; i++) {
-		if (ovals[i]) {
-			size_t s = slot_of(map, okeys[i]);
-			map->keys[s] = okeys[i];
-			map->vals[s] = ovals[i];
-		}
-	}
-	free(okeys);
-	free(ovals);
+	for (i = 0; i < ocap; i++)
+		if (old[i].val)
+			map->slots[slot_of(map, old[i].key)] = old[i];
+	free(old);
 }
 
 void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val)
@@ -76,8 +67,8 @@ void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val)
 	if ((map->nr + 1) * 4 > map->cap * 3)
 		rehash(map, map->cap ? map->cap * 2 : 64);
 	s = slot_of(map, key);
-	if (!map->vals[s])
+	if (!map->slots[s].val)
 		map->nr++;
-	map->keys[s] = key;
-	map->vals[s] = val;
+	map->slots[s].key = key;
+	map->slots[s].val = val;
 }

@@ -28,7 +28,7 @@ void hpa_profile_init(struct hpa_profile *prof)
 {
 	memset(prof, 0, sizeof(*prof));
 	hpa_hashmap_init(&prof->loc_by_addr);
-	hpa_hashmap_init(&prof->node_by_key);
+	hpa_hashmap_init(&prof->stack_by_hash);
 	hpa_hashmap_init(&prof->func_by_hash);
 	hpa_strtab_init(&prof->strs);
 	HPA_GROW(prof->funcs, 1, prof->funcs_alloc);
@@ -42,9 +42,10 @@ void hpa_profile_init(struct hpa_profile *prof)
 	HPA_GROW(prof->locs, 1, prof->locs_alloc);
 	memset(&prof->locs[0], 0, sizeof(prof->locs[0]));
 	prof->locs_nr = 1;
-	HPA_GROW(prof->nodes, 1, prof->nodes_alloc);
-	memset(&prof->nodes[0], 0, sizeof(prof->nodes[0]));
-	prof->nodes_nr = 1;
+	HPA_GROW(prof->stacks, 1, prof->stacks_alloc);
+	memset(&prof->stacks[0], 0, sizeof(prof->stacks[0]));
+	prof->stacks_nr = 1;
+	prof->stack_next = xcalloc(prof->stacks_alloc, sizeof(*prof->stack_next));
 }
 
 void hpa_profile_release(struct hpa_profile *prof)
@@ -60,7 +61,10 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->inputs);
 	free(prof->mappings);
 	free(prof->locs);
-	free(prof->nodes);
+	free(prof->loc_cache);
+	free(prof->stacks);
+	free(prof->frames);
+	free(prof->stack_next);
 	free(prof->samples);
 	free(prof->threads);
 	free(prof->funcs);
@@ -69,7 +73,7 @@ void hpa_profile_release(struct hpa_profile *prof)
 	hpa_hashmap_release(&prof->func_by_hash);
 	hpa_strtab_release(&prof->strs);
 	hpa_hashmap_release(&prof->loc_by_addr);
-	hpa_hashmap_release(&prof->node_by_key);
+	hpa_hashmap_release(&prof->stack_by_hash);
 	memset(prof, 0, sizeof(*prof));
 }
 
@@ -92,12 +96,23 @@ static uint32_t next_id(size_t nr)
 	return (uint32_t)nr;
 }
 
+#define LOC_CACHE_BITS 14
+
 uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 {
-	uint32_t id = hpa_hashmap_get(&prof->loc_by_addr, addr);
+	size_t slot = (size_t)(hpa_hash64(addr) >> (64 - LOC_CACHE_BITS));
+	uint32_t id;
 
-	if (id)
+	if (!prof->loc_cache)
+		prof->loc_cache = xcalloc((size_t)1 << LOC_CACHE_BITS, sizeof(*prof->loc_cache));
+	if (prof->loc_cache[slot].loc && prof->loc_cache[slot].addr == addr)
+		return prof->loc_cache[slot].loc;
+	id = hpa_hashmap_get(&prof->loc_by_addr, addr);
+	if (id) {
+		prof->loc_cache[slot].addr = addr;
+		prof->loc_cache[slot].loc = id;
 		return id;
+	}
 	id = next_id(prof->locs_nr);
 	HPA_GROW(prof->locs, prof->locs_nr + 1, prof->locs_alloc);
 	memset(&prof->locs[id], 0, sizeof(prof->locs[id]));
@@ -109,28 +124,41 @@ uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 
 uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
 {
-	uint32_t node = 0;
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ nr;
+	uint32_t first, id, *locs;
+	size_t i, old_alloc = prof->stacks_alloc;
 
-	for (i = nr; i-- > 0;) {
-		uint32_t loc = hpa_profile_intern_loc(prof, addrs[i]);
-		uint64_t key = (uint64_t)node << 32 | loc;
-		uint32_t child = hpa_hashmap_get(&prof->node_by_key, key);
-
-		if (!child) {
-			struct hpa_stack_node *n;
-
-			child = next_id(prof->nodes_nr);
-			HPA_GROW(prof->nodes, prof->nodes_nr + 1, prof->nodes_alloc);
-			n = &prof->nodes[prof->nodes_nr++];
-			n->loc = loc;
-			n->parent = node;
-			n->depth = prof->nodes[node].depth + 1;
-			hpa_hashmap_put(&prof->node_by_key, key, child);
-		}
-		node = child;
+	if (!nr)
+		return 0;
+	if (nr > UINT32_MAX)
+		HPA_BUG("stack of %zu frames", nr);
+	/* Locations go straight to the end of frames[]; dropped if a duplicate. */
+	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
+	locs = prof->frames + prof->frames_nr;
+	for (i = 0; i < nr; i++) {
+		locs[i] = hpa_profile_intern_loc(prof, addrs[i]);
+		h = hpa_hash64(h ^ locs[i]);
 	}
-	return node;
+	first = hpa_hashmap_get(&prof->stack_by_hash, h);
+	for (id = first; id; id = prof->stack_next[id]) {
+		const struct hpa_stack *st = &prof->stacks[id];
+		if (st->nr == nr && !memcmp(prof->frames + st->first, locs, nr * sizeof(*locs)))
+			return id;
+	}
+	id = next_id(prof->stacks_nr);
+	if (prof->frames_nr > UINT32_MAX - nr)
+		HPA_BUG("more than 2^32 frames");
+	HPA_GROW(prof->stacks, prof->stacks_nr + 1, prof->stacks_alloc);
+	if (prof->stacks_alloc != old_alloc)
+		prof->stack_next = xrealloc(prof->stack_next,
+					    st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
+	prof->stacks[id].first = (uint32_t)prof->frames_nr;
+	prof->stacks[id].nr = (uint32_t)nr;
+	prof->stack_next[id] = first;
+	prof->frames_nr += nr;
+	prof->stacks_nr++;
+	hpa_hashmap_put(&prof->stack_by_hash, h, id);
+	return id;
 }
 
 struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,

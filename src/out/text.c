@@ -163,8 +163,8 @@ static void compute_keys(struct keys *k, uint32_t loc)
 static void accumulate(struct keys *k, enum hpa_value v)
 {
 	const struct hpa_profile *prof = k->prof;
-	uint32_t *frames = NULL, nostack = hpa_strtab_intern(&k->names, "<no stack>");
-	size_t frames_alloc = 0, i, j, f;
+	const uint32_t *frames, nostack = hpa_strtab_intern(&k->names, "<no stack>");
+	size_t i, j, f;
 
 	grow_values(k);
 	for (i = 0; i < prof->samples_nr; i++) {
@@ -180,8 +180,7 @@ static void accumulate(struct keys *k, enum hpa_value v)
 			k->cum[nostack] += s->v[v];
 			continue;
 		}
-		nr = hpa_visible_stack(prof, s->stack, k->opts->keep_internal, &frames, &frames_alloc,
-				       &skip);
+		nr = hpa_visible_stack(prof, s->stack, k->opts->keep_internal, &frames, &skip);
 		for (f = 0; f < nr; f++) {
 			uint32_t loc = frames[f];
 
@@ -202,7 +201,6 @@ static void accumulate(struct keys *k, enum hpa_value v)
 			}
 		}
 	}
-	free(frames);
 }
 
 static const struct hpa_strtab *sort_names;

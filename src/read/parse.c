@@ -68,15 +68,30 @@ char *trim(char *line, size_t *len)
 	return line;
 }
 
+/* Digit values, -1 for non-hex bytes; filled on first use. */
+static signed char hex_table[256];
+static bool hex_table_ready;
+
+static void hex_table_init(void)
+{
+	int c;
+
+	for (c = 0; c < 256; c++)
+		hex_table[c] = -1;
+	for (c = 0; c < 10; c++)
+		hex_table['0' + c] = (signed char)c;
+	for (c = 0; c < 6; c++) {
+		hex_table['a' + c] = (signed char)(10 + c);
+		hex_table['A' + c] = (signed char)(10 + c);
+	}
+	hex_table_ready = true;
+}
+
 int hex_digit(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	if (!hex_table_ready)
+		hex_table_init();
+	return hex_table[(unsigned char)c];
 }
 
 int parse_u64(struct reader *r, const char **p, uint64_t *out)
@@ -146,40 +161,41 @@ int parse_counts(struct reader *r, const char **p, uint64_t raw[HPA_NVALUES])
 
 int parse_addrs(struct reader *r, const char *p)
 {
+	if (!hex_table_ready)
+		hex_table_init();
 	r->addrs_nr = 0;
 	for (;;) {
 		const char *tok;
 		uint64_t a = 0;
-		size_t digits = 0, len;
+		size_t digits = 0;
+		int d;
 		char q[48];
 
-		skip_blanks(&p);
+		while (is_blank(*p))
+			p++;
 		if (!*p)
 			return 0;
 		tok = p;
-		while (*p && !is_blank(*p))
-			p++;
-		len = (size_t)(p - tok);
-		if (len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
-			tok += 2;
-			len -= 2;
-		}
-		while (len && *tok == '0' && len > 1) {   /* leading zeros */
-			tok++;
-			len--;
-		}
-		for (; digits < len; digits++) {
-			int d = hex_digit(tok[digits]);
-
-			if (d < 0)
-				return read_err(r, "bad address \"%s\" in stack (expected hex)",
-						hpa_quote(tok, len, q, sizeof(q)));
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p += 2;
+		while (*p == '0')
+			p++;   /* leading zeros do not count toward the 16 digits */
+		while ((d = hex_table[(unsigned char)*p]) >= 0) {
 			a = a << 4 | (unsigned)d;
+			digits++;
+			p++;
 		}
-		if (len > 16)
+		if ((*p && !is_blank(*p)) || p == tok) {
+			while (*p && !is_blank(*p))
+				p++;
+			return read_err(r, "bad address \"%s\" in stack (expected hex)",
+					hpa_quote(tok, (size_t)(p - tok), q, sizeof(q)));
+		}
+		if (digits > 16)
 			return read_err(r, "address \"%s\" is longer than 16 hex digits",
-					hpa_quote(tok, len, q, sizeof(q)));
-		HPA_GROW(r->addrs, r->addrs_nr + 1, r->addrs_alloc);
+					hpa_quote(tok, (size_t)(p - tok), q, sizeof(q)));
+		if (r->addrs_nr == r->addrs_alloc)
+			HPA_GROW(r->addrs, r->addrs_nr + 1, r->addrs_alloc);
 		r->addrs[r->addrs_nr++] = a;
 	}
 }

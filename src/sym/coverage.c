@@ -42,9 +42,9 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 			   enum hpa_value v, bool keep_internal)
 {
 	struct unnamed *tab = NULL;
-	uint32_t *frames = NULL;
+	const uint32_t *frames;
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
-	size_t nr = 0, alloc = 0, frames_alloc = 0, i, f;
+	size_t nr = 0, alloc = 0, i, f;
 	double total = hpa_profile_total(prof, v, HPA_THREAD_ALL);
 
 	for (i = 0; i < prof->samples_nr; i++) {
@@ -54,7 +54,7 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 
 		if (s->thread != HPA_THREAD_ALL || !s->stack)
 			continue;
-		n = hpa_visible_stack(prof, s->stack, keep_internal, &frames, &frames_alloc, &skip);
+		n = hpa_visible_stack(prof, s->stack, keep_internal, &frames, &skip);
 		for (f = 0; f < n; f++) {
 			const struct hpa_location *l = &prof->locs[frames[f]];
 			const char *path = hpa_profile_loc_path(prof, frames[f]);
@@ -110,6 +110,5 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 		}
 	}
 	free(tab);
-	free(frames);
 	free(seen);
 }

@@ -92,32 +92,25 @@ void hpa_mark_internal(struct hpa_profile *prof)
 	}
 }
 
-size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t node, bool keep_internal,
-			 uint32_t **buf, size_t *alloc, unsigned *skip)
+size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool keep_internal,
+			 const uint32_t **frames, unsigned *skip)
 {
-	size_t nr = 0, cut = 0, i;
+	size_t nr, cut = 0, i;
+	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
 	unsigned levels = 0;
 
-	HPA_GROW(*buf, prof->nodes[node].depth + 1, *alloc);
-	for (; node; node = prof->nodes[node].parent) {
-		const struct hpa_location *l = &prof->locs[prof->nodes[node].loc];
+	for (i = 0; i < nr && !keep_internal; i++) {
+		const struct hpa_location *l = &prof->locs[locs[i]];
 
-		(*buf)[nr++] = prof->nodes[node].loc;
-		if (keep_internal)
-			continue;
 		if (l->internal) {
-			cut = nr;             /* this frame and all leafward go */
+			cut = i + 1;          /* this frame and all leafward go */
 			levels = 0;
 		} else if (l->internal_levels) {
-			cut = nr - 1;         /* leafward frames go, this one in part */
+			cut = i;              /* leafward frames go, this one in part */
 			levels = l->internal_levels;
 		}
 	}
-	if (cut) {
-		for (i = cut; i < nr; i++)
-			(*buf)[i - cut] = (*buf)[i];
-		nr -= cut;
-	}
+	*frames = locs + cut;
 	*skip = levels;
-	return nr;
+	return nr - cut;
 }

@@ -62,12 +62,19 @@ static void jemalloc_threads(void)
 	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 1), 264, 0);
 	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 0), 100, 0);
 	CHECK_INT_EQ(p.samples_nr, 6);
-	/* Stacks: 0x10/0x11 leaves under a shared 0x30 <- 0x20 trunk. */
+	/* Two distinct stacks over four addresses; the repeated one is shared. */
 	CHECK_INT_EQ(p.locs_nr - 1, 4);
-	CHECK_INT_EQ(p.nodes_nr - 1, 4);
+	CHECK_INT_EQ(p.stacks_nr - 1, 2);
+	CHECK_INT_EQ(p.frames_nr, 6);
 	CHECK_INT_EQ(p.samples[0].stack, p.samples[5].stack);
-	CHECK_INT_EQ(p.nodes[p.samples[0].stack].depth, 3);
-	CHECK_INT_EQ(p.nodes[p.samples[0].stack].parent, p.nodes[p.samples[3].stack].parent);
+	CHECK(p.samples[0].stack != p.samples[3].stack);
+	{
+		size_t nr;
+		const uint32_t *f = hpa_profile_stack(&p, p.samples[3].stack, &nr);
+		CHECK_INT_EQ(nr, 3);
+		CHECK_INT_EQ(p.locs[f[0]].addr, 0x11);   /* leaf first */
+		CHECK_INT_EQ(p.locs[f[2]].addr, 0x30);
+	}
 	/* Threads from the header, with the name. */
 	CHECK_INT_EQ(p.threads_nr, 2);
 	CHECK_INT_EQ(p.threads[1].id, 1);
@@ -132,8 +139,8 @@ static void crlf_bom_commands(void)
 		"@ 0xABC 0x0000000000000def\r\n"
 		"  t*: 2: 64 [0: 0]\r\n"), 0);
 	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 64, 0);
-	CHECK_INT_EQ(p.locs[1].addr, 0xdef);   /* root first in the trie */
-	CHECK_INT_EQ(p.locs[2].addr, 0xabc);
+	CHECK_INT_EQ(p.locs[1].addr, 0xabc);   /* interned leaf first */
+	CHECK_INT_EQ(p.locs[2].addr, 0xdef);
 	hpa_profile_release(&p);
 }
 

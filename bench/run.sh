@@ -1,0 +1,64 @@
+#!/bin/sh
+# Speed and memory of hpa against jeprof on one large real profile.
+#
+#   bench/run.sh [HPA] [RUNS]
+#
+# Generates a synthetic C program (bench/gen.c: 4000 functions in 40 files,
+# deep call paths chosen by a seed, always-inlined helpers, -O2 -g), runs it
+# under Debian's libjemalloc with lg_prof_sample:0 so every allocation is
+# recorded (RUNS seeds, default 200000: about 180k distinct stacks), then
+# times `--text --show_bytes BINARY PROFILE` for hpa and for /usr/bin/jeprof
+# and prints wall time, ratio, hpa's peak RSS and the unique addresses hpa
+# symbolizes per second (time with symbols minus time with --no-symbols).
+# Needs: gcc, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
+# Nothing here runs in ctest: timings are printed, never asserted.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+hpa=${1:-$here/../build/hpa}
+runs=${2:-200000}
+work=${HPA_BENCH_DIR:-/tmp/hpa-bench}
+je=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+[ -x "$hpa" ] || { echo "no hpa at $hpa (build first)"; exit 1; }
+[ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time"; exit 1; }
+[ -e "$je" ] || { echo "needs $je: apt-get install libjemalloc2"; exit 1; }
+
+mkdir -p "$work"
+cd "$work"
+if [ ! -x syn ] || [ "$here/gen.c" -nt syn ]; then
+	echo "generating and building the synthetic program in $work ..."
+	gcc -O2 -o gen "$here/gen.c"
+	rm -f syn_*.c
+	./gen . 40 100
+	gcc -O2 -g -fno-omit-frame-pointer -o syn main.c syn_*.c
+fi
+rm -f prof.*.heap
+MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" \
+	LD_PRELOAD="$je" ./syn "$runs"
+prof=$(ls prof.*.heap)
+stacks=$(grep -c '^@' "$prof")
+addrs=$(grep '^@' "$prof" | tr ' ' '\n' | grep '^0x' | sort -u | wc -l)
+echo "profile: $prof, $(du -m "$prof" | cut -f1) MB, $stacks stacks, $addrs unique addresses"
+
+measure() {   # measure NAME CMD... -> "seconds kbytes"
+	/usr/bin/time -f '%e %M' -o time.txt "$@" >out.txt 2>err.txt
+	cat time.txt
+}
+set -- $(measure "$hpa" --text --show_bytes ./syn "$prof"); hpa_s=$1 hpa_kb=$2
+set -- $(measure "$hpa" --no-symbols --text --show_bytes ./syn "$prof"); nosym_s=$1
+if [ -x /usr/bin/jeprof ]; then
+	set -- $(measure /usr/bin/jeprof --text --show_bytes ./syn "$prof"); je_s=$1 je_kb=$2
+else
+	je_s=""
+fi
+
+echo "hpa --text:    ${hpa_s} s, peak RSS $((hpa_kb / 1024)) MiB"
+echo "hpa --no-symbols: ${nosym_s} s (reading and report only)"
+awk -v a="$addrs" -v t="$hpa_s" -v n="$nosym_s" 'BEGIN {
+	d = t - n; if (d <= 0) d = 0.001
+	printf "symbolization: %d unique addresses in %.2f s = %.0f addresses/s\n", a, d, a / d }'
+if [ -n "$je_s" ]; then
+	echo "jeprof --text: ${je_s} s, peak RSS $((je_kb / 1024)) MiB"
+	awk -v j="$je_s" -v h="$hpa_s" 'BEGIN { printf "ratio: hpa is %.0fx faster than jeprof\n", j / h }'
+else
+	echo "jeprof: not installed (apt-get install libjemalloc-dev)"
+fi

@@ -39,6 +39,13 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 char *hpa_demangle(const char *name);
 
 /*
+ * Remove compiler clone suffixes in place: " [clone .constprop.0]" in
+ * demangled C++ names, ".constprop.0", ".isra.0", ".part.0", ".cold",
+ * ".lto_priv.0", ".localalias" and ".llvm.123" in C symbol names.
+ */
+void hpa_strip_clone_suffix(char *name);
+
+/*
  * jeprof's short function name: argument lists (and a following "const"),
  * template arguments and a leading return type removed, in place.
  */

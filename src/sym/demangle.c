@@ -23,6 +23,33 @@ char *hpa_demangle(const char *name)
 	return out;
 }
 
+void hpa_strip_clone_suffix(char *name)
+{
+	static const char *const words[] = {
+		".constprop", ".isra", ".part", ".cold", ".lto_priv", ".localalias", ".llvm",
+		".clone",
+	};
+	char *p;
+	size_t i;
+
+	while ((p = strstr(name, " [clone ")) != NULL) {
+		char *end = strchr(p, ']');
+		if (!end)
+			break;
+		memmove(p, end + 1, strlen(end + 1) + 1);
+	}
+	/* A C symbol: from the first ".word" suffix on, e.g. f.constprop.0.isra.0. */
+	for (p = strchr(name, '.'); p; p = strchr(p + 1, '.')) {
+		for (i = 0; i < HPA_ARRAY_SIZE(words); i++) {
+			size_t n = strlen(words[i]);
+			if (!strncmp(p, words[i], n) && (!p[n] || p[n] == '.')) {
+				*p = '\0';
+				return;
+			}
+		}
+	}
+}
+
 /*
  * Remove every innermost `open`...`close` group (with `also_const`, also a
  * " const" after it); true if anything was removed.

@@ -337,12 +337,59 @@ static int32_t innermost(const struct cu_index *ci, Dwarf_Addr pc)
 	return -1;
 }
 
-/* The function a DIE names (linkage name demangled, else DW_AT_name), cached. */
-static uint32_t die_function(struct symbolizer *s, struct fn_die *d)
+/* Demangled, clone-suffix-free copy of a symbol name. */
+static char *clean_name(const char *name)
+{
+	char *out = hpa_demangle(name);
+
+	if (!out)
+		out = xstrdup(name);
+	hpa_strip_clone_suffix(out);
+	return out;
+}
+
+/* The function symbol (.symtab/.dynsym) whose extent holds pc, or NULL. */
+static const char *symtab_function(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+	int type;
+
+	if (!name)
+		return NULL;
+	type = GELF_ST_TYPE(sym.st_info);
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size || off >= sym.st_size)
+		return NULL;
+	return name;
+}
+
+static bool is_cxx_or_rust(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_Rust:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The function a DIE names, cached: its linkage name demangled, else its
+ * DW_AT_name.  A C++ or Rust function with no linkage name (lambdas,
+ * anonymous namespaces) is unqualified in DWARF, so for the physical frame
+ * the ELF symbol at pc names it instead.
+ */
+static uint32_t die_function(struct symbolizer *s, struct cu_index *ci, struct fn_die *d,
+			     Dwfl_Module *mod, Dwarf_Addr pc)
 {
 	Dwarf_Attribute attr;
 	const char *linkage, *name;
-	char *demangled = NULL;
+	char *clean = NULL;
 
 	if (d->func)
 		return d->func;
@@ -350,13 +397,15 @@ static uint32_t die_function(struct symbolizer *s, struct fn_die *d)
 	if (!linkage)
 		linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_MIPS_linkage_name, &attr));
 	name = dwarf_diename(&d->die);
-	if (linkage && (demangled = hpa_demangle(linkage)))
-		name = demangled;
+	if (!linkage && !d->inlined && is_cxx_or_rust(&ci->cu))
+		linkage = symtab_function(mod, pc);
+	if (linkage)
+		name = clean = clean_name(linkage);
 	else if (!name)
-		name = linkage ? linkage : "??";
+		name = "??";
 	d->func = hpa_profile_intern_function(s->prof, name, linkage ? linkage : name,
 					      dwarf_decl_file(&d->die));
-	free(demangled);
+	free(clean);
 	return d->func;
 }
 
@@ -411,7 +460,7 @@ static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 	for (; d >= 0; d = ci->dies[d].parent) {
 		struct fn_die *fd = &ci->dies[d];
 
-		chain_push(s, die_function(s, fd), file, line);
+		chain_push(s, die_function(s, ci, fd, mod, pc), file, line);
 		if (!fd->inlined)
 			break;
 		inline_call_site(s, ci, fd);
@@ -424,21 +473,14 @@ static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 /* Name from .symtab/.dynsym: only a function symbol with a size containing pc. */
 static bool symtab_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 {
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
-	char *demangled;
-	int type;
+	const char *name = symtab_function(mod, pc);
+	char *clean;
 
 	if (!name)
 		return false;
-	type = GELF_ST_TYPE(sym.st_info);
-	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size || off >= sym.st_size)
-		return false;
-	demangled = hpa_demangle(name);
-	chain_push(s, hpa_profile_intern_function(s->prof, demangled ? demangled : name, name, NULL),
-		   0, 0);
-	free(demangled);
+	clean = clean_name(name);
+	chain_push(s, hpa_profile_intern_function(s->prof, clean, name, NULL), 0, 0);
+	free(clean);
 	return true;
 }
 

@@ -11,31 +11,10 @@
 # usage: run-real.sh HPA TEST_TOOL ALLOC_PATHS ALLOC_THREADS WORKDIR
 set -u
 hpa=$1 tool=$2 paths=$3 threads=$4 work=$5
-fail=0 checks=0
+. "$(dirname "$0")/lib.sh"
 
-missing() {
-	echo "missing: $1"
-	[ "${HPA_REQUIRE_PEERS:-}" = 1 ] && exit 1
-	exit 77
-}
-find_lib() {
-	for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib; do
-		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
-	done
-	return 1
-}
 je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
 tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
-
-check() {   # check WHAT EXPECTED ACTUAL
-	checks=$((checks + 1))
-	if [ "$2" != "$3" ]; then
-		echo "FAIL: $1"
-		echo "  expected: $2"
-		echo "  actual:   $3"
-		fail=$((fail + 1))
-	fi
-}
 
 # The distinct cum values of the address rows in module $2, for value $1 of
 # profile $3 (binary $4): unsymbolized, so every frame is its own row.
@@ -62,11 +41,6 @@ done
 HEAPPROFILE="$work/tc-paths" LD_PRELOAD="$tc" "$paths" 2>/dev/null || { echo "alloc_paths failed under tcmalloc"; exit 1; }
 HEAPPROFILE="$work/tc-threads" LD_PRELOAD="$tc" "$threads" 2>/dev/null || { echo "alloc_threads failed under tcmalloc"; exit 1; }
 
-one() {   # the single file matching a glob, or fail
-	set -- $1
-	[ $# = 1 ] && [ -f "$1" ] || { echo "FAIL: expected one profile, got: $*" >&2; return 1; }
-	echo "$1"
-}
 je0=$(one "$work/je-paths-0.*.f.heap") || exit 1
 tcp=$(one "$work/tc-paths.*.heap") || exit 1
 jt0=$(one "$work/je-threads-0.*.m0.heap") || exit 1
@@ -99,12 +73,6 @@ for f in "$tct" "$jt0"; do
 done
 
 # --- symbolized rows ------------------------------------------------------------
-# "flat cum" of the function row NAME: func_row VALUE BINARY PROFILE NAME [OPTS]
-func_row() {
-	"$hpa" --text --show_bytes --"$1" ${5:-} "$2" "$3" 2>/dev/null |
-		awk -v n="$4" '{ name = $6; for (i = 7; i <= NF; i++) name = name " " $i }
-			       name == n { print $1, $4 }'
-}
 src=$(cd "$(dirname "$0")" && pwd)
 malloc_line=$(grep -n 'void \*p = malloc(n);' "$src/alloc_paths.c" | cut -d: -f1)
 for f in "$je0" "$tcp"; do
@@ -162,5 +130,4 @@ else
 	echo "note: /usr/bin/jeprof not installed; jeprof comparisons skipped"
 fi
 
-echo "$checks checks, $fail failed"
-[ "$fail" = 0 ]
+finish

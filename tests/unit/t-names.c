@@ -55,6 +55,26 @@ int main(void)
 	check_demangle("malloc@@GLIBC_2.2.5", "malloc");
 	check_demangle("_Znwm@@GLIBCXX_3.4", "operator new(unsigned long)");
 
+	{
+		char a[] = "(anonymous namespace)::make_blobs(int) [clone .constprop.0]";
+		char b[] = "fill.constprop.0.isra.0";
+		char c[] = "copy_string.cold";
+		char d[] = "main::{lambda(unsigned long)#1}::operator()(unsigned long) const [clone .isra.0]";
+		char e[] = "v1.2.3";
+		hpa_strip_clone_suffix(a);
+		hpa_strip_clone_suffix(b);
+		hpa_strip_clone_suffix(c);
+		hpa_strip_clone_suffix(d);
+		hpa_strip_clone_suffix(e);
+		CHECK_STR_EQ(a, "(anonymous namespace)::make_blobs(int)");
+		CHECK_STR_EQ(b, "fill");
+		CHECK_STR_EQ(c, "copy_string");
+		CHECK_STR_EQ(d, "main::{lambda(unsigned long)#1}::operator()(unsigned long) const");
+		CHECK_STR_EQ(e, "v1.2.3");
+		hpa_short_name(d);
+		CHECK_STR_EQ(d, "main::{lambda#1}::operator");
+	}
+
 	CHECK(hpa_is_allocator_name("malloc"));
 	CHECK(hpa_is_allocator_name("_malloc"));
 	CHECK(hpa_is_allocator_name("operator new"));

@@ -26,11 +26,15 @@
 #include "hpa/diag.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
+#include "elfview.h"
 
 struct module {
 	const char *map_path;    /* path in the maps section */
 	char *file;              /* file actually used */
 	uint64_t start, offset;  /* lowest mapping of the file */
+	const char *perms;
+	uint64_t *pcs;           /* profile addresses in it, minus one */
+	size_t npcs, apcs;
 	Dwfl_Module *mod;
 	char *why;               /* why it could not be used, or NULL */
 };
@@ -104,77 +108,6 @@ static char *join_sysroot(const char *sysroot, const char *path)
 	return out;
 }
 
-static char *xasprintf(const char *fmt, ...) HPA_PRINTF(1, 2);
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		abort();
-	return s;
-}
-
-/*
- * The load bias of `file` when the page at file offset `offset` is mapped at
- * `start`: from the PT_LOAD segment holding that offset.  0 for ET_EXEC.
- * Returns NULL, or why the file cannot be used.
- */
-static char *elf_bias(const char *file, uint64_t start, uint64_t offset,
-		      bool *is_dyn, uint64_t *bias)
-{
-	GElf_Ehdr ehdr;
-	size_t i, phnum;
-	char *why = NULL;
-	Elf *elf;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return xasprintf("cannot open %s: %s", file, strerror(errno));
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
-		why = xasprintf("%s is not an ELF file", file);
-		goto out;
-	}
-	*is_dyn = ehdr.e_type == ET_DYN;
-	*bias = 0;
-	if (ehdr.e_type == ET_EXEC)
-		goto out;
-	if (ehdr.e_type != ET_DYN) {
-		why = xasprintf("%s is not an executable or shared library", file);
-		goto out;
-	}
-	if (elf_getphdrnum(elf, &phnum) < 0) {
-		why = xasprintf("%s: no program headers", file);
-		goto out;
-	}
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		uint64_t page_off;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		page_off = ph.p_offset & ~(uint64_t)(ph.p_align > 1 ? ph.p_align - 1 : 0);
-		if (ph.p_align > 4096)
-			page_off = ph.p_offset & ~(uint64_t)4095;
-		if (offset >= page_off && offset < ph.p_offset + (ph.p_filesz ? ph.p_filesz : 1)) {
-			*bias = start - offset - (ph.p_vaddr - ph.p_offset);
-			goto out;
-		}
-	}
-	why = xasprintf("%s: no loadable segment at file offset 0x%llx (a different build?)",
-			file, (unsigned long long)offset);
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return why;
-}
-
 /* The main executable of an input: the first file mapping of its maps. */
 static const char *main_path(const struct hpa_profile *prof, const struct hpa_input *in)
 {
@@ -188,19 +121,33 @@ static const char *main_path(const struct hpa_profile *prof, const struct hpa_in
 	return NULL;
 }
 
+/*
+ * Open the module's file, check that it can be the one that ran, and report
+ * it to libdwfl at the bias its maps line implies.
+ */
 static void report_module(struct symbolizer *s, Dwfl *dwfl, struct module *mod,
-			  const char *main)
+			  const struct hpa_input *in, const char *main)
 {
 	const char *base = strrchr(mod->map_path, '/');
+	struct elf_view v;
 	uint64_t bias = 0;
-	bool dyn = false;
 
 	base = base ? base + 1 : mod->map_path;
 	if (s->opts->binary && main && !strcmp(mod->map_path, main))
 		mod->file = xstrdup(s->opts->binary);
 	else
 		mod->file = join_sysroot(s->opts->sysroot, mod->map_path);
-	mod->why = elf_bias(mod->file, mod->start, mod->offset, &dyn, &bias);
+	mod->why = elf_view_open(&v, mod->file);
+	if (!mod->why)
+		mod->why = elf_view_bias(&v, mod->start, mod->offset, mod->perms, &bias);
+	if (!mod->why && !(mod->start == 0 && mod->offset == 0 && in->map_nr == 1 &&
+			   s->prof->mappings[in->map_first].limit == UINT64_MAX)) {
+		/* Not for the catch-all of a profile without maps: nothing to check against. */
+		mod->why = elf_view_check_mappings(&v, s->prof, in, mod->map_path, bias);
+		if (!mod->why)
+			mod->why = elf_view_check_addresses(&v, bias, mod->pcs, mod->npcs);
+	}
+	elf_view_close(&v);
 	if (mod->why)
 		return;
 	mod->mod = dwfl_report_elf(dwfl, base, mod->file, -1, bias, true);
@@ -545,6 +492,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 				if (!strcmp(o->path, map->path) && o->start < mods[nmods].start) {
 					mods[nmods].start = o->start;
 					mods[nmods].offset = o->offset;
+					mods[nmods].perms = o->perms;
 				}
 			}
 			nmods++;
@@ -558,9 +506,20 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 		free(mods);
 		return hpa_error("cannot start libdwfl: %s", dwfl_errmsg(-1));
 	}
+	/* Each module's addresses, for the checks before it is used. */
+	for (i = 1; i < prof->locs_nr; i++) {
+		uint32_t m = prof->locs[i].mapping, j;
+		struct module *mod;
+		if (!m || m < in->map_first || m >= in->map_first + in->map_nr ||
+		    !(j = mod_of_map[m - in->map_first]))
+			continue;
+		mod = &mods[j - 1];
+		HPA_GROW(mod->pcs, mod->npcs + 1, mod->apcs);
+		mod->pcs[mod->npcs++] = prof->locs[i].addr ? prof->locs[i].addr - 1 : 0;
+	}
 	dwfl_report_begin(dwfl);
 	for (i = 0; i < nmods; i++)
-		report_module(s, dwfl, &mods[i], main);
+		report_module(s, dwfl, &mods[i], in, main);
 	dwfl_report_end(dwfl, NULL, NULL);
 	/* Remember, per mapping, what was opened and what went wrong. */
 	for (i = 0; i < in->map_nr; i++) {
@@ -587,6 +546,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 	for (i = 0; i < nmods; i++) {
 		free(mods[i].file);
 		free(mods[i].why);
+		free(mods[i].pcs);
 	}
 	free(mods);
 	free(mod_of_map);

@@ -6,7 +6,8 @@
 #  - a shared library both linked and dlopen'd;
 #  - a stripped binary whose debug file is found by build-id (--debug-dir)
 #    and by .gnu_debuglink;
-#  - a binary moved after the run.
+#  - a binary moved after the run;
+#  - non-PIE and lld-linked layouts, and the wrong binary detected.
 # Where /usr/bin/jeprof exists, the top-10 flat functions and main's cum
 # equal jeprof's, except where jeprof is wrong (named below).
 #
@@ -20,6 +21,7 @@ je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install li
 tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
 command -v "$cxx" >/dev/null || missing "a C++ compiler (apt-get install g++)"
 command -v objcopy >/dev/null || missing "objcopy (apt-get install binutils)"
+command -v ld.lld >/dev/null || missing "ld.lld (apt-get install lld)"
 
 rm -rf "$work"
 mkdir -p "$work/a" "$work/b" "$work/dbg" || exit 1
@@ -110,6 +112,26 @@ check "stripped, no debug dir: warning names the module" "1" \
 	"$(grep -c '^hpa: warning: bid: [0-9]* addresses without symbols ([0-9.]*% of inuse_space): .*looked in bid, /usr/lib/debug$' warn.txt)"
 je_link=$(je_run je-link ./link) || exit 1
 check "debuglink debug file" "819200 819200" "$(func_row inuse_space link "$je_link" "make_buf (inline)")"
+
+# --- layouts: non-PIE, lld (p_offset != p_vaddr) ------------------------------
+build $cc $cflags -no-pie -o nopie "$src/inline_rec.c"
+je_nopie=$(je_run je-nopie ./nopie) || exit 1
+check "non-PIE executable" "819200 819200" "$(func_row inuse_space nopie "$je_nopie" "make_buf (inline)")"
+build $cc $cflags -fuse-ld=lld -o lld "$src/inline_rec.c"
+check "lld layout has a segment with p_offset != p_vaddr" "yes" \
+	"$(readelf -lW lld | awk '$1 == "LOAD" && $2 != $3 { s = "yes" } END { print s }')"
+je_lld=$(je_run je-lld ./lld) || exit 1
+check "lld-linked executable" "819200 819200" "$(func_row inuse_space lld "$je_lld" "make_buf (inline)")"
+
+# --- the wrong binary is detected, not used -------------------------------------
+build $cc -O0 -g -o other "$src/inline_rec.c"
+"$hpa" --text other "$je_inl" >/dev/null 2>warn.txt
+check "a different build is detected" "1" \
+	"$(grep -c '^hpa: warning: inline_rec: .*do not follow a call instruction: not the binary that ran' warn.txt)"
+check "a different build gives no names" "" "$(func_row inuse_space other "$je_inl" "make_buf (inline)")"
+"$hpa" --text nopie "$je_inl" >/dev/null 2>warn.txt
+check "a fixed-address binary for a PIE profile is detected" "1" \
+	"$(grep -c '^hpa: warning: inline_rec: .*fixed-address executable linked at .*not the binary that ran' warn.txt)"
 
 # --- a binary moved after the run ----------------------------------------------
 mv a/inline_rec b/inline_rec

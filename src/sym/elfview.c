@@ -1,0 +1,254 @@
+/*
+ * ELF load segments and the "is this the binary that ran?" checks.
+ * jemalloc's maps section carries no build-ids, so hpa checks what it can:
+ * every mapping must fit a load segment at its file offset, an ET_EXEC file
+ * must sit at its link address, the profile's addresses must be in
+ * executable segments, and being return addresses they must follow a call
+ * instruction.  A different build of the same program fails at least one
+ * of these almost always; printing names from it would be confident garbage.
+ */
+#include "hpa/compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpa/xalloc.h"
+#include "elfview.h"
+
+#define PAGE 4096
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	return s;
+}
+
+char *elf_view_open(struct elf_view *v, const char *file)
+{
+	size_t i, phnum;
+
+	memset(v, 0, sizeof(*v));
+	v->file = file;
+	v->fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (v->fd < 0)
+		return xasprintf("cannot open %s: %s", file, strerror(errno));
+	v->elf = elf_begin(v->fd, ELF_C_READ_MMAP, NULL);
+	if (!v->elf || elf_kind(v->elf) != ELF_K_ELF || !gelf_getehdr(v->elf, &v->ehdr))
+		return xasprintf("%s is not an ELF file", file);
+	if (v->ehdr.e_type != ET_EXEC && v->ehdr.e_type != ET_DYN)
+		return xasprintf("%s is not an executable or shared library", file);
+	if (elf_getphdrnum(v->elf, &phnum) < 0)
+		return xasprintf("%s: no program headers", file);
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(v->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		HPA_GROW(v->loads, v->nloads + 1, v->aloads);
+		v->loads[v->nloads++] = ph;
+	}
+	if (!v->nloads)
+		return xasprintf("%s has no loadable segments", file);
+	return NULL;
+}
+
+void elf_view_close(struct elf_view *v)
+{
+	if (v->elf)
+		elf_end(v->elf);
+	if (v->fd >= 0)
+		close(v->fd);
+	free(v->loads);
+	memset(v, 0, sizeof(*v));
+	v->fd = -1;
+}
+
+static bool flags_match(const GElf_Phdr *ph, const char *perms)
+{
+	return ((ph->p_flags & PF_R) != 0) == (perms[0] == 'r') &&
+	       ((ph->p_flags & PF_W) != 0) == (perms[1] == 'w') &&
+	       ((ph->p_flags & PF_X) != 0) == (perms[2] == 'x');
+}
+
+/*
+ * The load segment whose file pages hold `offset`, or NULL.  Linkers such
+ * as lld let several segments share a file page, so of those the one whose
+ * flags match the mapping's permissions wins.
+ */
+static const GElf_Phdr *segment_at_offset(const struct elf_view *v, uint64_t offset,
+					  const char *perms)
+{
+	const GElf_Phdr *first = NULL;
+	size_t i;
+
+	for (i = 0; i < v->nloads; i++) {
+		const GElf_Phdr *ph = &v->loads[i];
+		uint64_t lo = ph->p_offset & ~(uint64_t)(PAGE - 1);
+
+		if (offset < lo || offset >= ph->p_offset + (ph->p_filesz ? ph->p_filesz : 1))
+			continue;
+		if (perms && flags_match(ph, perms))
+			return ph;
+		if (!first)
+			first = ph;
+	}
+	return first;
+}
+
+/* Where the page at file `offset` of segment `ph` lands, before the bias. */
+static uint64_t page_vaddr(const GElf_Phdr *ph, uint64_t offset)
+{
+	return (ph->p_vaddr & ~(uint64_t)(PAGE - 1)) + (offset - (ph->p_offset & ~(uint64_t)(PAGE - 1)));
+}
+
+char *elf_view_bias(const struct elf_view *v, uint64_t start, uint64_t offset,
+		    const char *perms, uint64_t *bias)
+{
+	const GElf_Phdr *ph = segment_at_offset(v, offset, perms);
+
+	*bias = 0;
+	if (!ph)
+		return xasprintf("%s has no loadable segment at file offset 0x%llx: not the file "
+				 "that was mapped", v->file, (unsigned long long)offset);
+	if (v->ehdr.e_type == ET_EXEC) {
+		uint64_t want = page_vaddr(ph, offset);
+		if (start != want)
+			return xasprintf("%s is a fixed-address executable linked at 0x%llx, but the "
+					 "profile mapped it at 0x%llx: not the binary that ran",
+					 v->file, (unsigned long long)want, (unsigned long long)start);
+		return NULL;
+	}
+	*bias = start - page_vaddr(ph, offset);
+	return NULL;
+}
+
+char *elf_view_check_mappings(const struct elf_view *v, const struct hpa_profile *prof,
+			      const struct hpa_input *in, const char *path, uint64_t bias)
+{
+	uint32_t i;
+	size_t j;
+
+	for (i = 0; i < in->map_nr; i++) {
+		const struct hpa_mapping *m = &prof->mappings[in->map_first + i];
+		const GElf_Phdr *fit = NULL;
+		bool covered = false;
+
+		if (strcmp(m->path, path) || (m->start == 0 && m->limit == UINT64_MAX))
+			continue;
+		/*
+		 * Some segment covering the offset must put the page where the
+		 * profile saw it (permissions alone can mislead: RELRO makes
+		 * part of a writable segment read-only).
+		 */
+		for (j = 0; j < v->nloads && !fit; j++) {
+			const GElf_Phdr *ph = &v->loads[j];
+			uint64_t lo = ph->p_offset & ~(uint64_t)(PAGE - 1);
+			if (m->offset < lo || m->offset >= ph->p_offset + (ph->p_filesz ? ph->p_filesz : 1))
+				continue;
+			covered = true;
+			if (m->start == bias + page_vaddr(ph, m->offset))
+				fit = ph;
+		}
+		if (!covered)
+			return xasprintf("%s has no loadable segment at file offset 0x%llx, where the "
+					 "profile maps it: not the binary that ran", v->file,
+					 (unsigned long long)m->offset);
+		if (!fit)
+			return xasprintf("%s: the profile maps file offset 0x%llx at 0x%llx, where no "
+					 "program header of the file puts it: not the binary that ran",
+					 v->file, (unsigned long long)m->offset,
+					 (unsigned long long)m->start);
+		/* The mapping may not run past the segment's last page in memory. */
+		if (m->limit > ((fit->p_vaddr + fit->p_memsz + bias + PAGE - 1) & ~(uint64_t)(PAGE - 1)))
+			return xasprintf("%s: the profile maps 0x%llx bytes at file offset 0x%llx, more "
+					 "than its load segment holds: not the binary that ran", v->file,
+					 (unsigned long long)(m->limit - m->start),
+					 (unsigned long long)m->offset);
+	}
+	return NULL;
+}
+
+static bool in_exec_segment(const struct elf_view *v, uint64_t vaddr, uint64_t *file_off)
+{
+	size_t i;
+
+	for (i = 0; i < v->nloads; i++) {
+		const GElf_Phdr *ph = &v->loads[i];
+		if ((ph->p_flags & PF_X) && vaddr >= ph->p_vaddr && vaddr < ph->p_vaddr + ph->p_filesz) {
+			*file_off = vaddr - ph->p_vaddr + ph->p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* x86-64: does a call instruction end right at `ret` (bytes b[0..7] end there)? */
+static bool x86_call_before(const unsigned char *b)
+{
+	/* b[8] is the byte at the return address; b[8 - k] is k bytes before. */
+	static const int indirect_len[] = { 2, 3, 4, 6, 7 };
+	size_t i;
+
+	if (b[8 - 5] == 0xe8)                       /* call rel32 */
+		return true;
+	for (i = 0; i < HPA_ARRAY_SIZE(indirect_len); i++) {
+		int k = indirect_len[i];
+		if (b[8 - k] == 0xff && ((b[8 - k + 1] >> 3) & 7) == 2)   /* call r/m64 */
+			return true;
+	}
+	return false;
+}
+
+static bool arm64_call_before(const unsigned char *b)
+{
+	uint32_t insn = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 |
+			(uint32_t)b[7] << 24;
+
+	return (insn & 0xfc000000) == 0x94000000 ||   /* bl */
+	       (insn & 0xfffffc1f) == 0xd63f0000 ||   /* blr */
+	       (insn & 0xfffffc1f) == 0xd63f081f;     /* blraaz and friends */
+}
+
+char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
+			       const uint64_t *pcs, size_t nr)
+{
+	size_t i, outside = 0, no_call = 0, checked = 0;
+	bool x86 = v->ehdr.e_machine == EM_X86_64, arm = v->ehdr.e_machine == EM_AARCH64;
+
+	for (i = 0; i < nr; i++) {
+		uint64_t ret = pcs[i] + 1 - bias, off;   /* the return address, file vaddr */
+		unsigned char b[9];
+
+		if (!in_exec_segment(v, ret - 1, &off)) {
+			outside++;
+			continue;
+		}
+		if ((!x86 && !arm) || off < 8 ||
+		    pread(v->fd, b, sizeof(b), (off_t)(off + 1 - 8)) != (ssize_t)sizeof(b))
+			continue;
+		checked++;
+		if (!(x86 ? x86_call_before(b) : arm64_call_before(b)))
+			no_call++;
+	}
+	if (outside)
+		return xasprintf("%zu of %zu profile addresses lie outside the executable "
+				 "segments of %s: not the binary that ran", outside, nr, v->file);
+	/* A few misses are fine (unusual call encodings); most is a mismatch. */
+	if (checked >= 4 && no_call * 2 > checked)
+		return xasprintf("%zu of %zu profile addresses in %s do not follow a call "
+				 "instruction: not the binary that ran (a different build?)",
+				 no_call, checked, v->file);
+	return NULL;
+}

@@ -1,0 +1,1 @@
+--show_bytes --sysroot nowhere example/demo jemalloc/paths-lg0.heap

@@ -68,6 +68,9 @@ static bool drop_groups(char *s, char open_c, char close_c, bool also_const)
 				q++;
 			if (also_const && !strncmp(q, "const", 5))
 				end = q + 5;
+			/* A Rust turbofish "f::<T>": its "::" goes with it. */
+			if (open_c == '<' && open - s >= 2 && open[-1] == ':' && open[-2] == ':')
+				open -= 2;
 			memmove(open, end, strlen(end) + 1);
 			p = open - 1;
 			open = NULL;
@@ -83,9 +86,44 @@ static bool is_word(char c)
 	       (c >= 'A' && c <= 'Z');
 }
 
+/*
+ * Rust writes methods as "<Type>::m" or "<Type as Trait>::m": keep Type.
+ * Returns true if it rewrote `name`.
+ */
+static bool unwrap_impl_path(char *name)
+{
+	int depth = 0;
+	char *p, *as = NULL;
+
+	if (name[0] != '<')
+		return false;
+	for (p = name; *p; p++) {
+		if (*p == '<') {
+			depth++;
+		} else if (*p == '>' && --depth == 0) {
+			break;
+		} else if (depth == 1 && !as && !strncmp(p, " as ", 4)) {
+			as = p;
+		}
+	}
+	if (!*p || strncmp(p + 1, "::", 2))
+		return false;
+	/* name = Type + rest, with Type = name[1 .. as or p) */
+	{
+		char *type_end = as ? as : p;
+		size_t tl = (size_t)(type_end - (name + 1));
+		memmove(name, name + 1, tl);
+		memmove(name + tl, p + 1, strlen(p + 1) + 1);
+	}
+	return true;
+}
+
 void hpa_short_name(char *name)
 {
 	char *p, *cut = NULL;
+
+	while (unwrap_impl_path(name))
+		;
 
 	while (drop_groups(name, '(', ')', true))   /* argument lists */
 		;

@@ -562,8 +562,13 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	memset(&s, 0, sizeof(s));
 	s.prof = prof;
 	s.opts = opts;
-	if (!opts->debuginfod)
+	if (!opts->debuginfod) {
 		unsetenv("DEBUGINFOD_URLS");   /* libdwfl would query it on its own */
+	} else {
+		/* Bounded: 10 s without progress, 60 s per download, unless set. */
+		setenv("DEBUGINFOD_TIMEOUT", "10", 0);
+		setenv("DEBUGINFOD_MAXTIME", "60", 0);
+	}
 	elf_version(EV_CURRENT);
 
 	/* ":.debug:/usr/lib/debug[:SYSROOT/usr/lib/debug][:DIR...]" */

@@ -35,7 +35,8 @@ static const char *const entry_points[] = {
  * false match would cut a user stack.
  */
 static const char *const internal_prefixes[] = {
-	"je_", "_rjem_", "tcmalloc::", "alloc::alloc::", "prof_backtrace", "imalloc_body",
+	"je_", "_rjem_", "tcmalloc::", "alloc::", "std::alloc::", "__rdl_", "__rg_",
+	"prof_backtrace", "imalloc_body",
 };
 
 bool hpa_is_allocator_name(const char *name)

@@ -27,10 +27,10 @@ check() {   # check WHAT EXPECTED ACTUAL
 	fi
 }
 
-# "flat cum" of the row named exactly NAME:
+# "flat cum" of the row named exactly NAME (BINARY may be ""):
 #   func_row VALUE BINARY PROFILE NAME [OPTIONS]
 func_row() {
-	"$hpa" --text --show_bytes --"$1" ${5:-} "$2" "$3" 2>/dev/null |
+	"$hpa" --text --show_bytes --"$1" ${5:-} ${2:+"$2"} "$3" 2>/dev/null |
 		awk -v n="$4" '{ name = $6; for (i = 7; i <= NF; i++) name = name " " $i }
 			       name == n { print $1, $4 }'
 }

@@ -113,6 +113,39 @@ check "stripped, no debug dir: warning names the module" "1" \
 je_link=$(je_run je-link ./link) || exit 1
 check "debuglink debug file" "819200 819200" "$(func_row inuse_space link "$je_link" "make_buf (inline)")"
 
+# --- C++ and Rust names: Rust when rustc is installed ---------------------------
+rustc=$(command -v rustc || ls "$HOME/.cargo/bin/rustc" 2>/dev/null || true)
+if [ -n "$rustc" ]; then
+	for m in legacy v0; do
+		flag=""
+		[ $m = v0 ] && flag="-C symbol-mangling-version=v0"
+		build "$rustc" -C opt-level=1 -g -C force-frame-pointers=yes $flag -o rs-$m "$src/rs.rs"
+		f=$(je_run je-rs-$m ./rs-$m) || exit 1
+		check "rust $m: make_vec, alloc crate cut" "327680 327680" "$(func_row inuse_space rs-$m "$f" rs::make_vec)"
+		check "rust $m: module path" "0 327680" "$(func_row inuse_space rs-$m "$f" rs::store::keep_many)"
+		check "rust $m: main" "1536 329216" "$(func_row inuse_space rs-$m "$f" rs::main)"
+		check "rust $m: vec! line" "327680 327680" \
+			"$(func_row inuse_space rs-$m "$f" "rs::make_vec $src/rs.rs:$(grep -n 'vec!\[' "$src/rs.rs" | cut -d: -f1)" --lines)"
+	done
+	check "rust: legacy build really is legacy-mangled" "1" "$(nm rs-legacy | grep -c ' _ZN2rs5store9keep_many')"
+	check "rust: v0 build really is v0-mangled" "1" "$(nm rs-v0 | grep -c ' _RNvNtCs[0-9A-Za-z_]*_2rs5store9keep_many$')"
+else
+	echo "note: rustc not found; Rust checks skipped"
+fi
+
+# --- --sysroot, compressed debug sections -----------------------------------------
+mkdir -p "root$work/a" && cp a/inline_rec "root$work/a/inline_rec"
+mv a/inline_rec a/inline_rec.away
+check "--sysroot finds the mapped file under DIR" "819200 819200" \
+	"$(func_row inuse_space "" "$je_inl" "make_buf (inline)" "--sysroot $work/root")"
+mv a/inline_rec.away a/inline_rec
+build $cc $cflags -gz=zlib -o gz "$src/inline_rec.c"
+check "gz build has compressed debug sections" "yes" \
+	"$(readelf -SW gz | awk '/\.debug_info/ && $0 ~ / [A-Z]*C[A-Z]* / { s = "yes" } END { print s }')"
+je_gz=$(je_run je-gz ./gz) || exit 1
+check "zlib-compressed DWARF" "819200 819200" \
+	"$(func_row inuse_space gz "$je_gz" "make_buf (inline) $s:$(line_of MALLOC)" --lines)"
+
 # --- layouts: non-PIE, lld (p_offset != p_vaddr) ------------------------------
 build $cc $cflags -no-pie -o nopie "$src/inline_rec.c"
 je_nopie=$(je_run je-nopie ./nopie) || exit 1

@@ -44,6 +44,11 @@ int main(void)
 		    "(__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
 		    "int const&)", "std::vector::_M_realloc_insert");
 	check_short("main", "main");
+	check_short("<alloc::raw_vec::RawVecInner<A>>::try_allocate_in", "alloc::raw_vec::RawVecInner::try_allocate_in");
+	check_short("<alloc::vec::Vec<T> as core::clone::Clone>::clone", "alloc::vec::Vec::clone");
+	check_short("alloc::vec::from_elem::<u8>", "alloc::vec::from_elem");
+	check_short("<std::collections::hash::map::HashMap<K, V, S>>::insert", "std::collections::hash::map::HashMap::insert");
+	check_short("rs::store::keep_many", "rs::store::keep_many");
 
 	check_demangle("_Znwm", "operator new(unsigned long)");
 	check_demangle("_Znam", "operator new[](unsigned long)");
@@ -86,6 +91,10 @@ int main(void)
 	CHECK(hpa_is_allocator_name("::do_malloc"));
 	CHECK(hpa_is_allocator_name("alloc::alloc::exchange_malloc"));
 	CHECK(hpa_is_allocator_name("__rust_alloc"));
+	CHECK(hpa_is_allocator_name("alloc::raw_vec::RawVecInner::try_allocate_in"));
+	CHECK(hpa_is_allocator_name("alloc::vec::from_elem"));
+	CHECK(!hpa_is_allocator_name("rs::make_vec"));
+	CHECK(!hpa_is_allocator_name("allocate_dtv"));
 	CHECK(!hpa_is_allocator_name("main"));
 	CHECK(!hpa_is_allocator_name("mallocator"));
 	CHECK(!hpa_is_allocator_name("arena_alloc_block"));

@@ -223,10 +223,13 @@ static inline const char *hpa_profile_str(const struct hpa_profile *prof, uint32
 	return hpa_strtab_get(&prof->strs, id);
 }
 
-/* Path of a location's module, or NULL when it lies in no named mapping. */
+/* Path of a location's module ("" if anonymous), or NULL when in no mapping. */
 const char *hpa_profile_loc_path(const struct hpa_profile *prof, uint32_t loc);
 
-/* Basename of a location's module, or NULL when it lies in no named mapping. */
+/*
+ * Basename of a location's module: "[anon]" for an anonymous mapping, NULL
+ * when it lies in no mapping.
+ */
 const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc);
 
 /* Sum of value `v` over the samples of `thread`, in sample order. */

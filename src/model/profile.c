@@ -223,13 +223,10 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input)
 
 	if (!in->map_nr)
 		return;
-	/* Named mappings of this input, sorted by start, for binary search. */
+	/* This input's mappings (anonymous ones too), sorted by start. */
 	order = xmalloc(st_mult(in->map_nr, sizeof(*order)));
-	for (i = 0; i < in->map_nr; i++) {
-		uint32_t id = in->map_first + (uint32_t)i;
-		if (prof->mappings[id].path[0])
-			order[nr++] = id;
-	}
+	for (i = 0; i < in->map_nr; i++)
+		order[nr++] = in->map_first + (uint32_t)i;
 	sort_maps = prof->mappings;
 	qsort(order, nr, sizeof(*order), cmp_map_start);
 
@@ -310,6 +307,8 @@ const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
 
 	if (!path)
 		return NULL;
+	if (!*path)
+		return "[anon]";
 	slash = strrchr(path, '/');
 	return slash && slash[1] ? slash + 1 : path;
 }

@@ -62,7 +62,7 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 
 			if (l->line_nr || l->addr >= KERNEL_FLOOR)
 				continue;
-			u = find(&tab, &nr, &alloc, path && *path ? path : "unmapped addresses",
+			u = find(&tab, &nr, &alloc, !path ? "unmapped addresses" : *path ? path : "[anon]",
 				 l->mapping);
 			if (!seen[frames[f]]) {
 				seen[frames[f]] = true;

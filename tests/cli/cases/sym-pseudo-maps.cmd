@@ -1,0 +1,1 @@
+--show_bytes jemalloc/pseudo-maps.heap

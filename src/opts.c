@@ -195,6 +195,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	memset(opts, 0, sizeof(*opts));
 	opts->mode = HPA_MODE_TEXT;
 	opts->value = HPA_INUSE_SPACE;
+	opts->thread = HPA_THREAD_ALL;
 	opts->profiles = xcalloc((size_t)argc + 1, sizeof(*opts->profiles));
 	opts->debug_dirs = xcalloc((size_t)argc + 1, sizeof(*opts->debug_dirs));
 

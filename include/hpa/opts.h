@@ -5,13 +5,23 @@
 #ifndef HPA_OPTS_H
 #define HPA_OPTS_H
 
+#include <regex.h>
 #include <stdio.h>
 
 #include "hpa/compat.h"
 #include "hpa/profile.h"
 
 enum hpa_mode {
-	HPA_MODE_TEXT
+	HPA_MODE_TEXT,       /* --text */
+	HPA_MODE_COLLAPSE,   /* --collapse */
+	HPA_MODE_TRACES,     /* --traces */
+	HPA_MODE_THREADS     /* --threads */
+};
+
+/* A compiled --focus/--ignore/--show/--hide expression. */
+struct hpa_filter_re {
+	bool set;
+	regex_t re;
 };
 
 /* What one report row stands for (jeprof's granularity options). */
@@ -34,6 +44,14 @@ struct hpa_opts {
 	const char **debug_dirs;     /* --debug-dir DIR, repeatable */
 	size_t debug_dirs_nr;
 	bool debuginfod;             /* --debuginfod */
+	int32_t thread;              /* --thread N, or HPA_THREAD_ALL */
+	const char *base;            /* --base FILE */
+	bool drop_negative;          /* --drop_negative */
+	bool normalize;              /* --normalize */
+	bool diff_columns;           /* --diff-columns: collapse as "stack BEFORE AFTER" */
+	struct hpa_filter_re focus, ignore, show, hide;
+	size_t nodecount;            /* --nodecount N, 0 = all rows */
+	double nodefraction;         /* --nodefraction F, 0 = all rows */
 	const char *output;          /* --output FILE; NULL = standard output */
 	const char *binary;          /* optional BINARY argument */
 	const char **profiles;       /* PROFILE arguments; "-" = standard input */

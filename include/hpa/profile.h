@@ -121,6 +121,8 @@ struct hpa_input {
 	uint64_t header_period;     /* number written in the header, 0 if none */
 	uint32_t map_first, map_nr; /* this input's mappings */
 	bool has_maps;
+	bool is_base;               /* read with --base */
+	double weight;              /* factor on its values: 1, or negative for a base */
 };
 
 struct hpa_profile {
@@ -232,7 +234,7 @@ const char *hpa_profile_loc_path(const struct hpa_profile *prof, uint32_t loc);
  */
 const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc);
 
-/* Sum of value `v` over the samples of `thread`, in sample order. */
+/* Sum of value `v` over the samples of `thread`, in sample order, weighted. */
 double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread);
 
 #endif

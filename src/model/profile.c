@@ -86,6 +86,7 @@ uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
 	memset(in, 0, sizeof(*in));
 	in->path = xstrdup(path);
 	in->map_first = (uint32_t)prof->mappings_nr;
+	in->weight = 1;
 	return (uint32_t)prof->inputs_nr;
 }
 
@@ -320,6 +321,6 @@ double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32
 
 	for (i = 0; i < prof->samples_nr; i++)
 		if (prof->samples[i].thread == thread)
-			total += prof->samples[i].v[v];
+			total += prof->samples[i].v[v] * prof->inputs[prof->samples[i].input - 1].weight;
 	return total;
 }

@@ -3,44 +3,40 @@
  *
  * A row is a key: a function (inlined ones marked " (inline)"), a function
  * and line, an address, or a file; an unknown frame is "0xADDR (module)".
- * Stacks are cut below the allocator (strip.h) unless --keep-internal.
- * Flat(key) sums the samples whose leaf key is `key`; cum(key) sums the
- * samples whose stack contains `key`, each sample counted once per key even
- * when a key recurs (recursion).  Addresses above 0x7fffffffffffffff (kernel,
- * vsyscall) get no row, as in jeprof.
+ * Flat(key) sums the samples whose innermost visible frame has `key`;
+ * cum(key) sums the samples with `key` anywhere, once per sample even when
+ * it recurs.  A sample with no visible frame left is the "<no stack>" row.
+ * Total, flat and cum all come from the samples of the view (view.h), so
+ * percentages add up to 100 (jeprof mixes filtered and unfiltered sums).
+ * Frames above 0x7fffffffffffffff (kernel, vsyscall) get no row, as in jeprof.
  */
 #include "hpa/compat.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
-#include "hpa/strip.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
+#include "hpa/view.h"
 #include "hpa/xalloc.h"
 
 #define KERNEL_FLOOR UINT64_C(0x8000000000000000)
+#define NO_KEY UINT32_MAX
 
 struct row {
 	uint32_t key;
 	double flat, cum;
 };
 
-/*
- * Report keys: each location expands to its keys, innermost first (one per
- * inline level, or one per location for --files and unknown frames).
- */
 struct keys {
 	const struct hpa_profile *prof;
 	const struct hpa_opts *opts;
 	struct hpa_strtab names;   /* key id = string id */
-	uint32_t *loc_first;       /* per location: first key in pool; UINT32_MAX: not yet */
-	uint16_t *loc_nr;
-	uint32_t *pool;
-	size_t pool_nr, pool_alloc;
+	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
 	double *flat, *cum;        /* by key id */
 	size_t *stamp;             /* sample index + 1 that last added to cum */
 	size_t vals_alloc;
@@ -72,25 +68,15 @@ void hpa_format_percent(char *buf, size_t size, double x, double total)
 		snprintf(buf, size, "%s", x == 0 ? "nan" : x > 0 ? "+inf" : "-inf");
 }
 
-static void add_key(struct keys *k, const char *name)
+char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f)
 {
-	uint32_t id = hpa_strtab_intern(&k->names, name);
+	const char *module = hpa_profile_loc_module(prof, f.loc);
+	char *s;
 
-	HPA_GROW(k->pool, k->pool_nr + 1, k->pool_alloc);
-	k->pool[k->pool_nr++] = id;
-}
-
-static void unknown_key(struct keys *k, uint32_t loc)
-{
-	const char *module = hpa_profile_loc_module(k->prof, loc);
-	char buf[64];
-	size_t n = strlen(module ? module : "unmapped") + sizeof(buf);
-	char *name = xmalloc(n);
-
-	snprintf(name, n, "0x%llx (%s)", (unsigned long long)k->prof->locs[loc].addr,
-		 module ? module : "unmapped");
-	add_key(k, name);
-	free(name);
+	if (asprintf(&s, "0x%llx (%s)", (unsigned long long)prof->locs[f.loc].addr,
+		     module ? module : "unmapped") < 0)
+		abort();
+	return s;
 }
 
 /* Make flat/cum/stamp cover every key interned so far. */
@@ -109,98 +95,98 @@ static void grow_values(struct keys *k)
 	k->vals_alloc = n;
 }
 
-static void compute_keys(struct keys *k, uint32_t loc)
+static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 {
 	const struct hpa_profile *prof = k->prof;
-	const struct hpa_location *l = &prof->locs[loc];
-	size_t first = k->pool_nr, i;
+	const struct hpa_location *l = &prof->locs[f.loc];
+	size_t slot = hpa_frame_slot(prof, f);
+	char *key = NULL, *name;
+	uint32_t id;
+	int rc = 0;
 
+	if (k->slot_key[slot])
+		return k->slot_key[slot];
 	if (l->addr >= KERNEL_FLOOR) {
-		/* no row, as jeprof */
-	} else if (!l->line_nr) {
-		unknown_key(k, loc);
-	} else if (k->opts->granularity == HPA_BY_FILE) {
-		const char *file = hpa_profile_str(prof, prof->lines[l->line_first].file);
-		if (*file)
-			add_key(k, file);
-		else
-			unknown_key(k, loc);
-	} else {
-		for (i = 0; i < l->line_nr; i++) {
-			const struct hpa_line *ln = &prof->lines[l->line_first + i];
-			const char *file = hpa_profile_str(prof, ln->file);
-			char *name = xstrdup(hpa_profile_str(prof, prof->funcs[ln->func].name));
-			char *key;
-			int rc = 0;
-
-			hpa_short_name(name);
-			switch (k->opts->granularity) {
-			case HPA_BY_LINE:
-				rc = asprintf(&key, "%s%s %s:%u", name, i + 1 < l->line_nr ? " (inline)" : "",
-					      *file ? file : "??", ln->line);
-				break;
-			case HPA_BY_ADDRESS:
-				rc = asprintf(&key, "0x%llx %s%s %s:%u", (unsigned long long)l->addr, name,
-					      i + 1 < l->line_nr ? " (inline)" : "", *file ? file : "??",
-					      ln->line);
-				break;
-			default:
-				rc = asprintf(&key, "%s%s", name, i + 1 < l->line_nr ? " (inline)" : "");
-				break;
-			}
-			if (rc < 0)
-				abort();
-			add_key(k, key);
-			free(key);
-			free(name);
-		}
+		k->slot_key[slot] = NO_KEY;
+		return NO_KEY;
 	}
-	k->loc_first[loc] = (uint32_t)first;
-	k->loc_nr[loc] = (uint16_t)(k->pool_nr - first);
+	if (!l->line_nr) {
+		key = hpa_frame_label(prof, f);
+	} else {
+		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
+		const char *file = hpa_profile_str(prof, ln->file);
+		const char *inl = f.level + 1 < l->line_nr ? " (inline)" : "";
+
+		name = xstrdup(hpa_profile_str(prof, prof->funcs[ln->func].name));
+		hpa_short_name(name);
+		switch (k->opts->granularity) {
+		case HPA_BY_LINE:
+			rc = asprintf(&key, "%s%s %s:%u", name, inl, *file ? file : "??", ln->line);
+			break;
+		case HPA_BY_ADDRESS:
+			rc = asprintf(&key, "0x%llx %s%s %s:%u", (unsigned long long)l->addr, name, inl,
+				      *file ? file : "??", ln->line);
+			break;
+		case HPA_BY_FILE:
+			if (*file)
+				key = xstrdup(file);
+			else
+				key = hpa_frame_label(prof, f);
+			break;
+		default:
+			rc = asprintf(&key, "%s%s", name, inl);
+			break;
+		}
+		free(name);
+		if (rc < 0)
+			abort();
+	}
+	id = hpa_strtab_intern(&k->names, key);
+	free(key);
 	grow_values(k);
+	k->slot_key[slot] = id;
+	return id;
 }
 
-static void accumulate(struct keys *k, enum hpa_value v)
+static void add(struct keys *k, uint32_t key, size_t sample, double value, bool flat)
+{
+	if (flat)
+		k->flat[key] += value;
+	if (k->stamp[key] != sample + 1) {
+		k->stamp[key] = sample + 1;
+		k->cum[key] += value;
+	}
+}
+
+/* Fill flat/cum; returns the view's total. */
+static double accumulate(struct keys *k, struct hpa_view *view)
 {
 	const struct hpa_profile *prof = k->prof;
-	const uint32_t *frames, nostack = hpa_strtab_intern(&k->names, "<no stack>");
-	size_t i, j, f;
+	uint32_t nostack = hpa_strtab_intern(&k->names, "<no stack>");
+	const struct hpa_frame *frames;
+	double total = 0;
+	size_t i, f, nr;
 
 	grow_values(k);
 	for (i = 0; i < prof->samples_nr; i++) {
-		const struct hpa_sample *s = &prof->samples[i];
-		size_t nr;
-		unsigned skip;
+		double value;
 		bool leaf = true;
 
-		if (s->thread != HPA_THREAD_ALL)
+		if (!hpa_view_sample(view, i, &frames, &nr))
 			continue;
-		if (!s->stack) {
-			k->flat[nostack] += s->v[v];
-			k->cum[nostack] += s->v[v];
-			continue;
-		}
-		nr = hpa_visible_stack(prof, s->stack, k->opts->keep_internal, &frames, &skip);
+		value = hpa_view_value(view, i);
+		total += value;
 		for (f = 0; f < nr; f++) {
-			uint32_t loc = frames[f];
-
-			if (k->loc_first[loc] == UINT32_MAX)
-				compute_keys(k, loc);
-			/* Cut inline levels exist only where keys are per level. */
-			j = f == 0 && k->loc_nr[loc] == prof->locs[loc].line_nr ? skip : 0;
-			for (; j < k->loc_nr[loc]; j++) {
-				uint32_t key = k->pool[k->loc_first[loc] + j];
-				if (leaf) {
-					k->flat[key] += s->v[v];
-					leaf = false;
-				}
-				if (k->stamp[key] != i + 1) {
-					k->stamp[key] = i + 1;
-					k->cum[key] += s->v[v];
-				}
-			}
+			uint32_t key = frame_key(k, frames[f]);
+			if (key == NO_KEY)
+				continue;
+			add(k, key, i, value, leaf);
+			leaf = false;
 		}
+		if (leaf)
+			add(k, nostack, i, value, true);
 	}
+	return total;
 }
 
 static const struct hpa_strtab *sort_names;
@@ -216,38 +202,39 @@ static int cmp_rows(const void *pa, const void *pb)
 	return strcmp(hpa_strtab_get(sort_names, a->key), hpa_strtab_get(sort_names, b->key));
 }
 
-static bool has_values(const struct hpa_profile *prof, enum hpa_value v)
+int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	size_t i;
 
+	if (opts->value != HPA_ALLOC_SPACE && opts->value != HPA_ALLOC_OBJECTS)
+		return 0;
 	for (i = 0; i < prof->samples_nr; i++)
-		if (prof->samples[i].v[v] != 0)
-			return true;
-	return false;
+		if (prof->samples[i].v[opts->value] != 0)
+			return 0;
+	return hpa_error("%s: no allocation (accumulated) data in the profile; jemalloc "
+			 "records it only with MALLOC_CONF=prof_accum:true",
+			 prof->inputs_nr ? prof->inputs[0].path : "profile");
 }
 
 int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
+	struct hpa_view view;
 	struct keys k;
 	struct row *rows;
-	size_t i, nr = 0;
-	double total, flat_sum = 0, running = 0;
+	size_t i, nr = 0, shown;
+	double total, running = 0;
 	char num[4][48];
 
-	if ((opts->value == HPA_ALLOC_SPACE || opts->value == HPA_ALLOC_OBJECTS) &&
-	    !has_values(prof, opts->value))
-		return hpa_error("%s: no allocation (accumulated) data in the profile; jemalloc "
-				 "records it only with MALLOC_CONF=prof_accum:true",
-				 prof->inputs_nr ? prof->inputs[0].path : "profile");
-
+	if (hpa_check_value_data(prof, opts) < 0)
+		return -1;
 	memset(&k, 0, sizeof(k));
 	k.prof = prof;
 	k.opts = opts;
 	hpa_strtab_init(&k.names);
-	k.loc_first = xmalloc(st_mult(prof->locs_nr, sizeof(*k.loc_first)));
-	memset(k.loc_first, 0xff, prof->locs_nr * sizeof(*k.loc_first));
-	k.loc_nr = xcalloc(prof->locs_nr, sizeof(*k.loc_nr));
-	accumulate(&k, opts->value);
+	k.slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k.slot_key));
+	hpa_view_init(&view, prof, opts);
+	total = accumulate(&k, &view);
+	hpa_view_release(&view);
 
 	rows = xmalloc(st_mult(k.names.nr, sizeof(*rows)));
 	for (i = 1; i < k.names.nr; i++) {
@@ -256,34 +243,47 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		rows[nr].key = (uint32_t)i;
 		rows[nr].flat = k.flat[i];
 		rows[nr].cum = k.cum[i];
-		flat_sum += k.flat[i];
 		nr++;
 	}
 	sort_by_cum = opts->cum;
 	sort_names = &k.names;
 	qsort(rows, nr, sizeof(*rows), cmp_rows);
 
-	total = hpa_profile_total(prof, opts->value, HPA_THREAD_ALL);
-	hpa_format_value(num[0], sizeof(num[0]), total, opts);
-	fprintf(fp, "Total: %s %s\n", num[0], hpa_units(opts));
+	/* --nodecount / --nodefraction: keep the first rows whose |cum| is large enough. */
+	shown = 0;
 	for (i = 0; i < nr; i++) {
+		if (opts->nodecount && shown == opts->nodecount)
+			continue;
+		if (opts->nodefraction > 0 && fabs(rows[i].cum) <= opts->nodefraction * fabs(total))
+			continue;
+		rows[shown++] = rows[i];
+	}
+
+	if (opts->thread == HPA_THREAD_ALL)
+		fputs("Total: ", fp);
+	else
+		fprintf(fp, "Total (t%d): ", opts->thread);
+	hpa_format_value(num[0], sizeof(num[0]), total, opts);
+	fprintf(fp, "%s %s\n", num[0], hpa_units(opts));
+	for (i = 0; i < shown; i++) {
 		running += rows[i].flat;
 		hpa_format_value(num[0], sizeof(num[0]), rows[i].flat, opts);
-		hpa_format_percent(num[1], sizeof(num[1]), rows[i].flat, flat_sum);
-		hpa_format_percent(num[2], sizeof(num[2]), running, flat_sum);
+		hpa_format_percent(num[1], sizeof(num[1]), rows[i].flat, total);
+		hpa_format_percent(num[2], sizeof(num[2]), running, total);
 		hpa_format_value(num[3], sizeof(num[3]), rows[i].cum, opts);
 		fprintf(fp, "%8s %6s %6s %8s ", num[0], num[1], num[2], num[3]);
-		hpa_format_percent(num[0], sizeof(num[0]), rows[i].cum, flat_sum);
+		hpa_format_percent(num[0], sizeof(num[0]), rows[i].cum, total);
 		fprintf(fp, "%6s %s\n", num[0], hpa_strtab_get(&k.names, rows[i].key));
 	}
+	if (shown < nr)
+		fprintf(fp, "Dropped %zu of %zu rows (--nodecount %zu, --nodefraction %g)\n",
+			nr - shown, nr, opts->nodecount, opts->nodefraction);
 
 	free(rows);
 	free(k.flat);
 	free(k.cum);
 	free(k.stamp);
-	free(k.pool);
-	free(k.loc_first);
-	free(k.loc_nr);
+	free(k.slot_key);
 	hpa_strtab_release(&k.names);
 	return 0;
 }

@@ -82,6 +82,7 @@ static void rows(void)
 		"00000000-00000100 r-xp 00000000 fe:00 1 /bin/prog\n";
 
 	o.value = HPA_INUSE_SPACE;
+	o.thread = HPA_THREAD_ALL;
 	o.show_bytes = true;
 	s = report(prof, &o);
 	CHECK_STR_EQ(s,

@@ -1,0 +1,54 @@
+/*
+ * What a report sees of the profile: the samples of the selected thread
+ * that pass --focus/--ignore, each with the frames left after the allocator
+ * cut (strip.h) and --hide/--show, innermost first, and its value weighted
+ * by its input (a --base input counts negatively).  Every writer goes
+ * through this, so Total, percentages and rows come from the same samples.
+ */
+#ifndef HPA_VIEW_H
+#define HPA_VIEW_H
+
+#include "hpa/compat.h"
+#include "hpa/opts.h"
+#include "hpa/profile.h"
+
+/* One frame: inline level `level` (0 = innermost) of location `loc`. */
+struct hpa_frame {
+	uint32_t loc;
+	uint32_t level;
+};
+
+struct hpa_view {
+	const struct hpa_profile *prof;
+	const struct hpa_opts *opts;
+	uint8_t *bits;               /* per frame slot: filter matches, once known */
+	struct hpa_frame *buf;
+	size_t buf_alloc;
+};
+
+void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
+		   const struct hpa_opts *opts);
+void hpa_view_release(struct hpa_view *v);
+
+/*
+ * The frames of sample `i`, leaf first, into *frames (valid until the next
+ * call) and *nr; false if the sample is not in the view (other thread,
+ * --focus without a match, --ignore with one).
+ */
+bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **frames, size_t *nr);
+
+/* The selected value of sample `i`, weighted by its input. */
+static inline double hpa_view_value(const struct hpa_view *v, size_t i)
+{
+	const struct hpa_sample *s = &v->prof->samples[i];
+	return s->v[v->opts->value] * v->prof->inputs[s->input - 1].weight;
+}
+
+/* A frame's slot: its index in lines[], or past them for unknown frames. */
+static inline size_t hpa_frame_slot(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	const struct hpa_location *l = &prof->locs[f.loc];
+	return l->line_nr ? l->line_first + f.level : prof->lines_nr + f.loc;
+}
+
+#endif

@@ -5,6 +5,7 @@
  */
 #include "hpa/compat.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,7 +16,12 @@
 #include "hpa/xalloc.h"
 
 enum opt_id {
+	/* Output modes, in enum hpa_mode order. */
 	OPT_TEXT,
+	OPT_COLLAPSE,
+	OPT_TRACES,
+	OPT_THREADS,
+	OPT_COLLAPSED,   /* jeprof's spelling of --collapse */
 	/* In enum hpa_value order, so the value is id - OPT_INUSE_OBJECTS. */
 	OPT_INUSE_OBJECTS,
 	OPT_INUSE_SPACE,
@@ -34,6 +40,17 @@ enum opt_id {
 	OPT_DEBUG_DIR,
 	OPT_DEBUGINFOD,
 	OPT_OUTPUT,
+	OPT_THREAD,
+	OPT_BASE,
+	OPT_DROP_NEGATIVE,
+	OPT_NORMALIZE,
+	OPT_DIFF_COLUMNS,
+	OPT_FOCUS,
+	OPT_IGNORE,
+	OPT_SHOW,
+	OPT_HIDE,
+	OPT_NODECOUNT,
+	OPT_NODEFRACTION,
 	OPT_HELP,
 	OPT_VERSION
 };
@@ -50,6 +67,12 @@ struct opt_def {
 static const struct opt_def options[] = {
 	{ "text", 0, OPT_TEXT, NULL, "Output (one of)",
 	  "top list by flat and cumulative value, as jeprof --text (default)" },
+	{ "collapse", 0, OPT_COLLAPSE, NULL, NULL,
+	  "folded stacks \"root;...;leaf VALUE\", one line per stack, sorted (flame graphs)" },
+	{ "collapsed", 0, OPT_COLLAPSED, NULL, NULL, "same as --collapse (jeprof's name)" },
+	{ "traces", 0, OPT_TRACES, NULL, NULL, "every stack with its value, largest first" },
+	{ "threads", 0, OPT_THREADS, NULL, NULL,
+	  "per-thread totals (jemalloc tN lines), with thread names" },
 	{ "inuse_space", 0, OPT_INUSE_SPACE, NULL, "Value (one of)",
 	  "bytes in use at dump time (default)" },
 	{ "inuse_objects", 0, OPT_INUSE_OBJECTS, NULL, NULL, "objects in use at dump time" },
@@ -77,6 +100,23 @@ static const struct opt_def options[] = {
 	  "allow debuginfod downloads (DEBUGINFOD_URLS; otherwise ignored)" },
 	{ "output", 'o', OPT_OUTPUT, "FILE", NULL,
 	  "write to FILE (created only if the run succeeds) instead of stdout" },
+	{ "thread", 0, OPT_THREAD, "N", "Selection",
+	  "report jemalloc thread N only (its tN lines) instead of all threads" },
+	{ "base", 0, OPT_BASE, "FILE", NULL,
+	  "subtract profile FILE, matching frames by symbol (works across runs and ASLR)" },
+	{ "drop_negative", 0, OPT_DROP_NEGATIVE, NULL, NULL,
+	  "with --base: drop stacks whose difference is negative" },
+	{ "normalize", 0, OPT_NORMALIZE, NULL, NULL,
+	  "with --base: scale the base to the profile's total first" },
+	{ "diff-columns", 0, OPT_DIFF_COLUMNS, NULL, NULL,
+	  "with --base --collapse: print \"stack BEFORE AFTER\" (differential flame graphs)" },
+	{ "focus", 0, OPT_FOCUS, "RE", NULL, "keep only stacks with a frame matching RE" },
+	{ "ignore", 0, OPT_IGNORE, "RE", NULL, "drop stacks with a frame matching RE" },
+	{ "show", 0, OPT_SHOW, "RE", NULL, "keep only frames matching RE" },
+	{ "hide", 0, OPT_HIDE, "RE", NULL, "drop frames matching RE" },
+	{ "nodecount", 0, OPT_NODECOUNT, "N", NULL, "--text: print at most N rows" },
+	{ "nodefraction", 0, OPT_NODEFRACTION, "F", NULL,
+	  "--text: drop rows whose |cum| is at most F times |Total|" },
 	{ "help", 'h', OPT_HELP, NULL, "Other", "print this help and exit" },
 	{ "version", 'V', OPT_VERSION, NULL, NULL, "print the version and exit" },
 };
@@ -188,8 +228,7 @@ static bool is_elf_file(const char *path)
 
 int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 {
-	const char *value_opt = NULL, *granularity_opt = NULL;
-	bool mode_set = false;
+	const char *value_opt = NULL, *granularity_opt = NULL, *mode_opt = NULL;
 	int i, stdin_nr, choice;
 
 	memset(opts, 0, sizeof(*opts));
@@ -233,10 +272,16 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 
 		switch (o->id) {
 		case OPT_TEXT:
-			if (mode_set && opts->mode != HPA_MODE_TEXT)
-				return usage_error("only one output mode may be given (%s)", a);
-			mode_set = true;
-			opts->mode = HPA_MODE_TEXT;
+		case OPT_COLLAPSE:
+		case OPT_TRACES:
+		case OPT_THREADS:
+		case OPT_COLLAPSED:
+			choice = (int)opts->mode;
+			if (choose(&mode_opt, a, o->id == OPT_COLLAPSED ? HPA_MODE_COLLAPSE :
+				   (int)(o->id - OPT_TEXT), &choice,
+				   "--text, --collapse, --traces, --threads") < 0)
+				return HPA_OPTS_USAGE;
+			opts->mode = (enum hpa_mode)choice;
 			break;
 		case OPT_INUSE_SPACE:
 		case OPT_INUSE_OBJECTS:
@@ -279,6 +324,67 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		case OPT_DEBUGINFOD:
 			opts->debuginfod = true;
 			break;
+		case OPT_THREAD: {
+			char *end;
+			long t = strtol(val, &end, 10);
+			if (*end || end == val || t < 0 || t > INT32_MAX)
+				return usage_error("--thread needs a thread number, not '%s'", val);
+			opts->thread = (int32_t)t;
+			break;
+		}
+		case OPT_BASE:
+			if (!*val)
+				return usage_error("option '%s' needs a file name", a);
+			opts->base = val;
+			break;
+		case OPT_DROP_NEGATIVE:
+			opts->drop_negative = true;
+			break;
+		case OPT_NORMALIZE:
+			opts->normalize = true;
+			break;
+		case OPT_DIFF_COLUMNS:
+			opts->diff_columns = true;
+			break;
+		case OPT_FOCUS:
+		case OPT_IGNORE:
+		case OPT_SHOW:
+		case OPT_HIDE: {
+			struct hpa_filter_re *f = o->id == OPT_FOCUS ? &opts->focus :
+				o->id == OPT_IGNORE ? &opts->ignore :
+				o->id == OPT_SHOW ? &opts->show : &opts->hide;
+			int rc;
+			if (f->set) {
+				regfree(&f->re);
+				f->set = false;
+			}
+			rc = regcomp(&f->re, val, REG_EXTENDED | REG_NOSUB);
+			if (rc) {
+				char msg[256];
+				regerror(rc, &f->re, msg, sizeof(msg));
+				fprintf(stderr, "hpa: %s: bad regular expression '%s': %s\n", a, val, msg);
+				fputs("Try 'hpa --help' for more information.\n", stderr);
+				return HPA_OPTS_USAGE;
+			}
+			f->set = true;
+			break;
+		}
+		case OPT_NODECOUNT: {
+			char *end;
+			unsigned long n = strtoul(val, &end, 10);
+			if (*end || end == val || val[0] == '-')
+				return usage_error("--nodecount needs a count, not '%s'", val);
+			opts->nodecount = n;
+			break;
+		}
+		case OPT_NODEFRACTION: {
+			char *end;
+			double f = strtod(val, &end);
+			if (*end || end == val || !(f >= 0 && f <= 1))
+				return usage_error("--nodefraction needs a number from 0 to 1, not '%s'", val);
+			opts->nodefraction = f;
+			break;
+		}
 		case OPT_OUTPUT:
 			if (!*val)
 				return usage_error("option '%s' needs a file name", a);
@@ -306,14 +412,25 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			return usage_error("%s", "no PROFILE given and standard input is a terminal");
 		opts->profiles[opts->profiles_nr++] = "-";
 	}
-	for (i = 0, stdin_nr = 0; (size_t)i < opts->profiles_nr; i++)
+	stdin_nr = opts->base && !strcmp(opts->base, "-");
+	for (i = 0; (size_t)i < opts->profiles_nr; i++)
 		if (!strcmp(opts->profiles[i], "-") && ++stdin_nr > 1)
 			return usage_error("%s", "standard input ('-') can be read only once");
+	if (!opts->base && (opts->drop_negative || opts->normalize || opts->diff_columns))
+		return usage_error("%s", "--drop_negative, --normalize and --diff-columns need --base");
+	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE)
+		return usage_error("%s", "--diff-columns goes with --collapse");
 	return HPA_OPTS_RUN;
 }
 
 void hpa_opts_release(struct hpa_opts *opts)
 {
+	struct hpa_filter_re *res[] = { &opts->focus, &opts->ignore, &opts->show, &opts->hide };
+	size_t i;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(res); i++)
+		if (res[i]->set)
+			regfree(&res[i]->re);
 	free(opts->profiles);
 	free(opts->debug_dirs);
 	opts->profiles = NULL;

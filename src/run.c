@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hpa/diag.h"
+#include "hpa/diff.h"
 #include "hpa/output.h"
 #include "hpa/profile.h"
 #include "hpa/reader.h"
@@ -88,6 +89,15 @@ int hpa_run(const struct hpa_opts *opts)
 		if (!rc)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 	}
+	if (!rc && opts->base) {
+		rc = hpa_read_profile(&prof, opts->base);
+		if (!rc) {
+			struct hpa_input *in = hpa_profile_input(&prof, (uint32_t)prof.inputs_nr);
+			in->is_base = true;
+			in->weight = -1;
+			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
+		}
+	}
 	if (!rc)
 		compare_maps(&prof);
 	if (!rc && !opts->no_symbols) {
@@ -98,16 +108,38 @@ int hpa_run(const struct hpa_opts *opts)
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
 	}
+	if (!rc)
+		rc = hpa_apply_base(&prof, opts);
+	if (!rc && opts->thread != HPA_THREAD_ALL && opts->mode != HPA_MODE_THREADS) {
+		for (i = 0; i < prof.threads_nr && prof.threads[i].id != opts->thread; i++)
+			;
+		if (i == prof.threads_nr)
+			hpa_warn("no thread %d in the profile; --threads lists them", opts->thread);
+	}
 
 	if (!rc) {
-		inputs = xcalloc(opts->profiles_nr + 1, sizeof(*inputs));
+		inputs = xcalloc(opts->profiles_nr + 2, sizeof(*inputs));
 		for (i = 0; i < opts->profiles_nr; i++)
 			inputs[i] = opts->profiles[i];
-		inputs[i] = opts->binary;
-		rc = hpa_output_open(&out, opts->output, inputs, opts->profiles_nr + 1);
+		inputs[i++] = opts->binary;
+		inputs[i++] = opts->base;
+		rc = hpa_output_open(&out, opts->output, inputs, i);
 		free(inputs);
 		if (!rc) {
-			rc = hpa_report_text(out.fp, &prof, opts);
+			switch (opts->mode) {
+			case HPA_MODE_COLLAPSE:
+				rc = hpa_report_collapse(out.fp, &prof, opts);
+				break;
+			case HPA_MODE_TRACES:
+				rc = hpa_report_traces(out.fp, &prof, opts);
+				break;
+			case HPA_MODE_THREADS:
+				rc = hpa_report_threads(out.fp, &prof, opts);
+				break;
+			default:
+				rc = hpa_report_text(out.fp, &prof, opts);
+				break;
+			}
 			if (hpa_output_close(&out, rc == 0) < 0)
 				rc = -1;
 		}

@@ -18,6 +18,15 @@
  */
 int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* --collapse: folded stacks, one line per distinct stack, sorted. */
+int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
+/* --traces: every distinct stack with its value, largest first. */
+int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
+/* --threads: per-thread totals with thread names. */
+int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
 /* --alloc_* on a profile without accumulated data: an error (-1) saying so. */
 int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *opts);
 
@@ -29,6 +38,12 @@ void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *o
 
 /* jeprof's Percent: "%.1f%%" of x*100/total; nan, +inf, -inf when total is 0. */
 void hpa_format_percent(char *buf, size_t size, double x, double total);
+
+/* |v| below a millionth of a byte or object is rounding left by a diff: 0. */
+static inline double hpa_dust_to_zero(double v)
+{
+	return v < 1e-6 && v > -1e-6 ? 0 : v;
+}
 
 /* "objects", "B" or "MB". */
 const char *hpa_units(const struct hpa_opts *opts);

@@ -236,8 +236,16 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	total = accumulate(&k, &view);
 	hpa_view_release(&view);
 
+	/*
+	 * Sums of unsampled values are not integers (v2 scaling of small
+	 * objects at rate 1 gives k = 1 + 1e-14): what a diff cancels leaves
+	 * dust, which is zero here, not a row or an infinite percentage.
+	 */
+	total = hpa_dust_to_zero(total);
 	rows = xmalloc(st_mult(k.names.nr, sizeof(*rows)));
 	for (i = 1; i < k.names.nr; i++) {
+		k.flat[i] = hpa_dust_to_zero(k.flat[i]);
+		k.cum[i] = hpa_dust_to_zero(k.cum[i]);
 		if (k.flat[i] == 0 && k.cum[i] == 0)
 			continue;
 		rows[nr].key = (uint32_t)i;

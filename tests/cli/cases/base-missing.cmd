@@ -1,0 +1,1 @@
+--base missing.heap example/demo.heap

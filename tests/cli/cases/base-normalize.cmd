@@ -1,0 +1,1 @@
+--show_bytes --normalize --base jemalloc/paths-lg0.heap --no-symbols jemalloc/paths-lg10.heap

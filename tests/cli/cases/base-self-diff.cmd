@@ -1,0 +1,1 @@
+--show_bytes --base=example/demo.heap --sysroot nowhere example/demo example/demo.heap

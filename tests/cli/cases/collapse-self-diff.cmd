@@ -1,0 +1,1 @@
+--collapse --base example/demo.heap --sysroot nowhere example/demo example/demo.heap

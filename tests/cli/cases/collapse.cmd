@@ -1,0 +1,1 @@
+--collapse --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--collapsed --inuse_objects --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--collapse --diff-columns --base jemalloc/paths-lg0.heap --no-symbols jemalloc/paths-lg10.heap

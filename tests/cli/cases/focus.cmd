@@ -1,0 +1,1 @@
+--show_bytes --focus handle_request --sysroot nowhere example/demo example/demo.heap

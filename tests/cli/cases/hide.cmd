@@ -1,0 +1,1 @@
+--show_bytes --hide '^(_start|main)$' --sysroot nowhere example/demo example/demo.heap

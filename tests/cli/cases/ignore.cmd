@@ -1,0 +1,1 @@
+--show_bytes --ignore copy_string --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--show_bytes --nodecount 3 --sysroot nowhere example/demo example/demo.heap

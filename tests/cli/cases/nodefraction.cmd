@@ -1,0 +1,1 @@
+--show_bytes --nodefraction 0.05 --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--show_bytes --show 'cache_put|copy_string' --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--thread 1 --show_bytes --no-symbols jemalloc/threads-accum.heap

@@ -1,0 +1,1 @@
+--thread 7 --show_bytes --no-symbols jemalloc/threads-accum.heap

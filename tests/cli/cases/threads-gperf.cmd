@@ -1,0 +1,1 @@
+--threads --no-symbols gperf/tcmalloc.heap

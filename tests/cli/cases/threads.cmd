@@ -1,0 +1,1 @@
+--threads --show_bytes --no-symbols jemalloc/threads-accum.heap

@@ -1,0 +1,1 @@
+--traces --show_bytes --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--nodefraction 2 example/demo.heap

@@ -1,0 +1,1 @@
+--focus '(' example/demo.heap

@@ -1,0 +1,1 @@
+--thread x example/demo.heap

@@ -1,0 +1,1 @@
+--collapse --diff-columns example/demo.heap

@@ -1,0 +1,1 @@
+--drop_negative example/demo.heap

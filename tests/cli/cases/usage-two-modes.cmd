@@ -1,0 +1,1 @@
+--text --collapse example/demo.heap

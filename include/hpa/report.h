@@ -10,6 +10,7 @@
 #include "hpa/compat.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
+#include "hpa/strtab.h"
 #include "hpa/view.h"
 
 /*
@@ -21,11 +22,42 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 /* --collapse: folded stacks, one line per distinct stack, sorted. */
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/*
+ * Make a frame name safe for folded text, in place: ';' becomes ':',
+ * control characters '?', and a trailing " <digits>" becomes "_<digits>".
+ */
+void hpa_folded_name(char *name);
+
 /* --traces: every distinct stack with its value, largest first. */
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
 /* --threads: per-thread totals with thread names. */
 int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
+/* How hpa_group_stacks() writes a stack as text. */
+struct hpa_stack_format {
+	char *(*name)(const struct hpa_profile *prof, struct hpa_frame f); /* malloc'ed */
+	bool root_first;       /* frame order */
+	const char *prefix;    /* before each frame name */
+	const char *suffix;    /* after each frame name */
+	const char *empty;     /* the whole text of a stack without frames */
+};
+
+/* A distinct stack text and its values: the base's (positive) and the profile's. */
+struct hpa_stack_group {
+	uint32_t text;         /* id in the caller's strtab */
+	double before, after;
+};
+
+/*
+ * Group the view's samples by stack text (a trailing separator is left to
+ * the format: frames are prefix + name + suffix, concatenated).  Returns the
+ * number of groups, *out (malloc'ed, in order of first appearance) and the
+ * view's weighted *total.
+ */
+size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *opts,
+			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
+			struct hpa_stack_group **out, double *total);
 
 /* --alloc_* on a profile without accumulated data: an error (-1) saying so. */
 int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *opts);

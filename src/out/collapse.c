@@ -19,15 +19,8 @@
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
 #include "hpa/view.h"
-#include "hpa/xalloc.h"
 
-struct line {
-	uint32_t stack;      /* strtab id of the folded stack text */
-	double before, after;
-};
-
-/* Make a frame name safe for folded text, in place. */
-static void sanitize(char *name)
+void hpa_folded_name(char *name)
 {
 	char *p;
 	size_t n;
@@ -61,7 +54,7 @@ static char *frame_name(const struct hpa_profile *prof, struct hpa_frame f)
 		if (asprintf(&name, "%s%s", fn, f.level + 1 < l->line_nr ? "[inline]" : "") < 0)
 			abort();
 	}
-	sanitize(name);
+	hpa_folded_name(name);
 	return name;
 }
 
@@ -74,92 +67,41 @@ static const struct hpa_strtab *sort_tab;
 
 static int cmp_lines(const void *a, const void *b)
 {
-	return strcmp(hpa_strtab_get(sort_tab, ((const struct line *)a)->stack),
-		      hpa_strtab_get(sort_tab, ((const struct line *)b)->stack));
+	return strcmp(hpa_strtab_get(sort_tab, ((const struct hpa_stack_group *)a)->text),
+		      hpa_strtab_get(sort_tab, ((const struct hpa_stack_group *)b)->text));
 }
 
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
-	struct hpa_view view;
-	struct hpa_strtab names, stacks;
-	uint32_t *slot_name = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*slot_name));
-	struct line *lines = NULL;
-	size_t nlines = 0, alines = 0, i, f, nr, len = 0, alloc = 0;
-	const struct hpa_frame *frames;
-	char *buf = NULL;
+	/* Frames joined by ';' root first: "name;" each, the last ';' cut below. */
+	static const struct hpa_stack_format fmt = { frame_name, true, "", ";", "<no stack>;" };
+	struct hpa_strtab stacks;
+	struct hpa_stack_group *lines;
+	size_t nlines, i;
+	double total;
 
-	if (hpa_check_value_data(prof, opts) < 0) {
-		free(slot_name);
+	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	}
-	hpa_strtab_init(&names);
 	hpa_strtab_init(&stacks);
-	hpa_view_init(&view, prof, opts);
-	for (i = 0; i < prof->samples_nr; i++) {
-		double value;
-		uint32_t id;
-
-		if (!hpa_view_sample(&view, i, &frames, &nr))
-			continue;
-		value = hpa_view_value(&view, i);
-		len = 0;
-		for (f = nr; f-- > 0;) {   /* root first */
-			size_t slot = hpa_frame_slot(prof, frames[f]);
-			const char *n;
-			size_t nl;
-
-			if (!slot_name[slot]) {
-				char *name = frame_name(prof, frames[f]);
-				slot_name[slot] = hpa_strtab_intern(&names, name);
-				free(name);
-			}
-			n = hpa_strtab_get(&names, slot_name[slot]);
-			nl = strlen(n);
-			HPA_GROW(buf, len + nl + 2, alloc);
-			if (len)
-				buf[len++] = ';';
-			memcpy(buf + len, n, nl);
-			len += nl;
-		}
-		if (!len) {
-			HPA_GROW(buf, 16, alloc);
-			len = (size_t)sprintf(buf, "<no stack>");
-		}
-		/* Stack ids are dense from 1, so lines[id - 1] is the stack's line. */
-		id = hpa_strtab_intern_len(&stacks, buf, len);
-		if (id > nlines) {
-			HPA_GROW(lines, nlines + 1, alines);
-			lines[nlines].stack = id;
-			lines[nlines].before = lines[nlines].after = 0;
-			nlines++;
-		}
-		if (prof->inputs[prof->samples[i].input - 1].is_base)
-			lines[id - 1].before -= value;
-		else
-			lines[id - 1].after += value;
-	}
-	hpa_view_release(&view);
-
+	nlines = hpa_group_stacks(prof, opts, &fmt, &stacks, &lines, &total);
 	sort_tab = &stacks;
 	qsort(lines, nlines, sizeof(*lines), cmp_lines);
 	for (i = 0; i < nlines; i++) {
-		const struct line *l = &lines[i];
-		const char *text = hpa_strtab_get(&stacks, l->stack);
+		const struct hpa_stack_group *l = &lines[i];
+		const char *text = hpa_strtab_get(&stacks, l->text);
+		int tl = (int)strlen(text) - 1;   /* without the last ';' */
 
 		if (opts->diff_columns) {
 			long long b = trunc_ll(l->before), a = trunc_ll(l->after);
 			if (b || a)
-				fprintf(fp, "%s %lld %lld\n", text, b, a);
+				fprintf(fp, "%.*s %lld %lld\n", tl, text, b, a);
 		} else {
 			long long v = trunc_ll(l->after - l->before);
 			if (v)
-				fprintf(fp, "%s %lld\n", text, v);
+				fprintf(fp, "%.*s %lld\n", tl, text, v);
 		}
 	}
-	free(buf);
 	free(lines);
-	free(slot_name);
-	hpa_strtab_release(&names);
 	hpa_strtab_release(&stacks);
 	return 0;
 }

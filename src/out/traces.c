@@ -16,11 +16,6 @@
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
-struct trace {
-	uint32_t text;   /* strtab id: frames, one per line */
-	double value;
-};
-
 /* "function[ (inline)][ file[:line]]", or the label of an unknown frame. */
 static char *frame_text(const struct hpa_profile *prof, struct hpa_frame f)
 {
@@ -48,89 +43,44 @@ static const struct hpa_strtab *sort_tab;
 
 static int cmp_traces(const void *a, const void *b)
 {
-	const struct trace *x = a, *y = b;
+	const struct hpa_stack_group *x = a, *y = b;
+	double vx = fabs(x->after - x->before), vy = fabs(y->after - y->before);
 
-	if (fabs(x->value) != fabs(y->value))
-		return fabs(x->value) > fabs(y->value) ? -1 : 1;
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
 	return strcmp(hpa_strtab_get(sort_tab, x->text), hpa_strtab_get(sort_tab, y->text));
 }
 
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
-	struct hpa_view view;
-	struct hpa_strtab frames_tab, texts;
-	uint32_t *slot_text = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*slot_text));
-	struct trace *traces = NULL;
-	size_t ntraces = 0, atraces = 0, i, f, nr, len, alloc = 0;
-	const struct hpa_frame *frames;
-	double total = 0;
-	char *buf = NULL, num[2][48];
+	static const struct hpa_stack_format fmt = { frame_text, false, "      ", "\n",
+						     "      <no stack>\n" };
+	struct hpa_strtab texts;
+	struct hpa_stack_group *traces;
+	size_t ntraces, i;
+	double total;
+	char num[2][48];
 
-	if (hpa_check_value_data(prof, opts) < 0) {
-		free(slot_text);
+	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	}
-	hpa_strtab_init(&frames_tab);
 	hpa_strtab_init(&texts);
-	hpa_view_init(&view, prof, opts);
-	for (i = 0; i < prof->samples_nr; i++) {
-		double value;
-		uint32_t id;
-
-		if (!hpa_view_sample(&view, i, &frames, &nr))
-			continue;
-		value = hpa_view_value(&view, i);
-		total += value;
-		len = 0;
-		for (f = 0; f < nr; f++) {   /* leaf first, one frame per line */
-			size_t slot = hpa_frame_slot(prof, frames[f]), n;
-			const char *t;
-
-			if (!slot_text[slot]) {
-				char *text = frame_text(prof, frames[f]);
-				slot_text[slot] = hpa_strtab_intern(&frames_tab, text);
-				free(text);
-			}
-			t = hpa_strtab_get(&frames_tab, slot_text[slot]);
-			n = strlen(t);
-			HPA_GROW(buf, len + n + 8, alloc);
-			memcpy(buf + len, "      ", 6);
-			memcpy(buf + len + 6, t, n);
-			len += n + 6;
-			buf[len++] = '\n';
-		}
-		if (!len) {
-			HPA_GROW(buf, 32, alloc);
-			len = (size_t)sprintf(buf, "      <no stack>\n");
-		}
-		id = hpa_strtab_intern_len(&texts, buf, len);
-		if (id > ntraces) {
-			HPA_GROW(traces, ntraces + 1, atraces);
-			traces[ntraces].text = id;
-			traces[ntraces].value = 0;
-			ntraces++;
-		}
-		traces[id - 1].value += value;
-	}
-	hpa_view_release(&view);
-
+	ntraces = hpa_group_stacks(prof, opts, &fmt, &texts, &traces, &total);
 	total = hpa_dust_to_zero(total);
 	sort_tab = &texts;
 	qsort(traces, ntraces, sizeof(*traces), cmp_traces);
 	hpa_format_value(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "Total: %s %s in %zu stacks\n", num[0], hpa_units(opts), ntraces);
 	for (i = 0; i < ntraces; i++) {
-		if (hpa_dust_to_zero(traces[i].value) == 0)
+		double value = hpa_dust_to_zero(traces[i].after - traces[i].before);
+
+		if (value == 0)
 			continue;
-		hpa_format_value(num[0], sizeof(num[0]), traces[i].value, opts);
-		hpa_format_percent(num[1], sizeof(num[1]), traces[i].value, total);
+		hpa_format_value(num[0], sizeof(num[0]), value, opts);
+		hpa_format_percent(num[1], sizeof(num[1]), value, total);
 		fprintf(fp, "-----------\n%s %s (%s)\n%s", num[0], hpa_units(opts), num[1],
 			hpa_strtab_get(&texts, traces[i].text));
 	}
-	free(buf);
 	free(traces);
-	free(slot_text);
-	hpa_strtab_release(&frames_tab);
 	hpa_strtab_release(&texts);
 	return 0;
 }

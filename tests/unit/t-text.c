@@ -109,8 +109,29 @@ static void rows(void)
 	free(s);
 }
 
+static void folded_names(void)
+{
+	char a[] = "rs::make::<[u8; 8]>";
+	char b[] = "odd\tname\nhere";
+	char c[] = "operator new 42";
+	char d[] = "f42";
+	char e[] = "1234";
+
+	hpa_folded_name(a);
+	hpa_folded_name(b);
+	hpa_folded_name(c);
+	hpa_folded_name(d);
+	hpa_folded_name(e);
+	CHECK_STR_EQ(a, "rs::make::<[u8: 8]>");
+	CHECK_STR_EQ(b, "odd?name?here");
+	CHECK_STR_EQ(c, "operator new_42");
+	CHECK_STR_EQ(d, "f42");
+	CHECK_STR_EQ(e, "1234");
+}
+
 int main(void)
 {
+	folded_names();
 	formats();
 	rows();
 	TEST_MAIN_END();

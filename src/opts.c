@@ -21,6 +21,7 @@ enum opt_id {
 	OPT_COLLAPSE,
 	OPT_TRACES,
 	OPT_THREADS,
+	OPT_PROTO,
 	OPT_COLLAPSED,   /* jeprof's spelling of --collapse */
 	/* In enum hpa_value order, so the value is id - OPT_INUSE_OBJECTS. */
 	OPT_INUSE_OBJECTS,
@@ -73,6 +74,8 @@ static const struct opt_def options[] = {
 	{ "traces", 0, OPT_TRACES, NULL, NULL, "every stack with its value, largest first" },
 	{ "threads", 0, OPT_THREADS, NULL, NULL,
 	  "per-thread totals (jemalloc tN lines), with thread names" },
+	{ "proto", 0, OPT_PROTO, NULL, NULL,
+	  "pprof protobuf, gzipped and symbolized (go tool pprof, Parca, Pyroscope)" },
 	{ "inuse_space", 0, OPT_INUSE_SPACE, NULL, "Value (one of)",
 	  "bytes in use at dump time (default)" },
 	{ "inuse_objects", 0, OPT_INUSE_OBJECTS, NULL, NULL, "objects in use at dump time" },
@@ -275,11 +278,12 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		case OPT_COLLAPSE:
 		case OPT_TRACES:
 		case OPT_THREADS:
+		case OPT_PROTO:
 		case OPT_COLLAPSED:
 			choice = (int)opts->mode;
 			if (choose(&mode_opt, a, o->id == OPT_COLLAPSED ? HPA_MODE_COLLAPSE :
 				   (int)(o->id - OPT_TEXT), &choice,
-				   "--text, --collapse, --traces, --threads") < 0)
+				   "--text, --collapse, --traces, --threads, --proto") < 0)
 				return HPA_OPTS_USAGE;
 			opts->mode = (enum hpa_mode)choice;
 			break;

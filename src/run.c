@@ -136,6 +136,9 @@ int hpa_run(const struct hpa_opts *opts)
 			case HPA_MODE_THREADS:
 				rc = hpa_report_threads(out.fp, &prof, opts);
 				break;
+			case HPA_MODE_PROTO:
+				rc = hpa_report_pprof(out.fp, &prof, opts);
+				break;
 			default:
 				rc = hpa_report_text(out.fp, &prof, opts);
 				break;

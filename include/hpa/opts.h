@@ -15,7 +15,8 @@ enum hpa_mode {
 	HPA_MODE_TEXT,       /* --text */
 	HPA_MODE_COLLAPSE,   /* --collapse */
 	HPA_MODE_TRACES,     /* --traces */
-	HPA_MODE_THREADS     /* --threads */
+	HPA_MODE_THREADS,    /* --threads */
+	HPA_MODE_PROTO       /* --proto */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */

@@ -37,7 +37,8 @@ bool hpa_value_is_objects(enum hpa_value v);
 
 enum hpa_format {
 	HPA_FORMAT_JEMALLOC,  /* heap_v2/<period> */
-	HPA_FORMAT_GPERF      /* heap profile: ... */
+	HPA_FORMAT_GPERF,     /* heap profile: ... */
+	HPA_FORMAT_PPROF      /* perftools.profiles.Profile protobuf, gzipped or not */
 };
 
 enum hpa_kind {
@@ -64,6 +65,7 @@ struct hpa_mapping {
 	uint32_t input;                 /* input id the line came from */
 	uint32_t sym_file;              /* strtab: file symbolization opened, 0 = none */
 	uint32_t sym_error;             /* strtab: why the file could not be used, 0 = ok */
+	uint32_t build_id;              /* strtab: lowercase hex GNU build-id, 0 = unknown */
 };
 
 /* Where a location's names came from. */

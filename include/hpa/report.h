@@ -28,6 +28,9 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
  */
 void hpa_folded_name(char *name);
 
+/* --proto: gzip-compressed pprof protobuf, symbolized and self-contained. */
+int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
 /* --traces: every distinct stack with its value, largest first. */
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -439,8 +439,8 @@ static void symbolize_loc(struct symbolizer *s, Dwfl *dwfl, uint32_t loc)
 	enum hpa_sym_source src = HPA_SYM_NONE;
 
 	s->chain_nr = 0;
-	if (!mod)
-		return;
+	if (!mod || s->prof->locs[loc].line_nr)
+		return;   /* no module, or named already (a symbolized pprof input) */
 	if (dwarf_chain(s, mod, pc)) {
 		src = HPA_SYM_DWARF;
 	} else {
@@ -458,7 +458,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 	const struct hpa_input *in = hpa_profile_input(prof, input);
 	const char *main = main_path(prof, in);
 	struct module *mods = NULL;
-	uint32_t *mod_of_map;
+	uint32_t *mod_of_map, *build_ids;
 	size_t nmods = 0, amods = 0, i;
 	Dwfl *dwfl;
 
@@ -521,6 +521,21 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 	for (i = 0; i < nmods; i++)
 		report_module(s, dwfl, &mods[i], in, main);
 	dwfl_report_end(dwfl, NULL, NULL);
+	/* The build-id of each module that could be used. */
+	build_ids = xcalloc(nmods + 1, sizeof(*build_ids));
+	for (i = 0; i < nmods; i++) {
+		const unsigned char *bits;
+		GElf_Addr vaddr;
+		int n = mods[i].mod ? dwfl_module_build_id(mods[i].mod, &bits, &vaddr) : 0;
+
+		if (n > 0 && n <= 64) {
+			char hex[129];
+			int b;
+			for (b = 0; b < n; b++)
+				sprintf(hex + 2 * b, "%02x", bits[b]);
+			build_ids[i] = hpa_strtab_intern(&prof->strs, hex);
+		}
+	}
 	/* Remember, per mapping, what was opened and what went wrong. */
 	for (i = 0; i < in->map_nr; i++) {
 		uint32_t j = mod_of_map[i];
@@ -528,6 +543,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 		if (!j)
 			continue;
 		map->sym_file = hpa_strtab_intern(&prof->strs, mods[j - 1].file);
+		map->build_id = build_ids[j - 1];
 		if (mods[j - 1].why)
 			map->sym_error = hpa_strtab_intern(&prof->strs, mods[j - 1].why);
 	}
@@ -541,6 +557,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 			symbolize_loc(s, dwfl, (uint32_t)i);
 	}
 
+	free(build_ids);
 	cu_indexes_free(s);
 	dwfl_end(dwfl);
 	for (i = 0; i < nmods; i++) {

@@ -1,0 +1,413 @@
+/*
+ * --proto: a gzip-compressed perftools.profiles.Profile, self-contained.
+ *
+ * Every location the view shows carries its lines (functions with
+ * demangled and mangled names, files, line numbers, inline frames innermost
+ * first); a frame hpa could not name gets a function named after its label,
+ * so go tool pprof needs no binary and prints what hpa prints.  Locations
+ * are the view's frames grouped by address, so the allocator cut and
+ * --hide/--show are in the file.  Values are the four unsampled columns;
+ * int64 values come from the running sums (floor of the cumulative sum), so
+ * the file's totals equal hpa's.  Output is deterministic: no timestamps.
+ */
+#include "hpa/compat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+
+#include "hpa/diag.h"
+#include "hpa/report.h"
+#include "hpa/strtab.h"
+#include "hpa/symbolize.h"
+#include "hpa/xalloc.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Line PbLine;
+typedef Perftools__Profiles__Function PbFunction;
+typedef Perftools__Profiles__Mapping PbMapping;
+typedef Perftools__Profiles__ValueType PbValueType;
+typedef Perftools__Profiles__Label PbLabel;
+
+/* Output columns, pprof's heap order, and the model value of each. */
+static const enum hpa_value columns[4] = {
+	HPA_ALLOC_OBJECTS, HPA_ALLOC_SPACE, HPA_INUSE_OBJECTS, HPA_INUSE_SPACE
+};
+
+struct out_sample {
+	size_t first, n;     /* its location ids: pool[first .. first + n) */
+	double v[4];
+};
+
+struct writer {
+	const struct hpa_profile *prof;
+	const struct hpa_opts *opts;
+	struct hpa_strtab strs;          /* the file's string table */
+	struct hpa_hashmap loc_by_key;   /* (loc, first level, levels) -> output id */
+	PbLocation **locs;
+	size_t nlocs, alocs;
+	struct hpa_hashmap func_by_key;  /* model function id, or label string id | 1<<63 */
+	PbFunction **funcs;
+	size_t nfuncs, afuncs;
+	uint32_t *map_out;               /* model mapping id -> output id */
+	PbMapping **maps;
+	size_t nmaps, amaps;
+	bool *map_all_named, *map_inline;
+};
+
+static int64_t str(struct writer *w, const char *s)
+{
+	return hpa_strtab_intern(&w->strs, s ? s : "");
+}
+
+static uint64_t mapping_id(struct writer *w, uint32_t m)
+{
+	const struct hpa_mapping *hm;
+	PbMapping *pm;
+
+	if (!m)
+		return 0;
+	if (w->map_out[m])
+		return w->map_out[m];
+	hm = &w->prof->mappings[m];
+	pm = xcalloc(1, sizeof(*pm));
+	perftools__profiles__mapping__init(pm);
+	HPA_GROW(w->maps, w->nmaps + 1, w->amaps);
+	w->maps[w->nmaps++] = pm;
+	pm->id = w->nmaps;
+	pm->memory_start = hm->start;
+	pm->memory_limit = hm->limit;
+	pm->file_offset = hm->offset;
+	pm->filename = str(w, *hm->path ? hm->path : "[anon]");
+	pm->build_id = hm->build_id ? str(w, hpa_profile_str(w->prof, hm->build_id)) : 0;
+	w->map_out[m] = (uint32_t)pm->id;
+	return pm->id;
+}
+
+static uint64_t function_id(struct writer *w, uint64_t key, const char *name,
+			    const char *system_name, const char *file)
+{
+	uint32_t id = hpa_hashmap_get(&w->func_by_key, key);
+	PbFunction *f;
+
+	if (id)
+		return id;
+	f = xcalloc(1, sizeof(*f));
+	perftools__profiles__function__init(f);
+	HPA_GROW(w->funcs, w->nfuncs + 1, w->afuncs);
+	w->funcs[w->nfuncs++] = f;
+	f->id = w->nfuncs;
+	f->name = str(w, name);
+	f->system_name = str(w, system_name);
+	f->filename = str(w, file);
+	hpa_hashmap_put(&w->func_by_key, key, (uint32_t)f->id);
+	return f->id;
+}
+
+/* The output location for levels [first, first + n) of model location loc. */
+static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint32_t n)
+{
+	const struct hpa_profile *prof = w->prof;
+	const struct hpa_location *l = &prof->locs[loc];
+	uint64_t key = (uint64_t)loc << 32 | (uint64_t)first << 16 | n;
+	uint32_t id = hpa_hashmap_get(&w->loc_by_key, key);
+	PbLocation *pl;
+	uint32_t i;
+
+	if (id)
+		return id;
+	pl = xcalloc(1, sizeof(*pl));
+	perftools__profiles__location__init(pl);
+	HPA_GROW(w->locs, w->nlocs + 1, w->alocs);
+	w->locs[w->nlocs++] = pl;
+	pl->id = w->nlocs;
+	pl->address = l->addr;
+	pl->mapping_id = mapping_id(w, l->mapping);
+	pl->n_line = l->line_nr ? n : 1;
+	pl->line = xcalloc(pl->n_line, sizeof(*pl->line));
+	for (i = 0; i < pl->n_line; i++) {
+		PbLine *ln = xcalloc(1, sizeof(*ln));
+
+		perftools__profiles__line__init(ln);
+		if (l->line_nr) {
+			const struct hpa_line *hl = &prof->lines[l->line_first + first + i];
+			const struct hpa_function *hf = &prof->funcs[hl->func];
+			ln->function_id = function_id(w, hl->func, hpa_profile_str(prof, hf->name),
+						      hpa_profile_str(prof, hf->system_name),
+						      hpa_profile_str(prof, hf->filename));
+			ln->line = hl->line;
+		} else {
+			/* Unknown to hpa: named after its label, as in every hpa report. */
+			struct hpa_frame f = { loc, 0 };
+			char *label = hpa_frame_label(prof, f);
+			ln->function_id = function_id(w, (uint64_t)str(w, label) | (UINT64_C(1) << 63),
+						      label, label, "");
+			free(label);
+		}
+		pl->line[i] = ln;
+	}
+	if (l->mapping && pl->n_line > 1)
+		w->map_inline[l->mapping] = true;
+	if (l->mapping && !l->line_nr)
+		w->map_all_named[l->mapping] = false;
+	hpa_hashmap_put(&w->loc_by_key, key, (uint32_t)pl->id);
+	return pl->id;
+}
+
+/* The "<no stack>" location of samples without frames (pprof drops empty samples). */
+static uint64_t no_stack_location(struct writer *w)
+{
+	uint64_t key = UINT64_MAX;
+	uint32_t id = hpa_hashmap_get(&w->loc_by_key, key);
+	PbLocation *pl;
+	PbLine *ln;
+
+	if (id)
+		return id;
+	pl = xcalloc(1, sizeof(*pl));
+	perftools__profiles__location__init(pl);
+	HPA_GROW(w->locs, w->nlocs + 1, w->alocs);
+	w->locs[w->nlocs++] = pl;
+	pl->id = w->nlocs;
+	ln = xcalloc(1, sizeof(*ln));
+	perftools__profiles__line__init(ln);
+	ln->function_id = function_id(w, (uint64_t)str(w, "<no stack>") | (UINT64_C(1) << 63),
+				      "<no stack>", "<no stack>", "");
+	pl->n_line = 1;
+	pl->line = xcalloc(1, sizeof(*pl->line));
+	pl->line[0] = ln;
+	hpa_hashmap_put(&w->loc_by_key, key, (uint32_t)pl->id);
+	return pl->id;
+}
+
+static PbValueType *value_type(struct writer *w, const char *type, const char *unit)
+{
+	PbValueType *vt = xcalloc(1, sizeof(*vt));
+
+	perftools__profiles__value_type__init(vt);
+	vt->type = str(w, type);
+	vt->unit = str(w, unit);
+	return vt;
+}
+
+static int gzip_write(FILE *fp, const uint8_t *data, size_t len)
+{
+	z_stream z;
+	uint8_t out[1 << 16];
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	/* windowBits 15 + 16: a gzip member; zlib writes mtime 0 and no name. */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return hpa_error("zlib: cannot start compression");
+	z.next_in = (uint8_t *)data;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		rc = deflate(&z, Z_FINISH);
+		if (rc == Z_STREAM_ERROR)
+			break;
+		if (fwrite(out, 1, sizeof(out) - z.avail_out, fp) != sizeof(out) - z.avail_out)
+			break;
+	} while (rc != Z_STREAM_END);
+	deflateEnd(&z);
+	return rc == Z_STREAM_END ? 0 : hpa_error("cannot write the compressed profile");
+}
+
+static void free_profile(PbProfile *p, struct writer *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->n_sample; i++) {
+		PbSample *s = p->sample[i];
+		for (j = 0; j < s->n_label; j++)
+			free(s->label[j]);
+		free(s->label);
+		free(s->location_id);
+		free(s->value);
+		free(s);
+	}
+	free(p->sample);
+	for (i = 0; i < w->nlocs; i++) {
+		for (j = 0; j < w->locs[i]->n_line; j++)
+			free(w->locs[i]->line[j]);
+		free(w->locs[i]->line);
+		free(w->locs[i]);
+	}
+	for (i = 0; i < w->nfuncs; i++)
+		free(w->funcs[i]);
+	for (i = 0; i < w->nmaps; i++)
+		free(w->maps[i]);
+	for (i = 0; i < p->n_sample_type; i++)
+		free(p->sample_type[i]);
+	free(p->sample_type);
+	free(p->period_type);
+	free(w->locs);
+	free(w->funcs);
+	free(w->maps);
+	free(p->string_table);
+}
+
+int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	struct writer w;
+	struct hpa_view view;
+	struct hpa_strtab keys;
+	struct out_sample *samples = NULL;
+	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	uint64_t *ids = NULL, *pool = NULL;
+	char *text = NULL;
+	size_t nsamples = 0, asamples = 0, aids = 0, npool = 0, apool = 0, atext = 0, i, k, nr, m;
+	const struct hpa_frame *frames;
+	double cum[4] = { 0 }, done[4] = { 0 };
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	if (isatty(fileno(fp)))
+		return hpa_error("refusing to write a binary profile to a terminal; use -o FILE or a redirect");
+	memset(&w, 0, sizeof(w));
+	w.prof = prof;
+	w.opts = opts;
+	hpa_strtab_init(&w.strs);
+	hpa_strtab_init(&keys);
+	w.map_out = xcalloc(prof->mappings_nr, sizeof(*w.map_out));
+	w.map_all_named = xmalloc(prof->mappings_nr * sizeof(bool));
+	memset(w.map_all_named, 1, prof->mappings_nr * sizeof(bool));
+	w.map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
+
+	/* The main executable first: its mapping is the first file of input 1. */
+	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
+		uint32_t id = prof->inputs[0].map_first + (uint32_t)m;
+		const char *path = prof->mappings[id].path;
+		if (*path && *path != '[') {
+			mapping_id(&w, id);
+			break;
+		}
+	}
+
+	/* Samples: the view's, grouped by location list (keyed by its text). */
+	hpa_view_init(&view, prof, opts);
+	for (i = 0; i < prof->samples_nr; i++) {
+		const struct hpa_sample *s = &prof->samples[i];
+		double weight = prof->inputs[s->input - 1].weight;
+		size_t n = 0, klen = 0;
+		uint32_t key;
+
+		if (!hpa_view_sample(&view, i, &frames, &nr))
+			continue;
+		HPA_GROW(ids, nr + 1, aids);
+		for (k = 0; k < nr;) {   /* consecutive levels of one address: one location */
+			size_t e = k + 1;
+			while (e < nr && frames[e].loc == frames[k].loc &&
+			       frames[e].level == frames[e - 1].level + 1)
+				e++;
+			ids[n++] = location_id(&w, frames[k].loc, frames[k].level, (uint32_t)(e - k));
+			k = e;
+		}
+		if (!n)
+			ids[n++] = no_stack_location(&w);
+		HPA_GROW(text, n * 21 + 1, atext);
+		for (k = 0; k < n; k++)
+			klen += (size_t)sprintf(text + klen, "%llu,", (unsigned long long)ids[k]);
+		key = hpa_strtab_intern_len(&keys, text, klen);
+		if (key > nsamples) {   /* a new group: ids dense from 1 */
+			HPA_GROW(samples, nsamples + 1, asamples);
+			memset(&samples[nsamples], 0, sizeof(samples[nsamples]));
+			HPA_GROW(pool, npool + n, apool);
+			memcpy(pool + npool, ids, n * sizeof(*ids));
+			samples[nsamples].first = npool;
+			samples[nsamples].n = n;
+			npool += n;
+			nsamples++;
+		}
+		for (k = 0; k < 4; k++)
+			samples[key - 1].v[k] += s->v[columns[k]] * weight;
+	}
+	hpa_view_release(&view);
+
+	p.n_sample = nsamples;
+	p.sample = xcalloc(nsamples + 1, sizeof(*p.sample));
+	for (i = 0; i < nsamples; i++) {
+		PbSample *ps = xcalloc(1, sizeof(*ps));
+
+		perftools__profiles__sample__init(ps);
+		ps->n_location_id = samples[i].n;
+		ps->location_id = xmalloc(samples[i].n * sizeof(uint64_t));
+		memcpy(ps->location_id, pool + samples[i].first, samples[i].n * sizeof(uint64_t));
+		ps->n_value = 4;
+		ps->value = xcalloc(4, sizeof(*ps->value));
+		for (k = 0; k < 4; k++) {
+			/* floor of the running sum: the column totals come out exact */
+			double next;
+			cum[k] += samples[i].v[k];
+			next = floor(hpa_dust_to_zero(cum[k]) + 1e-9);
+			ps->value[k] = (int64_t)(next - done[k]);
+			done[k] = next;
+		}
+		if (opts->thread != HPA_THREAD_ALL) {
+			PbLabel *lb = xcalloc(1, sizeof(*lb));
+			perftools__profiles__label__init(lb);
+			lb->key = str(&w, "thread");
+			lb->num = opts->thread;
+			ps->n_label = 1;
+			ps->label = xcalloc(1, sizeof(*ps->label));
+			ps->label[0] = lb;
+		}
+		p.sample[i] = ps;
+	}
+
+	p.n_sample_type = 4;
+	p.sample_type = xcalloc(4, sizeof(*p.sample_type));
+	for (k = 0; k < 4; k++)
+		p.sample_type[k] = value_type(&w, hpa_value_name(columns[k]),
+					      hpa_value_is_objects(columns[k]) ? "count" : "bytes");
+	p.period_type = value_type(&w, "space", "bytes");
+	p.period = prof->inputs_nr ? (int64_t)prof->inputs[0].period : 0;
+	p.default_sample_type = str(&w, hpa_value_name(opts->value));
+	for (i = 0; i < w.nmaps; i++) {
+		PbMapping *pm = w.maps[i];
+		for (m = 1; m < prof->mappings_nr && w.map_out[m] != pm->id; m++)
+			;
+		pm->has_functions = pm->has_filenames = pm->has_line_numbers = w.map_all_named[m];
+		pm->has_inline_frames = w.map_inline[m];
+	}
+	p.n_mapping = w.nmaps;
+	p.mapping = w.maps;
+	p.n_location = w.nlocs;
+	p.location = w.locs;
+	p.n_function = w.nfuncs;
+	p.function = w.funcs;
+	p.n_string_table = w.strs.nr;
+	p.string_table = xmalloc(st_mult(w.strs.nr, sizeof(char *)));
+	for (i = 0; i < w.strs.nr; i++)
+		p.string_table[i] = w.strs.strs[i];
+
+	len = perftools__profiles__profile__get_packed_size(&p);
+	buf = xmalloc(len ? len : 1);
+	perftools__profiles__profile__pack(&p, buf);
+	rc = gzip_write(fp, buf, len);
+
+	free(buf);
+	free_profile(&p, &w);
+	free(samples);
+	free(ids);
+	free(pool);
+	free(text);
+	free(w.map_out);
+	free(w.map_all_named);
+	free(w.map_inline);
+	hpa_hashmap_release(&w.loc_by_key);
+	hpa_hashmap_release(&w.func_by_key);
+	hpa_strtab_release(&keys);
+	hpa_strtab_release(&w.strs);
+	return rc;
+}

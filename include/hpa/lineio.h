@@ -45,6 +45,12 @@ const char *hpa_lineio_peek(struct hpa_lineio *io, size_t n, size_t *avail);
 /* Next line: 1 (line and len set), 0 at end of input, -1 after reporting. */
 int hpa_lineio_next(struct hpa_lineio *io, char **line, size_t *len);
 
+/*
+ * Read everything not yet consumed into a malloc'ed buffer (binary input:
+ * pprof protobuf, gzip).  Fails with a message past `max` bytes.
+ */
+int hpa_lineio_slurp(struct hpa_lineio *io, uint8_t **data, size_t *len, size_t max);
+
 void hpa_lineio_close(struct hpa_lineio *io);
 
 #endif

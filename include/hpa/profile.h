@@ -180,6 +180,12 @@ static inline struct hpa_input *hpa_profile_input(struct hpa_profile *prof, uint
 /* Intern an address; returns its location id. */
 uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr);
 
+/* A new location at `addr` that is not interned (pprof input: ids, not addresses). */
+uint32_t hpa_profile_new_loc(struct hpa_profile *prof, uint64_t addr);
+
+/* Intern a stack of location ids, leaf first. */
+uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr);
+
 /*
  * Intern a stack given leaf first, as profiles write it: addrs[0] is the
  * leaf.  Returns the stack id (0 for nr == 0).

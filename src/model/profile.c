@@ -123,23 +123,27 @@ uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 	return id;
 }
 
-uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
+uint32_t hpa_profile_new_loc(struct hpa_profile *prof, uint64_t addr)
 {
+	uint32_t id = next_id(prof->locs_nr);
+
+	HPA_GROW(prof->locs, prof->locs_nr + 1, prof->locs_alloc);
+	memset(&prof->locs[id], 0, sizeof(prof->locs[id]));
+	prof->locs[id].addr = addr;
+	prof->locs_nr++;
+	return id;
+}
+
+/* Intern the stack whose location ids are already at the end of frames[]. */
+static uint32_t intern_tail(struct hpa_profile *prof, size_t nr)
+{
+	const uint32_t *locs = prof->frames + prof->frames_nr;
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ nr;
-	uint32_t first, id, *locs;
+	uint32_t first, id;
 	size_t i, old_alloc = prof->stacks_alloc;
 
-	if (!nr)
-		return 0;
-	if (nr > UINT32_MAX)
-		HPA_BUG("stack of %zu frames", nr);
-	/* Locations go straight to the end of frames[]; dropped if a duplicate. */
-	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
-	locs = prof->frames + prof->frames_nr;
-	for (i = 0; i < nr; i++) {
-		locs[i] = hpa_profile_intern_loc(prof, addrs[i]);
+	for (i = 0; i < nr; i++)
 		h = hpa_hash64(h ^ locs[i]);
-	}
 	first = hpa_hashmap_get(&prof->stack_by_hash, h);
 	for (id = first; id; id = prof->stack_next[id]) {
 		const struct hpa_stack *st = &prof->stacks[id];
@@ -160,6 +164,32 @@ uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addr
 	prof->stacks_nr++;
 	hpa_hashmap_put(&prof->stack_by_hash, h, id);
 	return id;
+}
+
+uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr)
+{
+	if (!nr)
+		return 0;
+	if (nr > UINT32_MAX)
+		HPA_BUG("stack of %zu frames", nr);
+	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
+	memcpy(prof->frames + prof->frames_nr, locs, nr * sizeof(*locs));
+	return intern_tail(prof, nr);
+}
+
+uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
+{
+	size_t i;
+
+	if (!nr)
+		return 0;
+	if (nr > UINT32_MAX)
+		HPA_BUG("stack of %zu frames", nr);
+	/* Locations go straight to the end of frames[]; dropped if a duplicate. */
+	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
+	for (i = 0; i < nr; i++)
+		prof->frames[prof->frames_nr + i] = hpa_profile_intern_loc(prof, addrs[i]);
+	return intern_tail(prof, nr);
 }
 
 struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,

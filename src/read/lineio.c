@@ -75,6 +75,24 @@ static int fill(struct hpa_lineio *io)
 	return 0;
 }
 
+int hpa_lineio_slurp(struct hpa_lineio *io, uint8_t **data, size_t *len, size_t max)
+{
+	while (!io->eof) {
+		if (io->end - io->start > max)
+			return hpa_error("%s: larger than %zu MiB; not a heap profile", io->pos.path,
+					 max >> 20);
+		if (fill(io) < 0)
+			return -1;
+	}
+	*len = io->end - io->start;
+	if (*len > max)
+		return hpa_error("%s: larger than %zu MiB; not a heap profile", io->pos.path, max >> 20);
+	*data = xmalloc(*len + 1);
+	memcpy(*data, io->buf + io->start, *len);
+	io->start = io->end;
+	return 0;
+}
+
 const char *hpa_lineio_peek(struct hpa_lineio *io, size_t n, size_t *avail)
 {
 	while (io->end - io->start < n && !io->eof)

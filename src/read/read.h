@@ -31,6 +31,7 @@ struct reader {
 	struct hpa_profile *prof;
 	uint32_t input;
 	bool growth_marker;            /* a "--- growth" line preceded the header */
+	bool gunzipped;                /* reading the inside of a gzip stream */
 	uint64_t *addrs;               /* stack being parsed, leaf first */
 	size_t addrs_nr, addrs_alloc;
 	struct read_note_count notes[NOTE_NR];
@@ -86,5 +87,8 @@ int read_maps(struct reader *r, const char *marker);
 /* Format bodies; `header` is the (trimmed) header line. */
 int read_jemalloc(struct reader *r, const char *header);
 int read_gperf(struct reader *r, const char *header);
+
+/* A pprof Profile message (already gunzipped). */
+int read_pprof(struct reader *r, const uint8_t *data, size_t len);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "hpa/reader.h"
 #include "hpa/xalloc.h"
 #include "read.h"
@@ -77,20 +79,149 @@ static int unsupported(struct reader *r, const char *line)
 			    "(expected heap_v2/<period> or heap profile: ...)", q);
 }
 
+#define BINARY_MAX ((size_t)2 << 30)
+
+/* Gunzip `in` (any number of members); fails past BINARY_MAX bytes. */
+static int gunzip(struct reader *r, const uint8_t *in, size_t len, uint8_t **out, size_t *outlen)
+{
+	z_stream z;
+	size_t cap = len * 4 + 4096, n = 0;
+	uint8_t *buf = xmalloc(cap);
+	int rc = Z_OK;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 32) != Z_OK) {
+		free(buf);
+		return hpa_error_at(&r->io.pos, "zlib: cannot start decompression");
+	}
+	z.next_in = (uint8_t *)in;
+	z.avail_in = (uInt)len;
+	while (rc != Z_STREAM_END || z.avail_in) {
+		if (rc == Z_STREAM_END && inflateReset(&z) != Z_OK)
+			break;
+		if (n == cap) {
+			if (cap >= BINARY_MAX) {
+				inflateEnd(&z);
+				free(buf);
+				return hpa_error_at(&r->io.pos, "decompressed profile larger than %zu MiB",
+						    BINARY_MAX >> 20);
+			}
+			cap = cap * 2 > BINARY_MAX ? BINARY_MAX : cap * 2;
+			buf = xrealloc(buf, cap);
+		}
+		z.next_out = buf + n;
+		z.avail_out = (uInt)(cap - n);
+		rc = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+		if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
+			inflateEnd(&z);
+			free(buf);
+			return hpa_error_at(&r->io.pos, "corrupt gzip data: %s", z.msg ? z.msg : "truncated");
+		}
+	}
+	inflateEnd(&z);
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+/*
+ * Text profiles start with a printable header line; protobuf has control
+ * bytes early (and may start with 0x0a, a newline).
+ */
+static bool looks_like_text(const uint8_t *b, size_t n)
+{
+	size_t i;
+	bool line_ok = true;
+
+	for (i = 0; i < n && i < 64; i++) {
+		if (b[i] == '\n')
+			return i > 0 && line_ok ? true : i == 0 ? looks_like_text(b + 1, n - 1) : line_ok;
+		if ((b[i] < 0x20 && b[i] != '\t' && b[i] != '\r') || b[i] == 0x7f)
+			line_ok = false;
+	}
+	return n > 0 && line_ok;
+}
+
+/* pprof Profile fields start with these keys (field << 3 | wire type). */
+static bool looks_like_protobuf(const uint8_t *b, size_t n)
+{
+	static const uint8_t keys[] = { 0x0a, 0x12, 0x1a, 0x22, 0x2a, 0x32, 0x38, 0x40, 0x48,
+					0x50, 0x5a, 0x60, 0x68, 0x6a, 0x70, 0x78 };
+	size_t i;
+
+	for (i = 0; n && i < sizeof(keys); i++)
+		if (b[0] == keys[i])
+			return true;
+	return false;
+}
+
+static int read_body(struct reader *r);
+
+/*
+ * Binary input: gzip (a pprof .pb.gz, or a gzipped text profile) or a plain
+ * pprof protobuf.  Returns 1 when the input is text after all (read on).
+ */
+static int read_binary(struct reader *r)
+{
+	uint8_t *data = NULL, *plain = NULL;
+	size_t len = 0, plen = 0;
+	int rc;
+
+	if (hpa_lineio_slurp(&r->io, &data, &len, BINARY_MAX) < 0)
+		return -1;
+	if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+		rc = gunzip(r, data, len, &plain, &plen);
+		free(data);
+		if (rc < 0)
+			return -1;
+		data = plain;
+		len = plen;
+		if (!len) {
+			free(data);
+			return hpa_error_at(&r->io.pos, "empty profile (inside gzip)");
+		}
+		if (looks_like_text(data, len)) {
+			/* A gzipped text profile: read it from memory, line by line. */
+			FILE *fp = fmemopen(data, len, "rb");
+			struct hpa_lineio outer = r->io;
+
+			if (!fp) {
+				free(data);
+				return hpa_error_at(&r->io.pos, "cannot read decompressed data");
+			}
+			hpa_lineio_from_stream(&r->io, fp, outer.pos.path);
+			r->gunzipped = true;
+			rc = read_body(r);
+			free(r->io.buf);
+			fclose(fp);
+			r->io = outer;
+			r->io.newline = true;
+			free(data);
+			return rc;
+		}
+	}
+	rc = read_pprof(r, data, len);
+	free(data);
+	r->io.newline = true;
+	return rc;
+}
+
 /* Reject input that is obviously not text before looking for lines. */
 static int sniff(struct reader *r)
 {
 	size_t avail;
-	const unsigned char *b = (const unsigned char *)hpa_lineio_peek(&r->io, 4, &avail);
+	const unsigned char *b = (const unsigned char *)hpa_lineio_peek(&r->io, 64, &avail);
 
 	if (!avail)
 		return hpa_error_at(&r->io.pos, "empty profile");
-	if (avail >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-		return hpa_error_at(&r->io.pos, "gzip-compressed data; hpa reads text heap profiles "
-				    "(pprof protobuf input is not supported yet)");
 	if (avail >= 4 && !memcmp(b, "\177ELF", 4))
 		return hpa_error_at(&r->io.pos, "an ELF file, not a profile (BINARY must be "
 				    "the first argument)");
+	if (avail >= 2 && b[0] == 0x1f && b[1] == 0x8b && !r->gunzipped)
+		return 1;
+	if (!looks_like_text(b, avail) && looks_like_protobuf(b, avail) && !r->gunzipped)
+		return 1;
 	if (avail >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
 		r->io.start += 3;   /* UTF-8 byte order mark */
 	return 0;
@@ -102,8 +233,11 @@ static int read_body(struct reader *r)
 	size_t len;
 	int rc;
 
-	if (sniff(r) < 0)
+	rc = sniff(r);
+	if (rc < 0)
 		return -1;
+	if (rc > 0)
+		return read_binary(r);
 	while ((rc = hpa_lineio_next(&r->io, &line, &len)) > 0) {
 		line = trim(line, &len);
 		if (!len)

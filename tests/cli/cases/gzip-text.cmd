@@ -1,0 +1,1 @@
+--no-symbols --show_bytes --sysroot nowhere example/demo.heap.gz

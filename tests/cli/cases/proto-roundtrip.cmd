@@ -1,0 +1,1 @@
+--proto -o "$D/demo.pb.gz" --sysroot nowhere example/demo example/demo.heap 2>/dev/null; echo "exit=$?"; "$hpa" --text --show_bytes --sysroot nowhere "$D/demo.pb.gz"; "$hpa" --collapse --sysroot nowhere "$D/demo.pb.gz"

@@ -13,6 +13,7 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -354,10 +355,13 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 			done[k] = next;
 		}
 		if (opts->thread != HPA_THREAD_ALL) {
+			/* A string label: pprof drops numeric labels whose value is 0. */
 			PbLabel *lb = xcalloc(1, sizeof(*lb));
+			char tid[16];
 			perftools__profiles__label__init(lb);
+			snprintf(tid, sizeof(tid), "%d", opts->thread);
 			lb->key = str(&w, "thread");
-			lb->num = opts->thread;
+			lb->str = str(&w, tid);
 			ps->n_label = 1;
 			ps->label = xcalloc(1, sizeof(*ps->label));
 			ps->label[0] = lb;

@@ -1,0 +1,90 @@
+#!/bin/sh
+# pprof protobuf, checked with the peers: hpa --proto on real dumps
+# (alloc_paths under libjemalloc at lg_prof_sample:0 with prof_accum, and
+# under libtcmalloc; sym/phases.c dumps for --base), then
+#  - gzip -t and a strict protoc --decode accept the file;
+#  - go tool pprof -raw gives hpa's four totals, -top the same top
+#    functions with the same flat values, -traces the same stacks;
+#  - reading the file back gives hpa's text and collapsed output unchanged,
+#    also as --base, and with a thread label.
+# Skipped (77) without go or protoc unless HPA_REQUIRE_PEERS=1.
+#
+# usage: run-pprof.sh HPA TOPDIR ALLOC_PATHS WORKDIR   (CC from the environment)
+set -u
+hpa=$1 top=$2 paths=$3 work=$4
+cc=${CC:-cc}
+. "$(dirname "$0")/lib.sh"
+
+je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
+tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
+command -v go >/dev/null || missing "go (apt-get install golang-go)"
+command -v protoc >/dev/null || missing "protoc (apt-get install protobuf-compiler)"
+
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+export HOME="$work" GOFLAGS=-mod=mod GOTOOLCHAIN=local GOTELEMETRY=off
+pprof() { go tool pprof "$@" 2>/dev/null; }
+
+cp "$paths" ./alloc_paths
+MALLOC_CONF="prof:true,prof_final:true,prof_accum:true,lg_prof_sample:0,prof_prefix:$work/je" \
+	LD_PRELOAD="$je" ./alloc_paths || { echo "FAIL: alloc_paths under jemalloc"; exit 1; }
+HEAPPROFILE="$work/tc" LD_PRELOAD="$tc" ./alloc_paths 2>/dev/null || { echo "FAIL: alloc_paths under tcmalloc"; exit 1; }
+$cc -O2 -g -fno-omit-frame-pointer -o phases "$top/tests/real/sym/phases.c" -ldl || exit 1
+MALLOC_CONF="prof:true,prof_final:false,lg_prof_sample:0,prof_prefix:$work/ph" \
+	LD_PRELOAD="$je" ./phases || { echo "FAIL: phases"; exit 1; }
+jp=$(one "$work/je.*.f.heap") && tp=$(one "$work/tc.*.heap") &&
+d1=$(one "$work/ph.*.m0.heap") && d2=$(one "$work/ph.*.m1.heap") || exit 1
+
+text() { "$hpa" --text --show_bytes "$@" 2>/dev/null; }
+column() {   # column N FILE.pb.gz: the sum of value column N of go tool pprof -raw
+	pprof -raw "$2" | awk -v c="$1" '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+		s && $1 ~ /^-?[0-9]+$/ { sub(":", "", $4); t += $c } END { printf "%.0f\n", t }'
+}
+
+for f in "$jp" "$tp"; do
+	n=$(basename "$f")
+	"$hpa" --proto -o "$n.pb.gz" alloc_paths "$f" 2>/dev/null || { echo "FAIL: hpa --proto $n"; fail=$((fail + 1)); continue; }
+	check "$n gzip -t" "ok" "$(gzip -t "$n.pb.gz" && echo ok)"
+	check "$n strict protoc --decode" "ok" \
+		"$(zcat "$n.pb.gz" | protoc --decode=perftools.profiles.Profile --proto_path="$top/proto" profile.proto >/dev/null && echo ok)"
+	c=1
+	for v in alloc_objects alloc_space inuse_objects inuse_space; do
+		check "$n $v: pprof -raw total equals hpa's" "$(text --"$v" alloc_paths "$f" | awk 'NR == 1 { print $2 }')" \
+			"$(column $c "$n.pb.gz")"
+		c=$((c + 1))
+		unit=""
+		case $v in *space) unit=-unit=B ;; esac
+		check "$n $v: pprof -top equals hpa --text" \
+			"$(text --"$v" alloc_paths "$f" | sed 1d | awk '$1 != 0 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; print $1, name }')" \
+			"$(pprof -top -sample_index=$v $unit -nodefraction=0 -nodecount=1000 "$n.pb.gz" |
+				sed '1,/flat%/d' | awk '$1 != "0" { f = $1; sub(/B$/, "", f); name = $6
+					for (i = 7; i <= NF; i++) name = name " " $i; print f, name }')"
+	done
+	# Stacks through main with a nonzero value, as function names.
+	check "$n pprof -traces equals hpa --traces" \
+		"$("$hpa" --traces alloc_paths "$f" 2>/dev/null | awk '/^-----/ { if (s ~ /;main;/) print s; s = ""; h = 1; next }
+			h { h = 0; next } NR > 1 { s = s ";" $1 } END { if (s ~ /;main;/) print s }' | LC_ALL=C sort)" \
+		"$(pprof -traces -sample_index=inuse_space "$n.pb.gz" | awk '/^-----/ { if (s ~ /;main;/) print s; s = ""; t = 1; next }
+			t && /^ *[0-9.]+[kMG]?B? / { s = $1 == "0" ? "zero" : ";" $2; next }
+			t && NF >= 1 && s != "zero" { s = s ";" $1 } END { if (s ~ /;main;/) print s }' | LC_ALL=C sort)"
+	for mode in "--text --show_bytes" "--collapse" "--text --inuse_objects --lines" "--traces --alloc_space"; do
+		check "$n round trip: $mode" "$("$hpa" $mode alloc_paths "$f" 2>/dev/null)" "$("$hpa" $mode "$n.pb.gz" 2>/dev/null)"
+	done
+done
+
+# --base: negative values in the file, and a pprof file as the base.
+"$hpa" --proto -o diff.pb.gz --base "$d1" phases "$d2" 2>/dev/null
+check "diff: pprof -raw inuse_space" "819200" "$(column 4 diff.pb.gz)"
+check "diff: negative values in the file (5 call sites of temp_buf)" "5" "$(pprof -raw diff.pb.gz | grep -c ' -32768:')"
+check "diff read back" "Total: 819200 B" "$(text diff.pb.gz | head -n 1)"
+"$hpa" --proto -o d1.pb.gz phases "$d1" 2>/dev/null
+check "a pprof file as --base" "$(text --base "$d1" phases "$d2")" "$(text --base d1.pb.gz phases "$d2")"
+# --thread: a thread label on every sample, read back as that thread.
+"$hpa" --proto --thread 0 -o t0.pb.gz phases "$d2" 2>/dev/null
+check "thread label" "1" "$(pprof -tags t0.pb.gz | grep -c 'thread')"
+check "thread read back" "$(text --thread 0 phases "$d2" | head -n 1)" "$(text --thread 0 t0.pb.gz | head -n 1)"
+check "self-contained: names without any file to read" "655360 655360" \
+	"$(func_row inuse_space "" diff.pb.gz grow_a "--sysroot $work/nowhere")"
+
+finish

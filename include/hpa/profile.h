@@ -79,6 +79,7 @@ struct hpa_function {
 	uint32_t name;         /* demangled name (strtab id) */
 	uint32_t system_name;  /* name in the binary, e.g. mangled (strtab id) */
 	uint32_t filename;     /* source file (strtab id), 0 if unknown */
+	uint32_t start_line;   /* line of its declaration, 0 if unknown */
 };
 
 struct hpa_line {

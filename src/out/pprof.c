@@ -93,7 +93,7 @@ static uint64_t mapping_id(struct writer *w, uint32_t m)
 }
 
 static uint64_t function_id(struct writer *w, uint64_t key, const char *name,
-			    const char *system_name, const char *file)
+			    const char *system_name, const char *file, uint32_t start_line)
 {
 	uint32_t id = hpa_hashmap_get(&w->func_by_key, key);
 	PbFunction *f;
@@ -108,6 +108,7 @@ static uint64_t function_id(struct writer *w, uint64_t key, const char *name,
 	f->name = str(w, name);
 	f->system_name = str(w, system_name);
 	f->filename = str(w, file);
+	f->start_line = start_line;
 	hpa_hashmap_put(&w->func_by_key, key, (uint32_t)f->id);
 	return f->id;
 }
@@ -142,14 +143,14 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 			const struct hpa_function *hf = &prof->funcs[hl->func];
 			ln->function_id = function_id(w, hl->func, hpa_profile_str(prof, hf->name),
 						      hpa_profile_str(prof, hf->system_name),
-						      hpa_profile_str(prof, hf->filename));
+						      hpa_profile_str(prof, hf->filename), hf->start_line);
 			ln->line = hl->line;
 		} else {
 			/* Unknown to hpa: named after its label, as in every hpa report. */
 			struct hpa_frame f = { loc, 0 };
 			char *label = hpa_frame_label(prof, f);
 			ln->function_id = function_id(w, (uint64_t)str(w, label) | (UINT64_C(1) << 63),
-						      label, label, "");
+						      label, label, "", 0);
 			free(label);
 		}
 		pl->line[i] = ln;
@@ -180,7 +181,7 @@ static uint64_t no_stack_location(struct writer *w)
 	ln = xcalloc(1, sizeof(*ln));
 	perftools__profiles__line__init(ln);
 	ln->function_id = function_id(w, (uint64_t)str(w, "<no stack>") | (UINT64_C(1) << 63),
-				      "<no stack>", "<no stack>", "");
+				      "<no stack>", "<no stack>", "", 0);
 	pl->n_line = 1;
 	pl->line = xcalloc(1, sizeof(*pl->line));
 	pl->line[0] = ln;
@@ -285,11 +286,11 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	memset(w.map_all_named, 1, prof->mappings_nr * sizeof(bool));
 	w.map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
 
-	/* The main executable first: its mapping is the first file of input 1. */
+	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
 		uint32_t id = prof->inputs[0].map_first + (uint32_t)m;
 		const char *path = prof->mappings[id].path;
-		if (*path && *path != '[') {
+		if (*path && *path != '[' && prof->mappings[id].perms[2] == 'x') {
 			mapping_id(&w, id);
 			break;
 		}

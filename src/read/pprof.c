@@ -149,10 +149,14 @@ static int convert(struct reader *r, const PbProfile *p)
 				     (unsigned long long)pf->id);
 			goto out;
 		}
-		hpa_hashmap_put(&fn_ids, pf->id,
-				hpa_profile_intern_function(prof, pstr(p, pf->name),
-							    pstr(p, pf->system_name),
-							    pstr(p, pf->filename)));
+		{
+			uint32_t f = hpa_profile_intern_function(prof, pstr(p, pf->name),
+								 pstr(p, pf->system_name),
+								 pstr(p, pf->filename));
+			if (!prof->funcs[f].start_line && pf->start_line > 0 && pf->start_line <= UINT32_MAX)
+				prof->funcs[f].start_line = (uint32_t)pf->start_line;
+			hpa_hashmap_put(&fn_ids, pf->id, f);
+		}
 	}
 	for (i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *pl = p->location[i];

@@ -352,6 +352,11 @@ static uint32_t die_function(struct symbolizer *s, struct cu_index *ci, struct f
 		name = "??";
 	d->func = hpa_profile_intern_function(s->prof, name, linkage ? linkage : name,
 					      dwarf_decl_file(&d->die));
+	if (!s->prof->funcs[d->func].start_line) {
+		int line = 0;
+		if (dwarf_decl_line(&d->die, &line) == 0 && line > 0)
+			s->prof->funcs[d->func].start_line = (uint32_t)line;
+	}
 	free(clean);
 	return d->func;
 }
@@ -536,11 +541,14 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 			build_ids[i] = hpa_strtab_intern(&prof->strs, hex);
 		}
 	}
-	/* Remember, per mapping, what was opened and what went wrong. */
+	/* Remember, per mapping of each module's file, what was opened and what went wrong. */
 	for (i = 0; i < in->map_nr; i++) {
-		uint32_t j = mod_of_map[i];
 		struct hpa_mapping *map = &prof->mappings[in->map_first + i];
-		if (!j)
+		uint32_t j;
+
+		for (j = 0; j < nmods && strcmp(mods[j].map_path, map->path); j++)
+			;
+		if (j++ == nmods)
 			continue;
 		map->sym_file = hpa_strtab_intern(&prof->strs, mods[j - 1].file);
 		map->build_id = build_ids[j - 1];

@@ -68,6 +68,8 @@ for f in "$jp" "$tp"; do
 		"$(pprof -traces -sample_index=inuse_space "$n.pb.gz" | awk '/^-----/ { if (s ~ /;main;/) print s; s = ""; t = 1; next }
 			t && /^ *[0-9.]+[kMG]?B? / { s = $1 == "0" ? "zero" : ";" $2; next }
 			t && NF >= 1 && s != "zero" { s = s ";" $1 } END { if (s ~ /;main;/) print s }' | LC_ALL=C sort)"
+	check "$n function start line" "1" "$(pprof -raw "$n.pb.gz" | grep -c " alloc_here .*alloc_paths.c:[0-9]* s=$(grep -n 'static void \*alloc_here' "$top/tests/real/alloc_paths.c" | cut -d: -f1)$")"
+	check "$n mapping with build-id" "1" "$(pprof -raw "$n.pb.gz" | sed -n '/^Mappings/,$p' | grep -c "alloc_paths.*$(readelf -n alloc_paths | awk '/Build ID/ { print $3 }')")"
 	for mode in "--text --show_bytes" "--collapse" "--text --inuse_objects --lines" "--traces --alloc_space"; do
 		check "$n round trip: $mode" "$("$hpa" $mode alloc_paths "$f" 2>/dev/null)" "$("$hpa" $mode "$n.pb.gz" 2>/dev/null)"
 	done

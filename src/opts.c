@@ -22,6 +22,7 @@ enum opt_id {
 	OPT_TRACES,
 	OPT_THREADS,
 	OPT_PROTO,
+	OPT_SVG,
 	OPT_COLLAPSED,   /* jeprof's spelling of --collapse */
 	/* In enum hpa_value order, so the value is id - OPT_INUSE_OBJECTS. */
 	OPT_INUSE_OBJECTS,
@@ -50,6 +51,12 @@ enum opt_id {
 	OPT_IGNORE,
 	OPT_SHOW,
 	OPT_HIDE,
+	OPT_ICICLE,
+	OPT_TITLE,
+	OPT_SUBTITLE,
+	OPT_WIDTH,
+	OPT_MINWIDTH,
+	OPT_OUTDIR,
 	OPT_NODECOUNT,
 	OPT_NODEFRACTION,
 	OPT_HELP,
@@ -76,6 +83,8 @@ static const struct opt_def options[] = {
 	  "per-thread totals (jemalloc tN lines), with thread names" },
 	{ "proto", 0, OPT_PROTO, NULL, NULL,
 	  "pprof protobuf, gzipped and symbolized (go tool pprof, Parca, Pyroscope)" },
+	{ "svg", 0, OPT_SVG, NULL, NULL,
+	  "interactive flame graph; differential with --base" },
 	{ "inuse_space", 0, OPT_INUSE_SPACE, NULL, "Value (one of)",
 	  "bytes in use at dump time (default)" },
 	{ "inuse_objects", 0, OPT_INUSE_OBJECTS, NULL, NULL, "objects in use at dump time" },
@@ -120,6 +129,14 @@ static const struct opt_def options[] = {
 	{ "nodecount", 0, OPT_NODECOUNT, "N", NULL, "--text: print at most N rows" },
 	{ "nodefraction", 0, OPT_NODEFRACTION, "F", NULL,
 	  "--text: drop rows whose |cum| is at most F times |Total|" },
+	{ "icicle", 0, OPT_ICICLE, NULL, "Flame graphs", "root on top" },
+	{ "title", 0, OPT_TITLE, "TEXT", NULL, "title (default: Flame Graph)" },
+	{ "subtitle", 0, OPT_SUBTITLE, "TEXT", NULL, "second title line" },
+	{ "width", 0, OPT_WIDTH, "PIXELS", NULL, "image width (default 1200)" },
+	{ "minwidth", 0, OPT_MINWIDTH, "W", NULL,
+	  "leave out frames narrower than W pixels (default 0.1), or W% of the total" },
+	{ "outdir", 0, OPT_OUTDIR, "DIR", NULL,
+	  "--svg with several dumps: DIR/DUMP.svg per dump and DIR/DUMP.diff.svg per adjacent pair" },
 	{ "help", 'h', OPT_HELP, NULL, "Other", "print this help and exit" },
 	{ "version", 'V', OPT_VERSION, NULL, NULL, "print the version and exit" },
 };
@@ -279,11 +296,12 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		case OPT_TRACES:
 		case OPT_THREADS:
 		case OPT_PROTO:
+		case OPT_SVG:
 		case OPT_COLLAPSED:
 			choice = (int)opts->mode;
 			if (choose(&mode_opt, a, o->id == OPT_COLLAPSED ? HPA_MODE_COLLAPSE :
 				   (int)(o->id - OPT_TEXT), &choice,
-				   "--text, --collapse, --traces, --threads, --proto") < 0)
+				   "--text, --collapse, --traces, --threads, --proto, --svg") < 0)
 				return HPA_OPTS_USAGE;
 			opts->mode = (enum hpa_mode)choice;
 			break;
@@ -373,6 +391,39 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			f->set = true;
 			break;
 		}
+		case OPT_ICICLE:
+			opts->icicle = true;
+			break;
+		case OPT_TITLE:
+			opts->title = val;
+			break;
+		case OPT_SUBTITLE:
+			opts->subtitle = val;
+			break;
+		case OPT_WIDTH: {
+			char *end;
+			unsigned long w = strtoul(val, &end, 10);
+			if (*end || end == val || w < 100 || w > 100000)
+				return usage_error("--width needs a number of pixels from 100 to 100000, not '%s'", val);
+			opts->width = (unsigned)w;
+			break;
+		}
+		case OPT_MINWIDTH: {
+			char *end;
+			double w = strtod(val, &end);
+			opts->minwidth_pct = *end == '%';
+			if (opts->minwidth_pct)
+				end++;
+			if (*end || end == val || !(w >= 0) || (opts->minwidth_pct && w > 100))
+				return usage_error("--minwidth needs pixels or a percentage, not '%s'", val);
+			opts->minwidth = w;
+			break;
+		}
+		case OPT_OUTDIR:
+			if (!*val)
+				return usage_error("option '%s' needs a directory", a);
+			opts->outdir = val;
+			break;
 		case OPT_NODECOUNT: {
 			char *end;
 			unsigned long n = strtoul(val, &end, 10);
@@ -424,6 +475,8 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		return usage_error("%s", "--drop_negative, --normalize and --diff-columns need --base");
 	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE)
 		return usage_error("%s", "--diff-columns goes with --collapse");
+	if (opts->outdir && (opts->mode != HPA_MODE_SVG || opts->output || opts->base))
+		return usage_error("%s", "--outdir goes with --svg, without --output and --base");
 	return HPA_OPTS_RUN;
 }
 

@@ -1,7 +1,9 @@
 #include "hpa/compat.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hpa/diag.h"
 #include "hpa/diff.h"
@@ -75,6 +77,62 @@ static void compare_maps(const struct hpa_profile *prof)
 	}
 }
 
+static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts,
+		     const char *path)
+{
+	struct hpa_output out;
+	const char **inputs = xcalloc(opts->profiles_nr + 1, sizeof(*inputs));
+	size_t i;
+	int rc;
+
+	for (i = 0; i < opts->profiles_nr; i++)
+		inputs[i] = opts->profiles[i];
+	inputs[i] = opts->binary;
+	rc = hpa_output_open(&out, path, inputs, opts->profiles_nr + 1);
+	free(inputs);
+	if (rc)
+		return rc;
+	rc = hpa_report_svg(out.fp, prof, opts);
+	return hpa_output_close(&out, rc == 0) < 0 ? -1 : rc;
+}
+
+/*
+ * --outdir: one flame graph per dump and one differential graph per
+ * adjacent pair, from one model symbolized once: inputs are switched on and
+ * off through their weights.
+ */
+static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	size_t i, j;
+	int rc = 0;
+
+	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
+		return hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
+	for (i = 0; i < prof->inputs_nr && !rc; i++) {
+		const char *base = strrchr(prof->inputs[i].path, '/');
+		char *path;
+
+		base = base ? base + 1 : prof->inputs[i].path;
+		for (j = 0; j < prof->inputs_nr; j++) {
+			prof->inputs[j].weight = j == i ? 1 : 0;
+			prof->inputs[j].is_base = false;
+		}
+		if (asprintf(&path, "%s/%s.svg", opts->outdir, base) < 0)
+			abort();
+		rc = write_one(prof, opts, path);
+		free(path);
+		if (rc || i == 0)
+			continue;
+		prof->inputs[i - 1].weight = -1;
+		prof->inputs[i - 1].is_base = true;
+		if (asprintf(&path, "%s/%s.diff.svg", opts->outdir, base) < 0)
+			abort();
+		rc = write_one(prof, opts, path);
+		free(path);
+	}
+	return rc;
+}
+
 int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_profile prof;
@@ -117,7 +175,9 @@ int hpa_run(const struct hpa_opts *opts)
 			hpa_warn("no thread %d in the profile; --threads lists them", opts->thread);
 	}
 
-	if (!rc) {
+	if (!rc && opts->outdir) {
+		rc = write_outdir(&prof, opts);
+	} else if (!rc) {
 		inputs = xcalloc(opts->profiles_nr + 2, sizeof(*inputs));
 		for (i = 0; i < opts->profiles_nr; i++)
 			inputs[i] = opts->profiles[i];
@@ -138,6 +198,9 @@ int hpa_run(const struct hpa_opts *opts)
 				break;
 			case HPA_MODE_PROTO:
 				rc = hpa_report_pprof(out.fp, &prof, opts);
+				break;
+			case HPA_MODE_SVG:
+				rc = hpa_report_svg(out.fp, &prof, opts);
 				break;
 			default:
 				rc = hpa_report_text(out.fp, &prof, opts);

@@ -16,7 +16,8 @@ enum hpa_mode {
 	HPA_MODE_COLLAPSE,   /* --collapse */
 	HPA_MODE_TRACES,     /* --traces */
 	HPA_MODE_THREADS,    /* --threads */
-	HPA_MODE_PROTO       /* --proto */
+	HPA_MODE_PROTO,      /* --proto */
+	HPA_MODE_SVG         /* --svg */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */
@@ -51,6 +52,12 @@ struct hpa_opts {
 	bool normalize;              /* --normalize */
 	bool diff_columns;           /* --diff-columns: collapse as "stack BEFORE AFTER" */
 	struct hpa_filter_re focus, ignore, show, hide;
+	bool icicle;                 /* --icicle: root on top */
+	const char *title, *subtitle;
+	unsigned width;              /* --width, pixels */
+	double minwidth;             /* --minwidth: pixels, or percent if minwidth_pct */
+	bool minwidth_pct;
+	const char *outdir;          /* --outdir DIR: one file per dump and pair */
 	size_t nodecount;            /* --nodecount N, 0 = all rows */
 	double nodefraction;         /* --nodefraction F, 0 = all rows */
 	const char *output;          /* --output FILE; NULL = standard output */

@@ -31,6 +31,9 @@ void hpa_folded_name(char *name);
 /* --proto: gzip-compressed pprof protobuf, symbolized and self-contained. */
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* --svg: an interactive flame graph; differential when a --base was read. */
+int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
 /* --traces: every distinct stack with its value, largest first. */
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -100,8 +100,8 @@ bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **fram
 	bool filtering = o->focus.set || o->ignore.set || o->show.set || o->hide.set;
 	bool focused = !o->focus.set;
 
-	if (s->thread != o->thread)
-		return false;
+	if (s->thread != o->thread || prof->inputs[s->input - 1].weight == 0)
+		return false;   /* another thread, or an input switched off (--outdir) */
 	nlocs = s->stack ? hpa_visible_stack(prof, s->stack, o->keep_internal, &locs, &skip) : 0;
 	for (j = 0; j < nlocs; j++) {
 		const struct hpa_location *l = &prof->locs[locs[j]];

@@ -1,0 +1,448 @@
+/*
+ * --svg: a self-contained, interactive SVG flame graph (OUTPUTS.md part A).
+ *
+ * Frames come from the view (allocator cut, filters), inline frames
+ * included, named as in --collapse.  Identical prefixes merge into one tree
+ * whose children are ordered by name; width is the selected value.  With
+ * --base it is differential: widths are the profile's, stacks that exist
+ * only in the base keep their base width (they shrank to zero, drawn blue),
+ * and every frame is coloured by its inclusive change.  Colours come from an
+ * FNV-1a hash of the name, so the same input gives the same file.  The
+ * script (flame.js, embedded at build time) does tooltips, zoom and search.
+ */
+#include "hpa/compat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame_js.h"
+
+#include "hpa/diag.h"
+#include "hpa/report.h"
+#include "hpa/strtab.h"
+#include "hpa/symbolize.h"
+#include "hpa/xalloc.h"
+
+#define FONT 12
+#define FONTW (FONT * 0.59)
+#define FRAME_H 16
+#define XPAD 10
+
+struct node {
+	uint32_t name;           /* id in names */
+	uint32_t parent, child, next;
+	double after, before;    /* inclusive: the profile's and the base's */
+	double width;            /* layout value */
+	double x;                /* layout start, in value units */
+	uint32_t depth;
+};
+
+struct tree {
+	struct hpa_strtab names;
+	struct node *nodes;      /* [0] is the root, "all" */
+	size_t nr, alloc;
+	struct hpa_hashmap by_key;   /* (parent, name) -> node */
+	bool diff;
+};
+
+static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t name)
+{
+	uint64_t key = (uint64_t)parent << 32 | name;
+	uint32_t id = hpa_hashmap_get(&t->by_key, key);
+	struct node *n;
+
+	if (id)
+		return id;
+	HPA_GROW(t->nodes, t->nr + 1, t->alloc);
+	id = (uint32_t)t->nr++;
+	n = &t->nodes[id];
+	memset(n, 0, sizeof(*n));
+	n->name = name;
+	n->parent = parent;
+	n->depth = t->nodes[parent].depth + 1;
+	n->next = t->nodes[parent].child;
+	t->nodes[parent].child = id;
+	hpa_hashmap_put(&t->by_key, key, id);
+	return id;
+}
+
+static char *frame_name(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	const struct hpa_location *l = &prof->locs[f.loc];
+	char *name;
+
+	if (!l->line_nr)
+		return hpa_frame_label(prof, f);
+	if (asprintf(&name, "%s%s", hpa_profile_str(prof, prof->funcs[prof->lines[l->line_first + f.level].func].name),
+		     f.level + 1 < l->line_nr ? " [inline]" : "") < 0)
+		abort();
+	return name;
+}
+
+static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	struct hpa_view view;
+	uint32_t *slot_name = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*slot_name));
+	const struct hpa_frame *frames;
+	size_t i, k, nr;
+
+	hpa_view_init(&view, prof, opts);
+	for (i = 0; i < prof->samples_nr; i++) {
+		bool base;
+		double v;
+		uint32_t node = 0;
+
+		if (!hpa_view_sample(&view, i, &frames, &nr))
+			continue;
+		base = prof->inputs[prof->samples[i].input - 1].is_base;
+		v = hpa_view_value(&view, i);
+		t->diff |= base;
+		if (base)
+			t->nodes[0].before -= v;
+		else
+			t->nodes[0].after += v;
+		for (k = nr; k-- > 0;) {
+			size_t slot = hpa_frame_slot(prof, frames[k]);
+			if (!slot_name[slot]) {
+				char *s = frame_name(prof, frames[k]);
+				slot_name[slot] = hpa_strtab_intern(&t->names, s);
+				free(s);
+			}
+			node = child_of(t, node, slot_name[slot]);
+			if (base)
+				t->nodes[node].before -= v;
+			else
+				t->nodes[node].after += v;
+		}
+	}
+	hpa_view_release(&view);
+	free(slot_name);
+}
+
+static const struct tree *sort_tree;
+
+static int cmp_children(const void *a, const void *b)
+{
+	const struct node *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct node *y = &sort_tree->nodes[*(const uint32_t *)b];
+	return strcmp(hpa_strtab_get(&sort_tree->names, x->name),
+		      hpa_strtab_get(&sort_tree->names, y->name));
+}
+
+/*
+ * Widths: the profile's value; a frame the profile lost entirely keeps its
+ * base value.  A parent is at least as wide as its children.  Children are
+ * placed left to right in name order.  Returns the nodes in drawing order.
+ */
+static uint32_t *layout(struct tree *t, size_t *count)
+{
+	uint32_t *order = xmalloc(st_mult(t->nr, sizeof(*order)));
+	uint32_t *kids = NULL, *stack = xmalloc(st_mult(t->nr, sizeof(*stack)));
+	size_t akids = 0, n = 0, sp = 0, i;
+
+	/* Bottom-up widths: nodes were created after their parents. */
+	for (i = t->nr; i-- > 0;) {
+		struct node *nd = &t->nodes[i];
+		double own = nd->after > 0 ? nd->after : (nd->before > 0 && t->diff ? nd->before : 0);
+		double kidsum = 0;
+		uint32_t c;
+
+		for (c = nd->child; c; c = t->nodes[c].next)
+			kidsum += t->nodes[c].width;
+		nd->width = own > kidsum ? own : kidsum;
+	}
+	sort_tree = t;
+	stack[sp++] = 0;
+	t->nodes[0].x = 0;
+	while (sp) {
+		uint32_t id = stack[--sp], c;
+		size_t nk = 0;
+		double x;
+
+		order[n++] = id;
+		for (c = t->nodes[id].child; c; c = t->nodes[c].next) {
+			HPA_GROW(kids, nk + 1, akids);
+			kids[nk++] = c;
+		}
+		qsort(kids, nk, sizeof(*kids), cmp_children);
+		x = t->nodes[id].x;
+		for (i = 0; i < nk; i++) {
+			t->nodes[kids[i]].x = x;
+			x += t->nodes[kids[i]].width;
+		}
+		for (i = nk; i-- > 0;)   /* pushed reversed: drawn in name order */
+			stack[sp++] = kids[i];
+	}
+	free(kids);
+	free(stack);
+	*count = n;
+	return order;
+}
+
+/* Escape for XML text and attributes; invalid UTF-8 and control bytes become U+FFFD. */
+static void put_escaped(FILE *fp, const char *s, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
+
+	while (*p && chars < max_chars) {
+		unsigned c = *p;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+			     (c & 0xf8) == 0xf0 ? 4 : 0;
+		size_t j;
+		bool ok = len > 0;
+
+		for (j = 1; ok && j < len; j++)
+			ok = (p[j] & 0xc0) == 0x80;
+		if (ok && len == 2 && c < 0xc2)
+			ok = false;   /* overlong */
+		chars++;
+		if (!ok) {
+			fputs("\xef\xbf\xbd", fp);
+			p++;
+			continue;
+		}
+		if (len > 1) {
+			fwrite(p, 1, len, fp);
+		} else if (c == '&') {
+			fputs("&amp;", fp);
+		} else if (c == '<') {
+			fputs("&lt;", fp);
+		} else if (c == '>') {
+			fputs("&gt;", fp);
+		} else if (c == '"') {
+			fputs("&quot;", fp);
+		} else if (c == '\n') {
+			fputs("&#10;", fp);
+		} else if (c < 0x20) {
+			fputs("\xef\xbf\xbd", fp);
+		} else {
+			fputc((int)c, fp);
+		}
+		p += len;
+	}
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* The memory palette (green to blue) from the name's hash. */
+static void mem_colour(const char *name, char *out, size_t size)
+{
+	uint64_t h = fnv1a(name);
+	double v1 = (double)(h >> 11) / 9007199254740992.0;
+	double v2 = (double)((h * 0x100000001b3ULL) >> 11) / 9007199254740992.0;
+
+	snprintf(out, size, "rgb(%d,%d,%d)", 0, 190 + (int)(50 * v2), (int)(210 * v1));
+}
+
+/* Red grew, blue shrank, white-ish unchanged; strength by |delta| / max. */
+static void diff_colour(double delta, double max, char *out, size_t size)
+{
+	int c;
+
+	if (delta == 0 || max == 0) {
+		snprintf(out, size, "rgb(250,250,250)");
+		return;
+	}
+	c = 100 + (int)(150 * (max - fabs(delta)) / max);
+	if (delta > 0)
+		snprintf(out, size, "rgb(250,%d,%d)", c, c);
+	else
+		snprintf(out, size, "rgb(%d,%d,250)", c, c);
+}
+
+static void human(char *out, size_t size, double v, const struct hpa_opts *opts)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double a = fabs(v);
+	int u = 0;
+
+	if (hpa_value_is_objects(opts->value)) {
+		snprintf(out, size, "%.0f objects", v);
+		return;
+	}
+	while (a >= 1024 && u < 4) {
+		a /= 1024;
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, size, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+}
+
+static void tooltip(FILE *fp, const struct tree *t, const struct node *nd, double total,
+		    const struct hpa_opts *opts)
+{
+	char a[48], b[48], ha[48];
+	double delta = nd->after - nd->before;
+
+	put_escaped(fp, nd == t->nodes ? "all" : hpa_strtab_get(&t->names, nd->name), SIZE_MAX);
+	snprintf(a, sizeof(a), "%.0f", nd->after);
+	human(ha, sizeof(ha), nd->after, opts);
+	if (!t->diff) {
+		fprintf(fp, "&#10;%s %s (%s), %.2f%%", a, hpa_value_is_objects(opts->value) ? "objects" : "bytes",
+			ha, total ? nd->after * 100 / total : 0);
+		return;
+	}
+	snprintf(b, sizeof(b), "%.0f", nd->before);
+	fprintf(fp, "&#10;%s \xe2\x86\x92 %s (%s), \xce\x94 %+.0f", b, a, ha, delta);
+	if (nd->before != 0)
+		fprintf(fp, " (%+.1f%%)", delta * 100 / nd->before);
+	else if (nd->after != 0)
+		fputs(" (new)", fp);
+}
+
+int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	struct tree t;
+	uint32_t *order;
+	size_t count, i, pruned = 0, shown = 0;
+	unsigned width = opts->width ? opts->width : 1200, max_depth = 0;
+	double inner = width - 2.0 * XPAD, total, scale, minw, max_delta = 0;
+	const char *title = opts->title ? opts->title : NULL;
+	char colour[64], deftitle[64];
+	int height, top, bottom;
+
+	if (hpa_check_value_data(prof, opts) < 0)
+		return -1;
+	memset(&t, 0, sizeof(t));
+	hpa_strtab_init(&t.names);
+	hpa_hashmap_init(&t.by_key);
+	HPA_GROW(t.nodes, 1, t.alloc);
+	memset(&t.nodes[0], 0, sizeof(t.nodes[0]));
+	t.nr = 1;
+	build(&t, prof, opts);
+	order = layout(&t, &count);
+	total = t.nodes[0].width;
+	scale = total > 0 ? inner / total : 0;
+	minw = opts->minwidth_pct ? opts->minwidth * total / 100 :
+		(scale > 0 ? (opts->minwidth > 0 ? opts->minwidth : 0.1) / scale : 0);
+	for (i = 0; i < count; i++) {
+		const struct node *nd = &t.nodes[order[i]];
+		if (nd->width <= 0 || nd->width < minw) {
+			pruned += nd->width > 0;
+			continue;
+		}
+		if (nd->depth > max_depth)
+			max_depth = nd->depth;
+		if (nd->depth && fabs(nd->after - nd->before) > max_delta)
+			max_delta = fabs(nd->after - nd->before);
+	}
+	if (!title) {
+		snprintf(deftitle, sizeof(deftitle), "%s%s", t.diff ? "Differential " : "",
+			 opts->icicle ? "Icicle Graph" : "Flame Graph");
+		title = deftitle;
+	}
+	top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);
+	bottom = 2 * FONT + 10;
+	height = (int)(max_depth + 1) * FRAME_H + top + bottom;
+
+	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%u\" height=\"%d\" viewBox=\"0 0 %u %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%u\" data-xpad=\"%d\" "
+		"data-fontw=\"%.2f\" onload=\"hpaInit(evt)\">\n", width, height, width, height, width,
+		XPAD, FONTW);
+	fputs("<title>", fp);
+	put_escaped(fp, title, SIZE_MAX);
+	fputs("</title>\n<desc>", fp);
+	fprintf(fp, "hpa %s; %s; total ", t.diff ? "differential flame graph" : "flame graph",
+		hpa_value_name(opts->value));
+	{
+		char h[48];
+		human(h, sizeof(h), t.nodes[0].after, opts);
+		fputs(h, fp);
+	}
+	fputs("</desc>\n<style type=\"text/css\">\n"
+	      "text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
+	      "#title { font-size: 17px; }\n"
+	      "#frames > g:hover > rect { stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }\n"
+	      "#frames text { pointer-events: none; }\n"
+	      ".parent { opacity: 0.5; }\n"
+	      ".hide { display: none; }\n"
+	      "#unzoom, #search { cursor: pointer; }\n"
+	      "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n", fp);
+	fputs(flame_js, fp);
+	fputs("]]></script>\n", fp);
+	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%d\" fill=\"rgb(%s)\"/>\n", width,
+		height, t.diff ? "248,248,248" : "238,250,238");
+	fprintf(fp, "<text id=\"title\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", width / 2, 2 * FONT);
+	put_escaped(fp, title, SIZE_MAX);
+	fputs("</text>\n", fp);
+	if (opts->subtitle) {
+		fprintf(fp, "<text id=\"subtitle\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", width / 2,
+			4 * FONT);
+		put_escaped(fp, opts->subtitle, SIZE_MAX);
+		fputs("</text>\n", fp);
+	}
+	fprintf(fp, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n", XPAD, 2 * FONT);
+	fprintf(fp, "<text id=\"search\" x=\"%u\" y=\"%d\" text-anchor=\"end\">Search</text>\n",
+		width - XPAD, 2 * FONT);
+	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - FONT / 2 - 5);
+	fprintf(fp, "<text id=\"matched\" x=\"%u\" y=\"%d\" text-anchor=\"end\"> </text>\n",
+		width - XPAD, height - FONT / 2 - 5);
+	fprintf(fp, "<text id=\"test-out\" class=\"hide\" x=\"0\" y=\"0\"></text>\n");
+	if (total <= 0) {
+		fprintf(fp, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No samples: the profile "
+			"has no %s to draw</text>\n", width / 2, top + FRAME_H, hpa_value_name(opts->value));
+	}
+	fputs("<g id=\"frames\">\n", fp);
+	for (i = 0; total > 0 && i < count; i++) {
+		const struct node *nd = &t.nodes[order[i]];
+		double x = nd->x * scale + XPAD, w = nd->width * scale;
+		int y = opts->icicle ? top + (int)nd->depth * FRAME_H :
+			height - bottom - (int)(nd->depth + 1) * FRAME_H;
+		const char *name = nd == t.nodes ? "all" : hpa_strtab_get(&t.names, nd->name);
+		size_t chars = (size_t)floor(w / FONTW), len = utf8_chars(name);
+
+		if (nd->width <= 0 || nd->width < minw)
+			continue;
+		shown++;
+		if (t.diff)
+			diff_colour(nd->depth ? nd->after - nd->before : 0, max_delta, colour, sizeof(colour));
+		else
+			mem_colour(name, colour, sizeof(colour));
+		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"><title>", nd->x / total,
+			nd->width / total, nd->depth);
+		tooltip(fp, &t, nd, t.nodes[0].after, opts);
+		fprintf(fp, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, FRAME_H - 1, colour,
+			x + 3, y + FRAME_H / 2.0 + 4);
+		if (chars >= 3) {   /* cut on characters before escaping, never inside an entity */
+			put_escaped(fp, name, len <= chars ? SIZE_MAX : chars - 2);
+			if (len > chars)
+				fputs("..", fp);
+		}
+		fputs("</text></g>\n", fp);
+	}
+	fputs("</g>\n", fp);
+	if (pruned)
+		fprintf(fp, "<!-- %zu frames narrower than the minimum width were left out -->\n", pruned);
+	fprintf(fp, "<text id=\"note\" x=\"%u\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" "
+		"fill=\"rgb(120,120,120)\">%zu frames; %zu narrower than the minimum width left out</text>\n",
+		width / 2, height - 2, shown, pruned);
+	fputs("</svg>\n", fp);
+
+	free(order);
+	free(t.nodes);
+	hpa_hashmap_release(&t.by_key);
+	hpa_strtab_release(&t.names);
+	return 0;
+}

@@ -10,7 +10,7 @@ cd "$top"
 pkgs="cmake gcc make pkg-config libelf-dev libdw-dev libprotobuf-c-dev
       protobuf-c-compiler zlib1g-dev libiberty-dev
       g++ lld libjemalloc2 libjemalloc-dev libgoogle-perftools4 perl binutils
-      golang-go protobuf-compiler"
+      golang-go protobuf-compiler libxml2-utils chromium"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -254,13 +254,13 @@ static void mem_colour(const char *name, char *out, size_t size)
 	snprintf(out, size, "rgb(%d,%d,%d)", 0, 190 + (int)(50 * v2), (int)(210 * v1));
 }
 
-/* Red grew, blue shrank, white-ish unchanged; strength by |delta| / max. */
+/* Red grew, blue shrank, grey unchanged; strength by |delta| / max. */
 static void diff_colour(double delta, double max, char *out, size_t size)
 {
 	int c;
 
 	if (delta == 0 || max == 0) {
-		snprintf(out, size, "rgb(250,250,250)");
+		snprintf(out, size, "rgb(220,220,220)");   /* neutral: unchanged */
 		return;
 	}
 	c = 100 + (int)(150 * (max - fabs(delta)) / max);

@@ -1,0 +1,1 @@
+--svg --icicle --width 800 --minwidth 1% --title "demo & co" --base jemalloc/paths-lg0.heap --no-symbols jemalloc/paths-lg10.heap

@@ -1,0 +1,1 @@
+--svg --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--svg --minwidth 200% example/demo.heap

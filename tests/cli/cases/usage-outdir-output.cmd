@@ -1,0 +1,1 @@
+--svg --outdir "$D/out" --output x.svg example/demo.heap

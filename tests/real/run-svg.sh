@@ -1,0 +1,101 @@
+#!/bin/sh
+# Flame graphs on real dumps of sym/phases.c (two dumps and the final one,
+# under libjemalloc at lg_prof_sample:0):
+#  - xmllint accepts every SVG (including t-flame's hostile-name ones);
+#  - geometry: the root spans the width and carries the Total, every frame
+#    lies inside its parent, nothing is narrower than --minwidth;
+#  - --outdir writes one graph per dump and one diff per adjacent pair;
+#  - in headless Chromium (when installed) the page's own script runs a
+#    search and a zoom: the reported match share and the zoomed width are
+#    checked, and a screenshot is saved.
+#
+# usage: run-svg.sh HPA SOURCEDIR UNITDIR WORKDIR   (CC from the environment)
+set -u
+hpa=$1 src=$2 unit=$3 work=$4
+cc=${CC:-cc}
+. "$(dirname "$0")/lib.sh"
+
+je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
+command -v xmllint >/dev/null || missing "xmllint (apt-get install libxml2-utils)"
+
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+$cc -O2 -g -fno-omit-frame-pointer -o phases "$src/phases.c" -ldl || exit 1
+MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/ph" \
+	LD_PRELOAD="$je" ./phases || { echo "FAIL: phases"; exit 1; }
+d1=$(one "$work/ph.*.m0.heap") && d2=$(one "$work/ph.*.m1.heap") && d3=$(one "$work/ph.*.f.heap") || exit 1
+
+svg() { "$hpa" --svg "$@" 2>/dev/null; }
+svg phases "$d2" > one.svg
+svg --base "$d1" phases "$d2" > diff.svg
+svg --icicle --title 'A & B <c>' --subtitle "phases" phases "$d2" > icicle.svg
+svg --minwidth 5 phases "$d2" > min5.svg
+svg --minwidth 50% phases "$d2" > min50.svg
+for f in one.svg diff.svg icicle.svg min5.svg min50.svg "$unit/flame-names.svg" "$unit/flame-empty.svg"; do
+	check "xmllint $(basename "$f")" "ok" "$(xmllint --noout "$f" 2>&1 && echo ok)"
+done
+
+# Frames are written in depth-first order, one per line: each frame's
+# parent is the last frame seen one level up.
+geometry() {   # prints one line per violation
+	awk -v minpx="${2:-0}" '
+	/^<g data-x=/ {
+		match($0, /data-x="[^"]*"/); x = substr($0, RSTART + 8, RLENGTH - 9) + 0
+		match($0, /data-w="[^"]*"/); w = substr($0, RSTART + 8, RLENGTH - 9) + 0
+		match($0, /data-d="[^"]*"/); d = substr($0, RSTART + 8, RLENGTH - 9) + 0
+		match($0, / width="[^"]*"/); px = substr($0, RSTART + 8, RLENGTH - 9) + 0
+		if (d == 0 && (x != 0 || w != 1)) print "root does not span the width"
+		if (d > 0 && (x < X[d - 1] - 1e-7 || x + w > X[d - 1] + W[d - 1] + 1e-7)) print "outside its parent: " $0
+		if (px < minpx - 0.005) print "narrower than " minpx ": " $0
+		X[d] = x; W[d] = w; n++
+	}
+	END { if (!n) print "no frames" }' "$1"
+}
+check "geometry: one.svg" "" "$(geometry one.svg 0.1)"
+check "geometry: diff.svg" "" "$(geometry diff.svg)"
+check "geometry: icicle.svg" "" "$(geometry icicle.svg)"
+check "geometry: --minwidth 5" "" "$(geometry min5.svg 5)"
+check "geometry: --minwidth 50%" "" "$(geometry min50.svg 590)"
+total=$("$hpa" --text --show_bytes phases "$d2" 2>/dev/null | awk 'NR == 1 { print $2 }')
+check "root carries the Total" "1" "$(grep -c "data-d=\"0\"><title>all&#10;$total bytes" one.svg)"
+check "root width is the inner width" "1" "$(grep -c 'data-d="0"><title>[^<]*</title><rect x="10.00" y="[0-9]*" width="1180.00"' one.svg)"
+check "pruned frames are counted" "1" "$(grep -c '<text id="note".*[1-9][0-9]* narrower than the minimum width left out' min50.svg)"
+check "title escaped" "1" "$(grep -c '<title>A &amp; B &lt;c&gt;</title>' icicle.svg)"
+check "icicle: root on top" "yes" "$(awk '/data-d="0"/ { match($0, / y="[0-9]*"/); y0 = substr($0, RSTART + 4, RLENGTH - 5) + 0 }
+	/data-d="1"/ && !y1 { match($0, / y="[0-9]*"/); y1 = substr($0, RSTART + 4, RLENGTH - 5) + 0 }
+	END { print (y0 < y1 ? "yes" : "no") }' icicle.svg)"
+check "diff: grew is red" "1" "$(grep -c '<title>grow_b&#10;0 → 327680 [^<]*(new)</title><rect [^>]*fill="rgb(250,' diff.svg)"
+check "diff: shrank is blue and still drawn" "1" "$(grep 'title>temp_buf' diff.svg | grep -c 'fill="rgb([0-9]*,[0-9]*,250)')"
+check "deterministic" "$(md5sum < one.svg)" "$(svg phases "$d2" | md5sum)"
+
+# --outdir: a flame graph per dump, a diff per adjacent pair.
+"$hpa" --svg --outdir series phases "$d1" "$d2" "$d3" 2>/dev/null
+check "--outdir files" "$(basename "$d1").svg $(basename "$d2").diff.svg $(basename "$d2").svg $(basename "$d3").diff.svg $(basename "$d3").svg" \
+	"$(ls series | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+for f in series/*.svg; do
+	check "xmllint $f" "ok" "$(xmllint --noout "$f" 2>&1 && echo ok)"
+done
+check "--outdir diff equals --base" "$(grep -c '<g data-x' diff.svg)" "$(grep -c '<g data-x' "series/$(basename "$d2").diff.svg")"
+
+# A real browser runs the page's own script.
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chrome" ]; then
+	zoom=$(grep '<g data-x' one.svg | grep -n '<title>grow_b&#10;' | head -n 1 | cut -d: -f1)
+	zoom=$((zoom - 1))
+	want=$("$hpa" --text --show_bytes phases "$d2" 2>/dev/null |
+		awk 'NR == 1 { t = $2 } $6 ~ /^grow_/ { s += $1 } END { printf "%.1f", s * 100 / t }')
+	flags="--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --user-data-dir=$work/chrome"
+	out=$($chrome $flags --dump-dom "file://$work/one.svg?search=grow_&zoom=$zoom" 2>/dev/null |
+		sed -n 's/.*<text id="test-out"[^>]*>\([^<]*\)<.*/\1/p')
+	check "browser: search share" "matched=$want" "$(echo "$out" | tr ';' '\n' | grep '^matched=')"
+	check "browser: zoomed frame spans the width" "zoomed=grow_b x=10.0 width=1180.0" \
+		"$(echo "$out" | tr ';' '\n' | grep -A2 '^zoomed=' | tr '\n' ' ' | sed 's/ $//')"
+	$chrome $flags --window-size=1200,300 --screenshot="$work/flame.png" "file://$work/one.svg?search=grow_" >/dev/null 2>&1
+	check "browser: screenshot saved" "PNG" "$(head -c 4 "$work/flame.png" 2>/dev/null | tail -c 3)"
+elif [ "${HPA_REQUIRE_PEERS:-}" = 1 ]; then
+	echo "FAIL: chromium not installed"
+	fail=$((fail + 1))
+fi
+
+finish

@@ -56,6 +56,17 @@ echo "hpa --no-symbols: ${nosym_s} s (reading and report only)"
 awk -v a="$addrs" -v t="$hpa_s" -v n="$nosym_s" 'BEGIN {
 	d = t - n; if (d <= 0) d = 0.001
 	printf "symbolization: %d unique addresses in %.2f s = %.0f addresses/s\n", a, d, a / d }'
+set -- $(measure "$hpa" --svg ./syn "$prof"); svg_s=$1 svg_kb=$2
+cp out.txt flame.svg
+echo "hpa --svg:     ${svg_s} s, peak RSS $((svg_kb / 1024)) MiB, $(du -k flame.svg | cut -f1) KiB, $(grep -c '<g data-x' flame.svg) frames"
+chrome=$(command -v chromium || true)
+if [ -n "$chrome" ]; then
+	flags="--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --disable-component-update --disable-sync --user-data-dir=$work/chrome"
+	echo '<svg xmlns="http://www.w3.org/2000/svg"/>' > empty.svg
+	set -- $(measure $chrome $flags --dump-dom "file://$work/empty.svg"); empty_s=$1
+	set -- $(measure $chrome $flags --dump-dom "file://$work/flame.svg?search=f1&zoom=5"); load_s=$1
+	echo "chromium: flame.svg loaded, searched and zoomed in ${load_s} s (an empty SVG: ${empty_s} s)"
+fi
 if [ -n "$je_s" ]; then
 	echo "jeprof --text: ${je_s} s, peak RSS $((je_kb / 1024)) MiB"
 	awk -v j="$je_s" -v h="$hpa_s" 'BEGIN { printf "ratio: hpa is %.0fx faster than jeprof\n", j / h }'

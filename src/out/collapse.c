@@ -85,7 +85,8 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 	hpa_strtab_init(&stacks);
 	nlines = hpa_group_stacks(prof, opts, &fmt, &stacks, &lines, &total);
 	sort_tab = &stacks;
-	qsort(lines, nlines, sizeof(*lines), cmp_lines);
+	if (nlines > 1)
+		qsort(lines, nlines, sizeof(*lines), cmp_lines);
 	for (i = 0; i < nlines; i++) {
 		const struct hpa_stack_group *l = &lines[i];
 		const char *text = hpa_strtab_get(&stacks, l->text);

@@ -165,7 +165,8 @@ static uint32_t *layout(struct tree *t, size_t *count)
 			HPA_GROW(kids, nk + 1, akids);
 			kids[nk++] = c;
 		}
-		qsort(kids, nk, sizeof(*kids), cmp_children);
+		if (nk > 1)
+			qsort(kids, nk, sizeof(*kids), cmp_children);
 		x = t->nodes[id].x;
 		for (i = 0; i < nk; i++) {
 			t->nodes[kids[i]].x = x;

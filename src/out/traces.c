@@ -67,7 +67,8 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	ntraces = hpa_group_stacks(prof, opts, &fmt, &texts, &traces, &total);
 	total = hpa_dust_to_zero(total);
 	sort_tab = &texts;
-	qsort(traces, ntraces, sizeof(*traces), cmp_traces);
+	if (ntraces > 1)
+		qsort(traces, ntraces, sizeof(*traces), cmp_traces);
 	hpa_format_value(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "Total: %s %s in %zu stacks\n", num[0], hpa_units(opts), ntraces);
 	for (i = 0; i < ntraces; i++) {

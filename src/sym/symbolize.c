@@ -244,7 +244,8 @@ static struct cu_index *cu_index_get(struct symbolizer *s, Dwfl_Module *mod, Dwa
 	ci->cu = *cu;
 	if (dwarf_child(cu, &child) == 0)
 		index_walk(ci, &child, -1, 0);
-	qsort(ci->ranges, ci->nranges, sizeof(*ci->ranges), cmp_range);
+	if (ci->nranges > 1)
+		qsort(ci->ranges, ci->nranges, sizeof(*ci->ranges), cmp_range);
 	if (!id)
 		hpa_hashmap_put(&s->cu_by_key, key, (uint32_t)s->ncus);
 	return ci;

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: install what the build and the tests
 # need (Debian 12, as root), then build and run ctest twice: a normal
-# -Werror build, and an AddressSanitizer + UndefinedBehaviorSanitizer build.
-# Build trees: build-ci/ and build-asan/ at the top of the checkout.
+# -Werror build, and an AddressSanitizer + UndefinedBehaviorSanitizer build;
+# then build the libFuzzer targets with clang and run each for
+# HPA_FUZZ_SECONDS (default 30).
+# Build trees: build-ci/, build-asan/ and build-fuzz/ at the top of the checkout.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -10,7 +12,7 @@ cd "$top"
 pkgs="cmake gcc make pkg-config libelf-dev libdw-dev libprotobuf-c-dev
       protobuf-c-compiler zlib1g-dev libiberty-dev
       g++ lld libjemalloc2 libjemalloc-dev libgoogle-perftools4 perl binutils
-      golang-go protobuf-compiler libxml2-utils chromium"
+      golang-go protobuf-compiler libxml2-utils chromium clang libclang-rt-14-dev time"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -32,4 +34,8 @@ cmake -S . -B build-asan -DHPA_WERROR=ON -DHPA_SANITIZE=ON -DCMAKE_BUILD_TYPE=De
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir build-asan --output-on-failure
-echo "all tests passed (normal and ASan+UBSan builds)"
+CC=clang cmake -S . -B build-fuzz -DHPA_WERROR=ON -DHPA_FUZZ=ON \
+	-DHPA_FUZZ_SECONDS="${HPA_FUZZ_SECONDS:-30}"
+cmake --build build-fuzz -j "$jobs"
+ctest --test-dir build-fuzz --output-on-failure -j "$jobs"
+echo "all tests passed (normal and ASan+UBSan builds, fuzz targets)"

@@ -18,6 +18,9 @@ struct hpa_pos {
 	uint64_t line;
 };
 
+/* When set, errors and warnings are not printed (fuzzing). */
+extern bool hpa_diag_quiet;
+
 /* Print an error; always returns -1 so callers can `return hpa_error(...)`. */
 int hpa_error(const char *fmt, ...) HPA_PRINTF(1, 2);
 int hpa_error_at(const struct hpa_pos *pos, const char *fmt, ...) HPA_PRINTF(2, 3);

@@ -7,9 +7,13 @@
 
 #include "hpa/diag.h"
 
+bool hpa_diag_quiet;
+
 static void vreport(const char *prefix, const struct hpa_pos *pos,
 		    const char *fmt, va_list ap)
 {
+	if (hpa_diag_quiet)
+		return;
 	fflush(stdout);
 	fputs("hpa: ", stderr);
 	fputs(prefix, stderr);

@@ -222,6 +222,9 @@ static int sniff(struct reader *r)
 		return 1;
 	if (!looks_like_text(b, avail) && looks_like_protobuf(b, avail) && !r->gunzipped)
 		return 1;
+	if (!looks_like_text(b, avail))
+		return hpa_error_at(&r->io.pos, "binary data; not a heap profile (expected text "
+				    "starting heap_v2/<period> or heap profile:, or pprof protobuf)");
 	if (avail >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
 		r->io.start += 3;   /* UTF-8 byte order mark */
 	return 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hpa/xalloc.h"
@@ -38,11 +39,21 @@ char *xasprintf(const char *fmt, ...)
 
 char *elf_view_open(struct elf_view *v, const char *file)
 {
+	struct stat st;
 	size_t i, phnum;
 
 	memset(v, 0, sizeof(*v));
 	v->file = file;
-	v->fd = open(file, O_RDONLY | O_CLOEXEC);
+	v->fd = -1;
+	/*
+	 * Least authority: read-only, never executed, and only regular files:
+	 * a FIFO or device named in a maps section must not block or be read.
+	 */
+	if (stat(file, &st) < 0)
+		return xasprintf("cannot open %s: %s", file, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return xasprintf("%s is not a regular file", file);
+	v->fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (v->fd < 0)
 		return xasprintf("cannot open %s: %s", file, strerror(errno));
 	v->elf = elf_begin(v->fd, ELF_C_READ_MMAP, NULL);
@@ -61,6 +72,12 @@ char *elf_view_open(struct elf_view *v, const char *file)
 	}
 	if (!v->nloads)
 		return xasprintf("%s has no loadable segments", file);
+	for (i = 0; i < v->nloads; i++) {
+		uint64_t end = v->loads[i].p_offset + v->loads[i].p_filesz;
+		if (end < v->loads[i].p_offset || end > (uint64_t)st.st_size)
+			return xasprintf("%s is truncated: %lld bytes, its load segments need %llu",
+					 file, (long long)st.st_size, (unsigned long long)end);
+	}
 	return NULL;
 }
 

@@ -1,0 +1,102 @@
+#!/bin/sh
+# Hostile inputs: each gets a clear error (exit 1), or a warning and a
+# correct partial answer (exit 0), within a time limit; never a crash or a
+# hang.  Memory is checked against the documented bound (hpa(1), LIMITS)
+# when GNU time exists and the build is not instrumented.
+#
+# usage: run-hostile.sh HPA TOPDIR WORKDIR   (CC from the environment)
+set -u
+hpa=$1 top=$2 work=$3
+cc=${CC:-cc}
+. "$(dirname "$0")/lib.sh"
+
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+data=$top/testdata
+
+run() {   # run EXPECTED_EXIT ARGS...: prints "exit=N" and the first stderr line
+	timeout 60 "$hpa" "$@" >out.txt 2>err.txt
+	echo "exit=$? $(head -n 1 err.txt)"
+}
+rss_ok() {   # rss_ok MAX_MB ARGS...: peak RSS within MAX_MB (or no measurement)
+	max=$1
+	shift
+	if [ -x /usr/bin/time ] && [ -z "${ASAN_OPTIONS:-}" ]; then
+		/usr/bin/time -f '%M' -o rss.txt timeout 60 "$hpa" "$@" >/dev/null 2>&1
+		kb=$(tail -n 1 rss.txt)
+		[ "$kb" -le $((max * 1024)) ] && echo ok || echo "peak RSS $kb KiB > $max MiB"
+	else
+		echo ok
+	fi
+}
+
+# Numbers past 64 bits, NUL bytes, truncation: see the bad-* golden cases.
+check "overflowing count" "exit=1 hpa: $data/bad/overflow.heap:3: number 99999999999999999999 does not fit in 64 bits" \
+	"$(run --no-symbols "$data/bad/overflow.heap")"
+
+# A stack of 100,000 frames.
+awk 'BEGIN { printf "heap_v2/1\n@"; for (i = 1; i <= 100000; i++) printf " 0x%x", 4096 + i * 16; printf "\n  t*: 2: 128 [0: 0]\n" }' > deep.heap
+check "100k-frame stack" "exit=0 hpa: warning: deep.heap: no MAPPED_LIBRARIES section; addresses cannot be attributed to modules" \
+	"$(run --text --show_bytes deep.heap)"
+check "100k-frame stack: Total and every frame" "Total: 128 B 100001" "$(head -n 1 out.txt) $(wc -l < out.txt | tr -d ' ')"
+check "100k-frame stack: one folded line" "1" "$("$hpa" --collapse deep.heap 2>/dev/null | wc -l | tr -d ' ')"
+
+# A 100 MB line: refused at 64 MiB, in bounded memory.
+{ printf 'heap_v2/1\n@ 0x'; head -c 100000000 /dev/zero | tr '\0' '1'; printf '\n'; } > longline.heap
+check "100 MB line" "exit=1 hpa: longline.heap:2: line longer than 64 MiB; not a heap profile" "$(run longline.heap)"
+check "100 MB line: memory" "ok" "$(rss_ok 256 longline.heap)"
+
+# Binary garbage, /dev/zero, a directory, a FIFO, a symlink loop.
+awk 'BEGIN { for (i = 0; i < 4096; i++) printf "%c", (i * 7919 + 13) % 256 }' > garbage.bin
+check "binary garbage" "exit=1" "$(run garbage.bin | cut -d' ' -f1)"
+check "binary garbage: a message naming the file" "1" "$(grep -c '^hpa: garbage.bin: ' err.txt)"
+check "/dev/zero" "exit=1 hpa: /dev/zero: binary data; not a heap profile (expected text starting heap_v2/<period> or heap profile:, or pprof protobuf)" \
+	"$(run /dev/zero)"
+check "a directory" "exit=1 hpa: $data/bad: is a directory, not a profile" "$(run "$data/bad")"
+mkfifo fifo
+( cat "$data/gperf/tcmalloc.heap" > fifo & )
+check "a FIFO streams" "exit=0" "$(run --no-symbols --show_bytes fifo | cut -d' ' -f1)"
+check "a FIFO: the profile's Total" "Total: 24096000 B" "$(head -n 1 out.txt)"
+ln -s loop1 loop2 && ln -s loop2 loop1
+check "a symlink loop" "exit=1 hpa: loop1: Too many levels of symbolic links" "$(run loop1)"
+
+# Corrupt ELF files: as BINARY, and as mapped libraries (under --sysroot).
+head -c 3000 "$data/example/demo" > truncated-demo
+check "truncated ELF as BINARY: warning, partial answer" \
+	"exit=0 hpa: warning: demo: 9 addresses without symbols (99.7% of inuse_space): truncated-demo is truncated: 3000 bytes, its load segments need 5109" \
+	"$(run --sysroot nowhere --show_bytes truncated-demo "$data/example/demo.heap")"
+mkdir -p root/usr/lib/x86_64-linux-gnu
+head -c 100000 /usr/lib/x86_64-linux-gnu/libc.so.6 > root/usr/lib/x86_64-linux-gnu/libc.so.6
+printf 'not an ELF file at all\n' > root/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30
+mkfifo root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+check "corrupt mapped libraries: main program still named" "0 1048576" \
+	"$(timeout 60 "$hpa" --text --show_bytes --sysroot root "$data/example/demo" "$data/example/demo.heap" 2>err.txt | awk '$6 == "main" { print $1 - 1048576, $1 }')"
+check "corrupt mapped libraries: a warning each" "3" \
+	"$(grep -c -e 'libc.so.6: .*truncated\|libc.so.6: .*not the' -e 'libstdc++.so.6.0.30: .*is not an ELF file' -e 'ld-linux-x86-64.so.2: .*is not a regular file' err.txt)"
+
+# DWARF whose line table is garbage: names still come, lines where possible.
+cat > prog.c <<'PROG'
+#include <stdlib.h>
+void *keep[100];
+__attribute__((noinline)) void *grab(int i) { void *p = malloc(4096); keep[i] = p; return p; }
+int main(void) { for (int i = 0; i < 100; i++) grab(i); return keep[5] == 0; }
+PROG
+$cc -O1 -g -o prog prog.c || exit 1
+je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2"
+MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prog" LD_PRELOAD="$je" ./prog
+p=$(one "$work/prog.*.heap") || exit 1
+cp prog broken
+set -- $(readelf -SW broken | awk '$2 == ".debug_line" { print $5, $6 }')
+off=$((0x$1)) size=$((0x$2))
+awk -v n="$size" 'BEGIN { for (i = 0; i < n; i++) printf "%c", (i * 131 + 7) % 256 }' |
+	dd of=broken bs=1 seek="$off" conv=notrunc status=none
+check "broken .debug_line: exit 0" "exit=0" "$(run --text --show_bytes broken "$p" | cut -d' ' -f1)"
+check "broken .debug_line: grab still named" "409600" "$(awk '$6 == "grab" { print $1 }' out.txt)"
+check "broken .debug_line: --lines still answers" "exit=0" "$(run --lines --show_bytes broken "$p" | cut -d' ' -f1)"
+
+# Least authority: debuginfod stays off without --debuginfod.
+check "DEBUGINFOD_URLS ignored" "exit=0" \
+	"$(DEBUGINFOD_URLS=http://127.0.0.1:9/ run --text --show_bytes prog "$p" | cut -d' ' -f1)"
+
+finish

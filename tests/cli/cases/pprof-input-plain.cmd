@@ -1,0 +1,1 @@
+--collapse --no-symbols pprof/paths-lg0.pb

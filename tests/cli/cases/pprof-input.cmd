@@ -1,0 +1,1 @@
+--text --show_bytes --sysroot nowhere pprof/demo.pb.gz

@@ -23,6 +23,7 @@ enum opt_id {
 	OPT_THREADS,
 	OPT_PROTO,
 	OPT_SVG,
+	OPT_CSV,
 	OPT_COLLAPSED,   /* jeprof's spelling of --collapse */
 	/* In enum hpa_value order, so the value is id - OPT_INUSE_OBJECTS. */
 	OPT_INUSE_OBJECTS,
@@ -57,6 +58,7 @@ enum opt_id {
 	OPT_WIDTH,
 	OPT_MINWIDTH,
 	OPT_OUTDIR,
+	OPT_GROWTH,
 	OPT_NODECOUNT,
 	OPT_NODEFRACTION,
 	OPT_HELP,
@@ -85,6 +87,7 @@ static const struct opt_def options[] = {
 	  "pprof protobuf, gzipped and symbolized (go tool pprof, Parca, Pyroscope)" },
 	{ "svg", 0, OPT_SVG, NULL, NULL,
 	  "interactive flame graph; differential with --base" },
+	{ "csv", 0, OPT_CSV, NULL, NULL, "with --growth: the per-dump series as CSV" },
 	{ "inuse_space", 0, OPT_INUSE_SPACE, NULL, "Value (one of)",
 	  "bytes in use at dump time (default)" },
 	{ "inuse_objects", 0, OPT_INUSE_OBJECTS, NULL, NULL, "objects in use at dump time" },
@@ -112,7 +115,9 @@ static const struct opt_def options[] = {
 	  "allow debuginfod downloads (DEBUGINFOD_URLS; otherwise ignored)" },
 	{ "output", 'o', OPT_OUTPUT, "FILE", NULL,
 	  "write to FILE (created only if the run succeeds) instead of stdout" },
-	{ "thread", 0, OPT_THREAD, "N", "Selection",
+	{ "growth", 0, OPT_GROWTH, NULL, "Selection",
+	  "the PROFILEs are a series of dumps: rank stacks and functions by steady growth" },
+	{ "thread", 0, OPT_THREAD, "N", NULL,
 	  "report jemalloc thread N only (its tN lines) instead of all threads" },
 	{ "base", 0, OPT_BASE, "FILE", NULL,
 	  "subtract profile FILE, matching frames by symbol (works across runs and ASLR)" },
@@ -297,11 +302,12 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		case OPT_THREADS:
 		case OPT_PROTO:
 		case OPT_SVG:
+		case OPT_CSV:
 		case OPT_COLLAPSED:
 			choice = (int)opts->mode;
 			if (choose(&mode_opt, a, o->id == OPT_COLLAPSED ? HPA_MODE_COLLAPSE :
 				   (int)(o->id - OPT_TEXT), &choice,
-				   "--text, --collapse, --traces, --threads, --proto, --svg") < 0)
+				   "--text, --collapse, --traces, --threads, --proto, --svg, --csv") < 0)
 				return HPA_OPTS_USAGE;
 			opts->mode = (enum hpa_mode)choice;
 			break;
@@ -419,6 +425,9 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			opts->minwidth = w;
 			break;
 		}
+		case OPT_GROWTH:
+			opts->growth = true;
+			break;
 		case OPT_OUTDIR:
 			if (!*val)
 				return usage_error("option '%s' needs a directory", a);
@@ -475,6 +484,13 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		return usage_error("%s", "--drop_negative, --normalize and --diff-columns need --base");
 	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE)
 		return usage_error("%s", "--diff-columns goes with --collapse");
+	if (opts->growth && (opts->profiles_nr < 2 || opts->base || opts->outdir ||
+			     (opts->mode != HPA_MODE_TEXT && opts->mode != HPA_MODE_SVG &&
+			      opts->mode != HPA_MODE_COLLAPSE && opts->mode != HPA_MODE_CSV)))
+		return usage_error("%s", "--growth needs two or more PROFILEs, no --base or --outdir, "
+				   "and --text, --svg, --collapse or --csv");
+	if (opts->mode == HPA_MODE_CSV && !opts->growth)
+		return usage_error("%s", "--csv goes with --growth");
 	if (opts->outdir && (opts->mode != HPA_MODE_SVG || opts->output || opts->base))
 		return usage_error("%s", "--outdir goes with --svg, without --output and --base");
 	return HPA_OPTS_RUN;

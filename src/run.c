@@ -1,6 +1,7 @@
 #include "hpa/compat.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -133,17 +134,90 @@ static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
 	return rc;
 }
 
+/*
+ * A dump's number from its name: jemalloc's sequence number in
+ * PREFIX.PID.SEQ.{f,i,m,u}N.heap, or gperftools' PREFIX.NNNN.heap.
+ * Returns -1 when the name has neither.
+ */
+static long long dump_number(const char *path)
+{
+	const char *base = strrchr(path, '/'), *end;
+	long long pid, seq, n;
+	char kind;
+	int used = 0;
+
+	base = base ? base + 1 : path;
+	end = base + strlen(base);
+	if (end - base < 6 || strcmp(end - 5, ".heap"))
+		return -1;
+	/* Scan every dot: the first place where the jemalloc form matches. */
+	for (; *base; base++) {
+		if (*base != '.')
+			continue;
+		if (sscanf(base, ".%lld.%lld.%c%*[0-9].heap%n", &pid, &seq, &kind, &used) == 3 &&
+		    base + used == end && strchr("fimu", kind))
+			return seq;
+		used = 0;
+		if (sscanf(base, ".%lld.%lld.%c.heap%n", &pid, &seq, &kind, &used) == 3 &&
+		    base + used == end && strchr("fimu", kind))
+			return seq;
+		used = 0;
+		if (sscanf(base, ".%4lld.heap%n", &n, &used) == 1 && base + used == end &&
+		    end - base == 10)
+			return n;
+	}
+	return -1;
+}
+
+struct ordered {
+	const char *path;
+	long long key;
+	size_t index;
+};
+
+static int cmp_ordered(const void *a, const void *b)
+{
+	const struct ordered *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* --growth: dumps in the order their names give, when all of them have one. */
+static const char **order_dumps(const struct hpa_opts *opts)
+{
+	struct ordered *o = xcalloc(opts->profiles_nr + 1, sizeof(*o));
+	const char **out = xcalloc(opts->profiles_nr + 1, sizeof(*out));
+	bool all = true;
+	size_t i;
+
+	for (i = 0; i < opts->profiles_nr; i++) {
+		o[i].path = opts->profiles[i];
+		o[i].key = dump_number(opts->profiles[i]);
+		o[i].index = i;
+		all &= o[i].key >= 0;
+	}
+	if (all && opts->growth)
+		qsort(o, opts->profiles_nr, sizeof(*o), cmp_ordered);
+	for (i = 0; i < opts->profiles_nr; i++)
+		out[i] = o[i].path;
+	free(o);
+	return out;
+}
+
 int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_profile prof;
 	struct hpa_output out;
-	const char **inputs;
+	const char **inputs, **order;
 	size_t i;
 	int rc = 0;
 
 	hpa_profile_init(&prof);
+	order = order_dumps(opts);
 	for (i = 0; i < opts->profiles_nr && !rc; i++) {
-		rc = hpa_read_profile(&prof, opts->profiles[i]);
+		rc = hpa_read_profile(&prof, order[i]);
 		if (!rc)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 	}
@@ -186,7 +260,10 @@ int hpa_run(const struct hpa_opts *opts)
 		rc = hpa_output_open(&out, opts->output, inputs, i);
 		free(inputs);
 		if (!rc) {
-			switch (opts->mode) {
+			switch (opts->growth && opts->mode != HPA_MODE_SVG ? HPA_MODE_CSV : opts->mode) {
+			case HPA_MODE_CSV:
+				rc = hpa_report_growth(out.fp, &prof, opts);
+				break;
 			case HPA_MODE_COLLAPSE:
 				rc = hpa_report_collapse(out.fp, &prof, opts);
 				break;
@@ -211,5 +288,6 @@ int hpa_run(const struct hpa_opts *opts)
 		}
 	}
 	hpa_profile_release(&prof);
+	free(order);
 	return rc;
 }

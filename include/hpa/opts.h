@@ -17,7 +17,8 @@ enum hpa_mode {
 	HPA_MODE_TRACES,     /* --traces */
 	HPA_MODE_THREADS,    /* --threads */
 	HPA_MODE_PROTO,      /* --proto */
-	HPA_MODE_SVG         /* --svg */
+	HPA_MODE_SVG,        /* --svg */
+	HPA_MODE_CSV         /* --csv (with --growth) */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */
@@ -58,6 +59,7 @@ struct hpa_opts {
 	double minwidth;             /* --minwidth: pixels, or percent if minwidth_pct */
 	bool minwidth_pct;
 	const char *outdir;          /* --outdir DIR: one file per dump and pair */
+	bool growth;                 /* --growth: the inputs are a series of dumps */
 	size_t nodecount;            /* --nodecount N, 0 = all rows */
 	double nodefraction;         /* --nodefraction F, 0 = all rows */
 	const char *output;          /* --output FILE; NULL = standard output */

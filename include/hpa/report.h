@@ -34,6 +34,10 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 /* --svg: an interactive flame graph; differential when a --base was read. */
 int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* --growth: per-dump series of stacks and functions ranked by steady growth
+ * (text table, --csv, --collapse of the gain). */
+int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
 /* --traces: every distinct stack with its value, largest first. */
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -44,6 +44,9 @@ struct tree {
 	size_t nr, alloc;
 	struct hpa_hashmap by_key;   /* (parent, name) -> node */
 	bool diff;
+	size_t dumps;                /* --growth: values per dump, per node */
+	double *series;
+	size_t series_alloc;
 };
 
 static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t name)
@@ -64,6 +67,10 @@ static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t name)
 	n->next = t->nodes[parent].child;
 	t->nodes[parent].child = id;
 	hpa_hashmap_put(&t->by_key, key, id);
+	if (t->dumps) {
+		HPA_GROW(t->series, t->nr * t->dumps, t->series_alloc);
+		memset(t->series + (size_t)id * t->dumps, 0, t->dumps * sizeof(*t->series));
+	}
 	return id;
 }
 
@@ -98,7 +105,9 @@ static void build(struct tree *t, const struct hpa_profile *prof, const struct h
 		base = prof->inputs[prof->samples[i].input - 1].is_base;
 		v = hpa_view_value(&view, i);
 		t->diff |= base;
-		if (base)
+		if (t->dumps)
+			t->series[prof->samples[i].input - 1] += v;
+		else if (base)
 			t->nodes[0].before -= v;
 		else
 			t->nodes[0].after += v;
@@ -110,7 +119,9 @@ static void build(struct tree *t, const struct hpa_profile *prof, const struct h
 				free(s);
 			}
 			node = child_of(t, node, slot_name[slot]);
-			if (base)
+			if (t->dumps)
+				t->series[(size_t)node * t->dumps + prof->samples[i].input - 1] += v;
+			else if (base)
 				t->nodes[node].before -= v;
 			else
 				t->nodes[node].after += v;
@@ -118,6 +129,23 @@ static void build(struct tree *t, const struct hpa_profile *prof, const struct h
 	}
 	hpa_view_release(&view);
 	free(slot_name);
+	/* --growth: first dump -> last dump, like a base diff. */
+	for (i = 0; t->dumps && i < t->nr; i++) {
+		t->nodes[i].before = t->series[i * t->dumps];
+		t->nodes[i].after = t->series[i * t->dumps + t->dumps - 1];
+		t->diff = true;
+	}
+}
+
+/* --growth: share of steps in which a node grew (dir 1) or shrank (dir -1). */
+static double steadiness(const struct tree *t, uint32_t node, int dir)
+{
+	const double *v = t->series + (size_t)node * t->dumps;
+	size_t i, n = 0;
+
+	for (i = 0; i + 1 < t->dumps; i++)
+		n += dir > 0 ? v[i + 1] > v[i] : v[i + 1] < v[i];
+	return t->dumps > 1 ? (double)n / (double)(t->dumps - 1) : 0;
 }
 
 static const struct tree *sort_tree;
@@ -330,6 +358,11 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	HPA_GROW(t.nodes, 1, t.alloc);
 	memset(&t.nodes[0], 0, sizeof(t.nodes[0]));
 	t.nr = 1;
+	if (opts->growth) {
+		t.dumps = prof->inputs_nr;
+		t.series = xcalloc(t.dumps, sizeof(*t.series));
+		t.series_alloc = t.dumps;
+	}
 	build(&t, prof, opts);
 	order = layout(&t, &count);
 	total = t.nodes[0].width;
@@ -348,8 +381,8 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			max_delta = fabs(nd->after - nd->before);
 	}
 	if (!title) {
-		snprintf(deftitle, sizeof(deftitle), "%s%s", t.diff ? "Differential " : "",
-			 opts->icicle ? "Icicle Graph" : "Flame Graph");
+		snprintf(deftitle, sizeof(deftitle), "%s%s", t.dumps ? "Growth (first to last dump): " :
+			 t.diff ? "Differential " : "", opts->icicle ? "Icicle Graph" : "Flame Graph");
 		title = deftitle;
 	}
 	top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);
@@ -416,13 +449,24 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 		if (nd->width <= 0 || nd->width < minw)
 			continue;
 		shown++;
-		if (t.diff)
+		if (t.dumps) {
+			/* Coloured by how steadily it grew (red) or shrank (blue). */
+			double d = nd->after - nd->before;
+			double st = d == 0 || !nd->depth ? 0 : steadiness(&t, order[i], d > 0 ? 1 : -1);
+			diff_colour(d > 0 ? st : -st, 1, colour, sizeof(colour));
+		} else if (t.diff)
 			diff_colour(nd->depth ? nd->after - nd->before : 0, max_delta, colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
 		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"><title>", nd->x / total,
 			nd->width / total, nd->depth);
 		tooltip(fp, &t, nd, t.nodes[0].after, opts);
+		if (t.dumps) {
+			size_t d;
+			fprintf(fp, "; grew in %.0f%% of steps:", steadiness(&t, order[i], 1) * 100);
+			for (d = 0; d < t.dumps; d++)
+				fprintf(fp, " %.0f", t.series[(size_t)order[i] * t.dumps + d]);
+		}
 		fprintf(fp, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, FRAME_H - 1, colour,
 			x + 3, y + FRAME_H / 2.0 + 4);
@@ -442,6 +486,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	fputs("</svg>\n", fp);
 
 	free(order);
+	free(t.series);
 	free(t.nodes);
 	hpa_hashmap_release(&t.by_key);
 	hpa_strtab_release(&t.names);

@@ -1,0 +1,1 @@
+--csv example/demo.heap

@@ -1,0 +1,1 @@
+--growth example/demo.heap

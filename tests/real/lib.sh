@@ -17,6 +17,21 @@ find_lib() {
 	return 1
 }
 
+# Set je / tc to Debian's allocator libraries, or skip (missing).
+need_jemalloc() {
+	je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
+}
+need_tcmalloc() {
+	tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
+}
+
+# Start in an empty WORKDIR.
+fresh_dir() {
+	rm -rf "$1"
+	mkdir -p "$1" || exit 1
+	cd "$1" || exit 1
+}
+
 check() {   # check WHAT EXPECTED ACTUAL
 	checks=$((checks + 1))
 	if [ "$2" != "$3" ]; then

@@ -15,12 +15,10 @@ hpa=$1 src=$2 work=$3
 cc=${CC:-cc}
 . "$(dirname "$0")/lib.sh"
 
-je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
-tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
+need_jemalloc
+need_tcmalloc
 
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-cd "$work" || exit 1
+fresh_dir "$work"
 $cc -O2 -g -fno-omit-frame-pointer -o phases "$src/phases.c" -ldl || { echo "FAIL: build"; exit 1; }
 for run in A B; do
 	MALLOC_CONF="prof:true,prof_final:false,prof_accum:true,lg_prof_sample:0,prof_prefix:$work/je$run" \

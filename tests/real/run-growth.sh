@@ -10,11 +10,9 @@ hpa=$1 src=$2 work=$3
 cc=${CC:-cc}
 . "$(dirname "$0")/lib.sh"
 
-je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
-tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-cd "$work" || exit 1
+need_jemalloc
+need_tcmalloc
+fresh_dir "$work"
 $cc -O2 -g -fno-omit-frame-pointer -o leaky "$src/leaky.c" -ldl || exit 1
 MALLOC_CONF="prof:true,prof_final:false,lg_prof_sample:0,prof_prefix:$work/je" LD_PRELOAD="$je" ./leaky ||
 	{ echo "FAIL: leaky under jemalloc"; exit 1; }

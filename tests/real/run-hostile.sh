@@ -10,9 +10,7 @@ hpa=$1 top=$2 work=$3
 cc=${CC:-cc}
 . "$(dirname "$0")/lib.sh"
 
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-cd "$work" || exit 1
+fresh_dir "$work"
 data=$top/testdata
 
 run() {   # run EXPECTED_EXIT ARGS...: prints "exit=N" and the first stderr line

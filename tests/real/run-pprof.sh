@@ -15,14 +15,12 @@ hpa=$1 top=$2 paths=$3 work=$4
 cc=${CC:-cc}
 . "$(dirname "$0")/lib.sh"
 
-je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
-tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
+need_jemalloc
+need_tcmalloc
 command -v go >/dev/null || missing "go (apt-get install golang-go)"
 command -v protoc >/dev/null || missing "protoc (apt-get install protobuf-compiler)"
 
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-cd "$work" || exit 1
+fresh_dir "$work"
 export HOME="$work" GOFLAGS=-mod=mod GOTOOLCHAIN=local GOTELEMETRY=off
 pprof() { go tool pprof "$@" 2>/dev/null; }
 

@@ -13,8 +13,8 @@ set -u
 hpa=$1 tool=$2 paths=$3 threads=$4 work=$5
 . "$(dirname "$0")/lib.sh"
 
-je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
-tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
+need_jemalloc
+need_tcmalloc
 
 # The distinct cum values of the address rows in module $2, for value $1 of
 # profile $3 (binary $4): unsymbolized, so every frame is its own row.
@@ -27,9 +27,7 @@ total() {   # total VALUE BINARY PROFILE -> first line of hpa --text
 	"$hpa" --text --show_bytes --"$1" "$2" "$3" 2>/dev/null | head -n 1
 }
 
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-cd "$work" || exit 1
+fresh_dir "$work"
 
 # --- generate ---------------------------------------------------------------
 for lg in 0 10 19; do

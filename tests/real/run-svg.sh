@@ -15,12 +15,10 @@ hpa=$1 src=$2 unit=$3 work=$4
 cc=${CC:-cc}
 . "$(dirname "$0")/lib.sh"
 
-je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
+need_jemalloc
 command -v xmllint >/dev/null || missing "xmllint (apt-get install libxml2-utils)"
 
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-cd "$work" || exit 1
+fresh_dir "$work"
 $cc -O2 -g -fno-omit-frame-pointer -o phases "$src/phases.c" -ldl || exit 1
 MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/ph" \
 	LD_PRELOAD="$je" ./phases || { echo "FAIL: phases"; exit 1; }

@@ -17,8 +17,8 @@ hpa=$1 src=$2 work=$3
 cc=${CC:-cc} cxx=${CXX:-c++}
 . "$(dirname "$0")/lib.sh"
 
-je=$(find_lib libjemalloc.so.2) || missing "libjemalloc.so.2 (apt-get install libjemalloc2)"
-tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
+need_jemalloc
+need_tcmalloc
 command -v "$cxx" >/dev/null || missing "a C++ compiler (apt-get install g++)"
 command -v objcopy >/dev/null || missing "objcopy (apt-get install binutils)"
 command -v ld.lld >/dev/null || missing "ld.lld (apt-get install lld)"

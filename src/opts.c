@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +60,12 @@ enum opt_id {
 	OPT_MINWIDTH,
 	OPT_OUTDIR,
 	OPT_GROWTH,
+	OPT_ENDPOINT,
+	OPT_TIMEOUT,
+	OPT_WATCH,
+	OPT_INTERVAL,
+	OPT_THRESHOLD,
+	OPT_PID,
 	OPT_NODECOUNT,
 	OPT_NODEFRACTION,
 	OPT_HELP,
@@ -142,6 +149,14 @@ static const struct opt_def options[] = {
 	  "leave out frames narrower than W pixels (default 0.1), or W% of the total" },
 	{ "outdir", 0, OPT_OUTDIR, "DIR", NULL,
 	  "--svg with several dumps: DIR/DUMP.svg per dump and DIR/DUMP.diff.svg per adjacent pair" },
+	{ "endpoint", 0, OPT_ENDPOINT, "KIND", "Servers",
+	  "URL kind: brpc, gperftools (GET /pprof/heap), greptime (POST /debug/prof/mem), tikv" },
+	{ "timeout", 0, OPT_TIMEOUT, "SECONDS", NULL, "per HTTP request (default 60; connect at most 5)" },
+	{ "watch", 0, OPT_WATCH, "URL", NULL,
+	  "poll URL and save a profile into --outdir whenever in-use memory grew by --threshold" },
+	{ "interval", 0, OPT_INTERVAL, "TIME", NULL, "--watch: time between checks, e.g. 30s, 10m (default 60s)" },
+	{ "threshold", 0, OPT_THRESHOLD, "SIZE", NULL, "--watch: growth that triggers a save, e.g. 20MB (default 10MB)" },
+	{ "pid", 0, OPT_PID, "PID", NULL, "--watch: decide on the RSS of local process PID" },
 	{ "help", 'h', OPT_HELP, NULL, "Other", "print this help and exit" },
 	{ "version", 'V', OPT_VERSION, NULL, NULL, "print the version and exit" },
 };
@@ -425,6 +440,57 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			opts->minwidth = w;
 			break;
 		}
+		case OPT_ENDPOINT:
+			if (strcmp(val, "brpc") && strcmp(val, "gperftools") && strcmp(val, "greptime") &&
+			    strcmp(val, "tikv"))
+				return usage_error("--endpoint is one of brpc, gperftools, greptime, tikv, not '%s'", val);
+			opts->endpoint = val;
+			break;
+		case OPT_TIMEOUT:
+		case OPT_INTERVAL: {
+			char *end;
+			double t = strtod(val, &end);
+			if (end == val || !(t > 0))
+				return usage_error("--timeout and --interval need a positive time such as 30, 30s, 10m or 1h, not '%s'", val);
+			if (*end == 's' || *end == 'm' || *end == 'h') {
+				t *= *end == 'm' ? 60 : *end == 'h' ? 3600 : 1;
+				end++;
+			}
+			if (*end)
+				return usage_error("--timeout and --interval need a time such as 30, 30s, 10m or 1h, not '%s'", val);
+			if (o->id == OPT_TIMEOUT)
+				opts->timeout = t;
+			else
+				opts->interval = t;
+			break;
+		}
+		case OPT_THRESHOLD: {
+			char *end;
+			double b = strtod(val, &end);
+			if (end == val || !(b >= 0))
+				return usage_error("--threshold needs a size, not '%s'", val);
+			if (!strcasecmp(end, "kb") || !strcasecmp(end, "k") || !strcasecmp(end, "kib"))
+				b *= 1024;
+			else if (!strcasecmp(end, "mb") || !strcasecmp(end, "m") || !strcasecmp(end, "mib"))
+				b *= 1048576;
+			else if (!strcasecmp(end, "gb") || !strcasecmp(end, "g") || !strcasecmp(end, "gib"))
+				b *= 1073741824.0;
+			else if (*end && strcasecmp(end, "b"))
+				return usage_error("--threshold needs a size such as 512KB or 20MB, not '%s'", val);
+			opts->threshold = b;
+			break;
+		}
+		case OPT_PID: {
+			char *end;
+			long p = strtol(val, &end, 10);
+			if (*end || end == val || p <= 0)
+				return usage_error("--pid needs a process id, not '%s'", val);
+			opts->pid = p;
+			break;
+		}
+		case OPT_WATCH:
+			opts->watch = val;
+			break;
 		case OPT_GROWTH:
 			opts->growth = true;
 			break;
@@ -471,6 +537,13 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			(opts->profiles_nr - 1) * sizeof(*opts->profiles));
 		opts->profiles_nr--;
 	}
+	if (opts->watch) {
+		if (!opts->outdir || opts->profiles_nr || opts->base)
+			return usage_error("%s", "--watch URL needs --outdir DIR and no PROFILE or --base");
+		return HPA_OPTS_RUN;
+	}
+	if (opts->pid || opts->interval > 0 || opts->threshold > 0)
+		return usage_error("%s", "--pid, --interval and --threshold go with --watch");
 	if (!opts->profiles_nr) {
 		if (isatty(STDIN_FILENO))
 			return usage_error("%s", "no PROFILE given and standard input is a terminal");

@@ -10,7 +10,9 @@
 #include "hpa/diff.h"
 #include "hpa/output.h"
 #include "hpa/profile.h"
+#include "hpa/http.h"
 #include "hpa/reader.h"
+#include "hpa/remote.h"
 #include "hpa/report.h"
 #include "hpa/run.h"
 #include "hpa/strip.h"
@@ -76,6 +78,16 @@ static void compare_maps(const struct hpa_profile *prof)
 			hpa_warn("%s and %s have different memory maps (different processes?); "
 				 "their stacks are summed by address", first->path, in->path);
 	}
+}
+
+/* A file, standard input, or a URL (http://...) served by a running program. */
+static int read_any(struct hpa_profile *prof, const char *what, const struct hpa_opts *opts)
+{
+	struct hpa_fetch_opts fo = { opts->endpoint, opts->timeout };
+
+	if (hpa_is_url(what))
+		return hpa_read_url(prof, what, &fo, NULL, NULL);
+	return hpa_read_profile(prof, what);
 }
 
 static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts,
@@ -214,15 +226,17 @@ int hpa_run(const struct hpa_opts *opts)
 	size_t i;
 	int rc = 0;
 
+	if (opts->watch)
+		return hpa_watch(opts);
 	hpa_profile_init(&prof);
 	order = order_dumps(opts);
 	for (i = 0; i < opts->profiles_nr && !rc; i++) {
-		rc = hpa_read_profile(&prof, order[i]);
+		rc = read_any(&prof, order[i], opts);
 		if (!rc)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 	}
 	if (!rc && opts->base) {
-		rc = hpa_read_profile(&prof, opts->base);
+		rc = read_any(&prof, opts->base, opts);
 		if (!rc) {
 			struct hpa_input *in = hpa_profile_input(&prof, (uint32_t)prof.inputs_nr);
 			in->is_base = true;
@@ -235,7 +249,9 @@ int hpa_run(const struct hpa_opts *opts)
 	if (!rc && !opts->no_symbols) {
 		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 					   opts->debug_dirs_nr, opts->debuginfod };
+		struct hpa_fetch_opts fo = { opts->endpoint, opts->timeout };
 		rc = hpa_symbolize(&prof, &so);
+		hpa_symbolize_remote(&prof, &fo);
 		hpa_mark_internal(&prof);
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);

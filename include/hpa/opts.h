@@ -60,6 +60,12 @@ struct hpa_opts {
 	bool minwidth_pct;
 	const char *outdir;          /* --outdir DIR: one file per dump and pair */
 	bool growth;                 /* --growth: the inputs are a series of dumps */
+	const char *endpoint;        /* --endpoint brpc|gperftools|greptime|tikv */
+	double timeout;              /* --timeout SECONDS for each HTTP request */
+	const char *watch;           /* --watch URL */
+	double interval;             /* --interval, seconds */
+	double threshold;            /* --threshold, bytes */
+	long pid;                    /* --pid PID: decide on its RSS */
 	size_t nodecount;            /* --nodecount N, 0 = all rows */
 	double nodefraction;         /* --nodefraction F, 0 = all rows */
 	const char *output;          /* --output FILE; NULL = standard output */

@@ -125,6 +125,7 @@ struct hpa_input {
 	uint32_t map_first, map_nr; /* this input's mappings */
 	bool has_maps;
 	bool is_base;               /* read with --base */
+	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */
 	double weight;              /* factor on its values: 1, or negative for a base */
 };
 

@@ -10,4 +10,7 @@
 /* Returns 0, or -1 after reporting; main() turns -1 into exit status 1. */
 int hpa_run(const struct hpa_opts *opts);
 
+/* --watch: poll a server, keep profiles as memory grows (watch.c). */
+int hpa_watch(const struct hpa_opts *opts);
+
 #endif

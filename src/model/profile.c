@@ -52,8 +52,10 @@ void hpa_profile_release(struct hpa_profile *prof)
 {
 	size_t i;
 
-	for (i = 0; i < prof->inputs_nr; i++)
+	for (i = 0; i < prof->inputs_nr; i++) {
 		free(prof->inputs[i].path);
+		free(prof->inputs[i].symbol_url);
+	}
 	for (i = 1; i < prof->mappings_nr; i++)
 		free(prof->mappings[i].path);
 	for (i = 0; i < prof->threads_nr; i++)

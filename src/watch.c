@@ -1,0 +1,154 @@
+/*
+ * --watch URL: poll a server and keep a profile each time in-use memory
+ * grew by more than --threshold since the last one kept.  The measure is
+ * the fetched profile's unsampled in-use total, or with --pid the RSS of a
+ * local process (then the profile is fetched only when it is to be kept).
+ * One line per check; SIGINT or SIGTERM stops it cleanly between checks.
+ */
+#include "hpa/compat.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpa/diag.h"
+#include "hpa/output.h"
+#include "hpa/remote.h"
+#include "hpa/run.h"
+#include "hpa/xalloc.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* RSS of pid in bytes from /proc/PID/status, or -1. */
+static double rss_of(long pid)
+{
+	char path[64], line[256];
+	double kb = -1;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "VmRSS: %lf kB", &kb) == 1)
+			break;
+	fclose(fp);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
+/* Fetch once: the in-use total, and the raw answer to keep. */
+static int fetch(const struct hpa_opts *opts, double *total, uint8_t **raw, size_t *len)
+{
+	struct hpa_fetch_opts fo = { opts->endpoint, opts->timeout };
+	struct hpa_profile prof;
+	int rc;
+
+	hpa_profile_init(&prof);
+	rc = hpa_read_url(&prof, opts->watch, &fo, raw, len);
+	if (!rc)
+		*total = hpa_profile_total(&prof, HPA_INUSE_SPACE, HPA_THREAD_ALL);
+	hpa_profile_release(&prof);
+	return rc;
+}
+
+static int save(const struct hpa_opts *opts, const uint8_t *raw, size_t len, char *name, size_t size)
+{
+	struct hpa_output out;
+	time_t t = time(NULL);
+	struct tm tm;
+	char stamp[32], *path;
+	bool gz = len >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
+	int rc;
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(name, size, "%s/heap-%s%s", opts->outdir, stamp, gz ? ".pb.gz" : ".heap");
+	/* Two saves in one second: number them. */
+	for (int i = 1; access(name, F_OK) == 0 && i < 1000; i++)
+		snprintf(name, size, "%s/heap-%s-%d%s", opts->outdir, stamp, i, gz ? ".pb.gz" : ".heap");
+	path = xstrdup(name);
+	rc = hpa_output_open(&out, path, NULL, 0);
+	if (!rc) {
+		fwrite(raw, 1, len, out.fp);
+		rc = hpa_output_close(&out, true);
+	}
+	free(path);
+	return rc;
+}
+
+int hpa_watch(const struct hpa_opts *opts)
+{
+	double interval = opts->interval > 0 ? opts->interval : 60;
+	double threshold = opts->threshold > 0 ? opts->threshold : 10 * 1048576.0;
+	double last = -1;
+	struct sigaction sa;
+	unsigned checks = 0;
+
+	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
+		return hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	while (!stop) {
+		uint8_t *raw = NULL;
+		size_t len = 0;
+		double measure = -1;
+		char when[32], name[4096] = "";
+		time_t t = time(NULL);
+		struct tm tm;
+		struct timespec ts;
+		double slept = 0;
+
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		checks++;
+		if (opts->pid) {
+			measure = rss_of(opts->pid);
+			if (measure < 0) {
+				hpa_warn("process %ld is gone; stopping", opts->pid);
+				break;
+			}
+		} else if (fetch(opts, &measure, &raw, &len) < 0) {
+			printf("%s check %u: fetch failed; retrying in %.0f s\n", when, checks, interval);
+		}
+		if (measure >= 0) {
+			double prev = last;
+			bool keep = last < 0 || measure - last > threshold;
+			if (keep && opts->pid && fetch(opts, &(double){ 0 }, &raw, &len) < 0)
+				keep = false;
+			if (keep && save(opts, raw, len, name, sizeof(name)) == 0)
+				last = measure;
+			else
+				name[0] = '\0';
+			printf("%s check %u: %s %.0f B (%+.0f B since the last saved)%s%s\n", when, checks,
+			       opts->pid ? "RSS" : "in use", measure, prev < 0 ? 0 : measure - prev,
+			       *name ? "; saved " : "", name);
+		}
+		free(raw);
+		/* Sleep in short steps so a signal ends the wait at once. */
+		while (!stop && slept < interval) {
+			double step = interval - slept < 0.2 ? interval - slept : 0.2;
+			ts.tv_sec = (time_t)step;
+			ts.tv_nsec = (long)((step - (double)ts.tv_sec) * 1e9);
+			nanosleep(&ts, NULL);
+			slept += step;
+		}
+	}
+	printf("stopped after %u checks\n", checks);
+	return 0;
+}

@@ -1,0 +1,1 @@
+--text https://example.invalid/pprof/heap

@@ -1,0 +1,1 @@
+--endpoint ftp example/demo.heap

@@ -113,6 +113,18 @@ static uint64_t function_id(struct writer *w, uint64_t key, const char *name,
 	return f->id;
 }
 
+/* A new, empty output location with the next id. */
+static PbLocation *new_location(struct writer *w)
+{
+	PbLocation *pl = xcalloc(1, sizeof(*pl));
+
+	perftools__profiles__location__init(pl);
+	HPA_GROW(w->locs, w->nlocs + 1, w->alocs);
+	w->locs[w->nlocs++] = pl;
+	pl->id = w->nlocs;
+	return pl;
+}
+
 /* The output location for levels [first, first + n) of model location loc. */
 static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint32_t n)
 {
@@ -125,11 +137,7 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 
 	if (id)
 		return id;
-	pl = xcalloc(1, sizeof(*pl));
-	perftools__profiles__location__init(pl);
-	HPA_GROW(w->locs, w->nlocs + 1, w->alocs);
-	w->locs[w->nlocs++] = pl;
-	pl->id = w->nlocs;
+	pl = new_location(w);
 	pl->address = l->addr;
 	pl->mapping_id = mapping_id(w, l->mapping);
 	pl->n_line = l->line_nr ? n : 1;
@@ -173,11 +181,7 @@ static uint64_t no_stack_location(struct writer *w)
 
 	if (id)
 		return id;
-	pl = xcalloc(1, sizeof(*pl));
-	perftools__profiles__location__init(pl);
-	HPA_GROW(w->locs, w->nlocs + 1, w->alocs);
-	w->locs[w->nlocs++] = pl;
-	pl->id = w->nlocs;
+	pl = new_location(w);
 	ln = xcalloc(1, sizeof(*ln));
 	perftools__profiles__line__init(ln);
 	ln->function_id = function_id(w, (uint64_t)str(w, "<no stack>") | (UINT64_C(1) << 63),

@@ -53,6 +53,12 @@ enum hpa_sampling {
 	HPA_SAMPLING_V2   /* Poisson, jemalloc and tcmalloc sampling */
 };
 
+/*
+ * Addresses from here up are kernel or vsyscall frames: no report row, as in
+ * jeprof, and never symbolized.
+ */
+#define HPA_KERNEL_FLOOR UINT64_C(0x8000000000000000)
+
 /* Thread of a sample: HPA_THREAD_ALL for jemalloc "t*" and gperftools rows. */
 #define HPA_THREAD_ALL (-1)
 

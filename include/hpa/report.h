@@ -38,6 +38,9 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
  * (text table, --csv, --collapse of the gain). */
 int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* A frame's name in folded stacks (full, "[inline]" marked, made safe); malloc'ed. */
+char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f);
+
 /* --traces: every distinct stack with its value, largest first. */
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -40,7 +40,7 @@ void hpa_folded_name(char *name)
 		p[-1] = '_';
 }
 
-static char *frame_name(const struct hpa_profile *prof, struct hpa_frame f)
+char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f)
 {
 	const struct hpa_location *l = &prof->locs[f.loc];
 	char *name;
@@ -74,7 +74,7 @@ static int cmp_lines(const void *a, const void *b)
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	/* Frames joined by ';' root first: "name;" each, the last ';' cut below. */
-	static const struct hpa_stack_format fmt = { frame_name, true, "", ";", "<no stack>;" };
+	static const struct hpa_stack_format fmt = { hpa_folded_frame, true, "", ";", "<no stack>;" };
 	struct hpa_strtab stacks;
 	struct hpa_stack_group *lines;
 	size_t nlines, i;

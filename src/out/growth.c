@@ -117,27 +117,14 @@ static void collect(struct growth *g, const struct hpa_profile *prof, const stru
 		for (k = 0; k < nr; k++) {
 			/* folded: root first joined by ';' (collapse); else leaf first. */
 			struct hpa_frame f = frames[folded ? nr - 1 - k : k];
-			char *name = folded ? NULL : short_frame(prof, f), *text;
-			size_t n;
-
-			if (folded) {
-				const struct hpa_location *l = &prof->locs[f.loc];
-				if (!l->line_nr)
-					name = hpa_frame_label(prof, f);
-				else if (asprintf(&name, "%s%s", hpa_profile_str(prof,
-					prof->funcs[prof->lines[l->line_first + f.level].func].name),
-					f.level + 1 < l->line_nr ? "[inline]" : "") < 0)
-					abort();
-				hpa_folded_name(name);
-			}
-			text = name;
-			n = strlen(text);
+			char *name = folded ? hpa_folded_frame(prof, f) : short_frame(prof, f);
+			size_t n = strlen(name);
 			HPA_GROW(buf, len + n + 4, alloc);
 			if (len) {
 				memcpy(buf + len, folded ? ";" : " < ", folded ? 1 : 3);
 				len += folded ? 1 : 3;
 			}
-			memcpy(buf + len, text, n);
+			memcpy(buf + len, name, n);
 			len += n;
 			if (k == 0 && !folded) {
 				uint32_t fid = hpa_strtab_intern(&g->names, name);

@@ -24,7 +24,6 @@
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
-#define KERNEL_FLOOR UINT64_C(0x8000000000000000)
 #define NO_KEY UINT32_MAX
 
 struct row {
@@ -106,7 +105,7 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 
 	if (k->slot_key[slot])
 		return k->slot_key[slot];
-	if (l->addr >= KERNEL_FLOOR) {
+	if (l->addr >= HPA_KERNEL_FLOOR) {
 		k->slot_key[slot] = NO_KEY;
 		return NO_KEY;
 	}

@@ -11,8 +11,6 @@
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
 
-#define KERNEL_FLOOR UINT64_C(0x8000000000000000)
-
 struct endpoint {
 	const char *method;
 	const char *path;        /* request path */
@@ -155,7 +153,7 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_fetch_opts 
 		ans = NULL;
 		for (i = 1; i < prof->locs_nr; i++) {
 			const struct hpa_location *l = &prof->locs[i];
-			if (l->line_nr || l->addr >= KERNEL_FLOOR || !l->addr)
+			if (l->line_nr || l->addr >= HPA_KERNEL_FLOOR || !l->addr)
 				continue;
 			HPA_GROW(addrs, n + 1, alloc);
 			addrs[n++] = l->addr - 1;

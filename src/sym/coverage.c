@@ -13,8 +13,6 @@
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
 
-#define KERNEL_FLOOR UINT64_C(0x8000000000000000)
-
 struct unnamed {
 	uint32_t mapping;    /* a mapping of the module (0: unmapped addresses) */
 	const char *path;
@@ -60,7 +58,7 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 			const char *path = hpa_profile_loc_path(prof, frames[f]);
 			struct unnamed *u;
 
-			if (l->line_nr || l->addr >= KERNEL_FLOOR)
+			if (l->line_nr || l->addr >= HPA_KERNEL_FLOOR)
 				continue;
 			u = find(&tab, &nr, &alloc, !path ? "unmapped addresses" : *path ? path : "[anon]",
 				 l->mapping);

@@ -99,6 +99,14 @@ static bool flags_match(const GElf_Phdr *ph, const char *perms)
 	       ((ph->p_flags & PF_X) != 0) == (perms[2] == 'x');
 }
 
+/* Does segment ph's file extent, from its first page, hold file offset `offset`? */
+static bool covers_offset(const GElf_Phdr *ph, uint64_t offset)
+{
+	uint64_t lo = ph->p_offset & ~(uint64_t)(PAGE - 1);
+
+	return offset >= lo && offset < ph->p_offset + (ph->p_filesz ? ph->p_filesz : 1);
+}
+
 /*
  * The load segment whose file pages hold `offset`, or NULL.  Linkers such
  * as lld let several segments share a file page, so of those the one whose
@@ -112,9 +120,8 @@ static const GElf_Phdr *segment_at_offset(const struct elf_view *v, uint64_t off
 
 	for (i = 0; i < v->nloads; i++) {
 		const GElf_Phdr *ph = &v->loads[i];
-		uint64_t lo = ph->p_offset & ~(uint64_t)(PAGE - 1);
 
-		if (offset < lo || offset >= ph->p_offset + (ph->p_filesz ? ph->p_filesz : 1))
+		if (!covers_offset(ph, offset))
 			continue;
 		if (perms && flags_match(ph, perms))
 			return ph;
@@ -171,8 +178,7 @@ char *elf_view_check_mappings(const struct elf_view *v, const struct hpa_profile
 		 */
 		for (j = 0; j < v->nloads && !fit; j++) {
 			const GElf_Phdr *ph = &v->loads[j];
-			uint64_t lo = ph->p_offset & ~(uint64_t)(PAGE - 1);
-			if (m->offset < lo || m->offset >= ph->p_offset + (ph->p_filesz ? ph->p_filesz : 1))
+			if (!covers_offset(ph, m->offset))
 				continue;
 			covered = true;
 			if (m->start == bias + page_vaddr(ph, m->offset))

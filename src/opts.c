@@ -62,6 +62,11 @@ enum opt_id {
 	OPT_GROWTH,
 	OPT_ENDPOINT,
 	OPT_TIMEOUT,
+	OPT_CACERT,
+	OPT_CERT,
+	OPT_KEY,
+	OPT_INSECURE,
+	OPT_HEADER,
 	OPT_WATCH,
 	OPT_INTERVAL,
 	OPT_THRESHOLD,
@@ -152,6 +157,17 @@ static const struct opt_def options[] = {
 	{ "endpoint", 0, OPT_ENDPOINT, "KIND", "Servers",
 	  "URL kind: brpc, gperftools (GET /pprof/heap), greptime (POST /debug/prof/mem), tikv" },
 	{ "timeout", 0, OPT_TIMEOUT, "SECONDS", NULL, "per HTTP request (default 60; connect at most 5)" },
+	{ "header", 0, OPT_HEADER, "HEADER", NULL,
+	  "send HEADER, 'Name: value' (a token, say), with each request; repeatable" },
+	{ "cacert", 0, OPT_CACERT, "FILE", NULL,
+	  "https: trust the CAs in FILE instead of the system's (pprof: -tls_ca)" },
+	{ "cert", 0, OPT_CERT, "FILE", NULL, "https: client certificate, PEM (pprof: -tls_cert)" },
+	{ "key", 0, OPT_KEY, "FILE", NULL, "https: the client certificate's key, PEM (pprof: -tls_key)" },
+	{ "insecure", 0, OPT_INSECURE, NULL, NULL,
+	  "https: do not verify the server's certificate (unsafe; never the default)" },
+	{ "tls_ca", 0, OPT_CACERT, "FILE", NULL, NULL },
+	{ "tls_cert", 0, OPT_CERT, "FILE", NULL, NULL },
+	{ "tls_key", 0, OPT_KEY, "FILE", NULL, NULL },
 	{ "watch", 0, OPT_WATCH, "URL", NULL,
 	  "poll URL and save a profile into --outdir whenever in-use memory grew by --threshold" },
 	{ "interval", 0, OPT_INTERVAL, "TIME", NULL, "--watch: time between checks, e.g. 30s, 10m (default 60s)" },
@@ -176,6 +192,8 @@ void hpa_opts_usage(FILE *fp)
 		const struct opt_def *o = &options[i];
 		char left[64];
 
+		if (!o->help)   /* another spelling of the option before */
+			continue;
 		if (o->section)
 			fprintf(fp, "\n%s:\n", o->section);
 		if (o->short_name)
@@ -266,6 +284,18 @@ static bool is_elf_file(const char *path)
 	return elf;
 }
 
+static bool any_url(const struct hpa_opts *opts)
+{
+	size_t i;
+
+	if (opts->watch || (opts->base && hpa_is_url(opts->base)))
+		return true;
+	for (i = 0; i < opts->profiles_nr; i++)
+		if (hpa_is_url(opts->profiles[i]))
+			return true;
+	return false;
+}
+
 int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 {
 	const char *value_opt = NULL, *granularity_opt = NULL, *mode_opt = NULL;
@@ -277,6 +307,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	opts->thread = HPA_THREAD_ALL;
 	opts->profiles = xcalloc((size_t)argc + 1, sizeof(*opts->profiles));
 	opts->debug_dirs = xcalloc((size_t)argc + 1, sizeof(*opts->debug_dirs));
+	opts->http.headers = xcalloc((size_t)argc + 1, sizeof(*opts->http.headers));
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *name, *eq, *val = NULL;
@@ -444,8 +475,27 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			if (strcmp(val, "brpc") && strcmp(val, "gperftools") && strcmp(val, "greptime") &&
 			    strcmp(val, "tikv"))
 				return usage_error("--endpoint is one of brpc, gperftools, greptime, tikv, not '%s'", val);
-			opts->endpoint = val;
+			opts->http.endpoint = val;
 			break;
+		case OPT_CACERT:
+		case OPT_CERT:
+		case OPT_KEY:
+			if (!*val)
+				return usage_error("option '%s' needs a file name", a);
+			*(o->id == OPT_CACERT ? &opts->http.cacert :
+			  o->id == OPT_CERT ? &opts->http.cert : &opts->http.key) = val;
+			break;
+		case OPT_INSECURE:
+			opts->http.insecure = true;
+			break;
+		case OPT_HEADER: {
+			const char *colon = strchr(val, ':');
+			size_t nlen = colon ? (size_t)(colon - val) : 0;
+			if (!colon || !nlen || strcspn(val, " \t") < nlen || strpbrk(val, "\r\n"))
+				return usage_error("%s", "--header needs one 'Name: value' line");
+			opts->http.headers[opts->http.headers_nr++] = val;
+			break;
+		}
 		case OPT_TIMEOUT:
 		case OPT_INTERVAL: {
 			char *end;
@@ -459,7 +509,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			if (*end)
 				return usage_error("--timeout and --interval need a time such as 30, 30s, 10m or 1h, not '%s'", val);
 			if (o->id == OPT_TIMEOUT)
-				opts->timeout = t;
+				opts->http.timeout = t;
 			else
 				opts->interval = t;
 			break;
@@ -537,6 +587,11 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			(opts->profiles_nr - 1) * sizeof(*opts->profiles));
 		opts->profiles_nr--;
 	}
+	if (opts->http.key && !opts->http.cert)
+		return usage_error("%s", "--key goes with --cert (the client certificate)");
+	if ((opts->http.cacert || opts->http.cert || opts->http.insecure || opts->http.headers_nr) &&
+	    !any_url(opts))
+		return usage_error("%s", "--cacert, --cert, --key, --insecure and --header go with a URL");
 	if (opts->watch) {
 		if (!opts->outdir || opts->profiles_nr || opts->base)
 			return usage_error("%s", "--watch URL needs --outdir DIR and no PROFILE or --base");
@@ -579,6 +634,8 @@ void hpa_opts_release(struct hpa_opts *opts)
 			regfree(&res[i]->re);
 	free(opts->profiles);
 	free(opts->debug_dirs);
+	free(opts->http.headers);
+	opts->http.headers = NULL;
 	opts->profiles = NULL;
 	opts->debug_dirs = NULL;
 }

@@ -10,7 +10,7 @@
 #include "hpa/diff.h"
 #include "hpa/output.h"
 #include "hpa/profile.h"
-#include "hpa/http.h"
+#include "hpa/fetch.h"
 #include "hpa/reader.h"
 #include "hpa/remote.h"
 #include "hpa/report.h"
@@ -83,10 +83,8 @@ static void compare_maps(const struct hpa_profile *prof)
 /* A file, standard input, or a URL (http://...) served by a running program. */
 static int read_any(struct hpa_profile *prof, const char *what, const struct hpa_opts *opts)
 {
-	struct hpa_fetch_opts fo = { opts->endpoint, opts->timeout };
-
 	if (hpa_is_url(what))
-		return hpa_read_url(prof, what, &fo, NULL, NULL);
+		return hpa_read_url(prof, what, &opts->http, NULL, NULL);
 	return hpa_read_profile(prof, what);
 }
 
@@ -249,9 +247,8 @@ int hpa_run(const struct hpa_opts *opts)
 	if (!rc && !opts->no_symbols) {
 		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 					   opts->debug_dirs_nr, opts->debuginfod };
-		struct hpa_fetch_opts fo = { opts->endpoint, opts->timeout };
 		rc = hpa_symbolize(&prof, &so);
-		hpa_symbolize_remote(&prof, &fo);
+		hpa_symbolize_remote(&prof, &opts->http);
 		hpa_mark_internal(&prof);
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);

@@ -49,29 +49,32 @@ static double rss_of(long pid)
 }
 
 /* Fetch once: the in-use total, and the raw answer to keep. */
-static int fetch(const struct hpa_opts *opts, double *total, uint8_t **raw, size_t *len)
+static int fetch(const struct hpa_opts *opts, double *total, FILE **raw, size_t *len)
 {
-	struct hpa_fetch_opts fo = { opts->endpoint, opts->timeout };
 	struct hpa_profile prof;
 	int rc;
 
 	hpa_profile_init(&prof);
-	rc = hpa_read_url(&prof, opts->watch, &fo, raw, len);
+	rc = hpa_read_url(&prof, opts->watch, &opts->http, raw, len);
 	if (!rc)
 		*total = hpa_profile_total(&prof, HPA_INUSE_SPACE, HPA_THREAD_ALL);
 	hpa_profile_release(&prof);
 	return rc;
 }
 
-static int save(const struct hpa_opts *opts, const uint8_t *raw, size_t len, char *name, size_t size)
+static int save(const struct hpa_opts *opts, FILE *raw, size_t len, char *name, size_t size)
 {
 	struct hpa_output out;
 	time_t t = time(NULL);
 	struct tm tm;
-	char stamp[32], *path;
-	bool gz = len >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
+	char stamp[32], *path, buf[65536];
+	unsigned char magic[2] = { 0, 0 };
+	bool gz;
+	size_t n;
 	int rc;
 
+	gz = len >= 2 && fread(magic, 1, 2, raw) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	rewind(raw);
 	localtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(name, size, "%s/heap-%s%s", opts->outdir, stamp, gz ? ".pb.gz" : ".heap");
@@ -81,8 +84,13 @@ static int save(const struct hpa_opts *opts, const uint8_t *raw, size_t len, cha
 	path = xstrdup(name);
 	rc = hpa_output_open(&out, path, NULL, 0);
 	if (!rc) {
-		fwrite(raw, 1, len, out.fp);
-		rc = hpa_output_close(&out, true);
+		while ((n = fread(buf, 1, sizeof(buf), raw)) > 0)
+			fwrite(buf, 1, n, out.fp);
+		if (ferror(raw))
+			hpa_error("%s: cannot read the fetched answer back", opts->watch);
+		rc = hpa_output_close(&out, !ferror(raw));
+		if (!rc && ferror(raw))
+			rc = -1;
 	}
 	free(path);
 	return rc;
@@ -105,7 +113,7 @@ int hpa_watch(const struct hpa_opts *opts)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	while (!stop) {
-		uint8_t *raw = NULL;
+		FILE *raw = NULL;
 		size_t len = 0;
 		double measure = -1;
 		char when[32], name[4096] = "";
@@ -139,7 +147,8 @@ int hpa_watch(const struct hpa_opts *opts)
 			       opts->pid ? "RSS" : "in use", measure, prev < 0 ? 0 : measure - prev,
 			       *name ? "; saved " : "", name);
 		}
-		free(raw);
+		if (raw)
+			fclose(raw);
 		/* Sleep in short steps so a signal ends the wait at once. */
 		while (!stop && slept < interval) {
 			double step = interval - slept < 0.2 ? interval - slept : 0.2;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "hpa/compat.h"
+#include "hpa/fetch.h"
 #include "hpa/profile.h"
 
 enum hpa_mode {
@@ -60,8 +61,8 @@ struct hpa_opts {
 	bool minwidth_pct;
 	const char *outdir;          /* --outdir DIR: one file per dump and pair */
 	bool growth;                 /* --growth: the inputs are a series of dumps */
-	const char *endpoint;        /* --endpoint brpc|gperftools|greptime|tikv */
-	double timeout;              /* --timeout SECONDS for each HTTP request */
+	struct hpa_http_opts http;   /* --endpoint, --timeout, --cacert, --cert, --key,
+					--insecure, --header */
 	const char *watch;           /* --watch URL */
 	double interval;             /* --interval, seconds */
 	double threshold;            /* --threshold, bytes */

@@ -7,22 +7,24 @@
 #ifndef HPA_REMOTE_H
 #define HPA_REMOTE_H
 
+#include <stdio.h>
+
 #include "hpa/compat.h"
+#include "hpa/fetch.h"
 #include "hpa/profile.h"
 
-struct hpa_fetch_opts {
-	const char *endpoint;   /* brpc, gperftools, greptime, tikv; NULL: from the path */
-	double timeout;         /* total seconds per request */
-};
-
-/* Fetch the profile at `url` and read it as a new input of `prof`. */
-int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_fetch_opts *fo,
-		 uint8_t **raw, size_t *raw_len);
+/*
+ * Fetch the profile at `url` and read it as a new input of `prof`, named
+ * by the URL without its secrets.  With `raw`, *raw is the answer as
+ * fetched (a rewound temporary file for the caller to close).
+ */
+int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_http_opts *ho,
+		 FILE **raw, size_t *raw_len);
 
 /*
  * For inputs fetched from a gperftools/brpc server: ask its /pprof/symbol
  * for the addresses local symbolization left unnamed.  Problems are warnings.
  */
-void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_fetch_opts *fo);
+void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *ho);
 
 #endif

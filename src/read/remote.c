@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "hpa/diag.h"
-#include "hpa/http.h"
+#include "hpa/fetch.h"
 #include "hpa/reader.h"
 #include "hpa/remote.h"
 #include "hpa/symbolize.h"
@@ -17,77 +17,105 @@ struct endpoint {
 	bool symbols;            /* gperftools protocol: /pprof/symbol next to it */
 };
 
-/* Method and path for `u`, from --endpoint or from the URL's path. */
-static int resolve(const struct hpa_url *u, const char *kind, struct endpoint *e, const char *url)
+/* Where the path of `url` starts (its end when it has none). */
+static const char *path_start(const char *url)
 {
-	bool root = !strcmp(u->path, "/");
+	const char *sep = strstr(url, "://");
+	const char *p = sep ? sep + 3 : url;
+
+	return p + strcspn(p, "/?#");
+}
+
+/* Method and path for `url`, from --endpoint or from the URL's path. */
+static int resolve(const char *url, const char *kind, struct endpoint *e)
+{
+	const char *path = path_start(url);
+	size_t plen = strcspn(path, "?#");
+	bool root = plen == 0 || (plen == 1 && path[0] == '/');
 
 	if (!kind) {
-		kind = strstr(u->path, "/debug/prof/mem") ? "greptime" :
-		       strstr(u->path, "/debug/pprof/heap") ? "tikv" : "gperftools";
+		kind = strstr(path, "/debug/prof/mem") ? "greptime" :
+		       strstr(path, "/debug/pprof/heap") ? "tikv" : "gperftools";
 	}
 	if (!strcmp(kind, "brpc") || !strcmp(kind, "gperftools")) {
 		e->method = "GET";
-		e->path = root ? "/pprof/heap" : u->path;
-		e->symbols = strstr(e->path, "/pprof/") != NULL;
+		e->path = root ? "/pprof/heap" : NULL;
+		e->symbols = !root ? memmem(path, plen, "/pprof/", 7) != NULL : true;
 	} else if (!strcmp(kind, "greptime")) {
 		e->method = "POST";
-		e->path = root ? "/debug/prof/mem" : u->path;
+		e->path = root ? "/debug/prof/mem" : NULL;
 		e->symbols = false;
 	} else if (!strcmp(kind, "tikv")) {
 		e->method = "GET";
-		e->path = root ? "/debug/pprof/heap" : u->path;
+		e->path = root ? "/debug/pprof/heap" : NULL;
 		e->symbols = false;
 	} else {
-		return hpa_error("%s: unknown --endpoint '%s' (brpc, gperftools, greptime, tikv)", url, kind);
+		char *shown = hpa_url_redact(url);
+		hpa_error("%s: unknown --endpoint '%s' (brpc, gperftools, greptime, tikv)", shown, kind);
+		free(shown);
+		return -1;
 	}
 	return 0;
 }
 
-int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_fetch_opts *fo,
-		 uint8_t **raw, size_t *raw_len)
+/* `url` with its path replaced by `path` (query and fragment kept). */
+static char *with_path(const char *url, const char *path)
 {
-	struct hpa_url u;
+	const char *p = path_start(url), *rest = p + strcspn(p, "?#");
+	char *s;
+
+	if (asprintf(&s, "%.*s%s%s", (int)(p - url), url, path, rest) < 0)
+		abort();
+	return s;
+}
+
+int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_http_opts *ho,
+		 FILE **raw, size_t *raw_len)
+{
 	struct endpoint e = { NULL, NULL, false };
-	uint8_t *body = NULL;
+	char *req, *shown;
+	FILE *fp = NULL;
 	size_t len = 0;
-	double t = fo->timeout > 0 ? fo->timeout : 60;
-	FILE *fp;
 	int rc;
 
-	if (hpa_url_parse(&u, url) < 0)
+	if (resolve(url, ho->endpoint, &e) < 0)
 		return -1;
-	if (resolve(&u, fo->endpoint, &e, url) < 0 ||
-	    hpa_http_request(&u, e.method, e.path, NULL, t < 5 ? t : 5, t, &body, &len) < 0) {
-		hpa_url_release(&u);
-		return -1;
-	}
-	if (!len) {
-		free(body);
-		hpa_url_release(&u);
-		return hpa_error("%s: the server answered with an empty body", url);
-	}
-	fp = fmemopen(body, len, "rb");
-	rc = fp ? hpa_read_stream(prof, fp, url) : hpa_error("%s: cannot read the answer", url);
-	if (fp)
-		fclose(fp);
+	req = e.path ? with_path(url, e.path) : xstrdup(url);
+	shown = hpa_url_redact(req);
+	rc = hpa_http_fetch(req, e.method, NULL, ho, false, &fp, &len);
+	if (!rc && !len)
+		rc = hpa_error("%s: the server answered with an empty body", shown);
+	if (!rc)
+		rc = hpa_read_stream(prof, fp, shown);
 	if (!rc && e.symbols) {
 		/* The symbol service next to the profile: .../pprof/symbol */
-		char *sym = xmalloc(strlen(url) + 16);
-		const char *cut = strstr(url + 7, "/pprof/");
-		size_t keep = cut ? (size_t)(cut - url) : strlen(url);
-		memcpy(sym, url, keep);
-		strcpy(sym + keep, "/pprof/symbol");
+		const char *p = path_start(req);
+		const char *cut = memmem(p, strcspn(p, "?#"), "/pprof/", 7);
+		char *sym;
+		if (asprintf(&sym, "%.*s/pprof/symbol", (int)((cut ? cut : p) - req), req) < 0)
+			abort();
 		hpa_profile_input(prof, (uint32_t)prof->inputs_nr)->symbol_url = sym;
 	}
-	if (raw && !rc) {
-		*raw = body;
+	if (raw && !rc && fseek(fp, 0, SEEK_SET) == 0) {
+		*raw = fp;
 		*raw_len = len;
-	} else {
-		free(body);
+		fp = NULL;
 	}
-	hpa_url_release(&u);
+	if (fp)
+		fclose(fp);
+	free(shown);
+	free(req);
 	return rc;
+}
+
+/* The whole answer in memory, NUL-terminated. */
+static char *slurp(FILE *fp, size_t len)
+{
+	char *s = xmalloc(len + 1);
+
+	s[fread(s, 1, len, fp)] = '\0';
+	fclose(fp);
+	return s;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -124,33 +152,21 @@ static void set_remote_names(struct hpa_profile *prof, uint32_t loc, const char 
 	free(copy);
 }
 
-void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_fetch_opts *fo)
+void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *ho)
 {
-	double t = fo->timeout > 0 ? fo->timeout : 60;
 	size_t in;
 
 	for (in = 0; in < prof->inputs_nr; in++) {
 		const char *url = prof->inputs[in].symbol_url;
-		struct hpa_url u;
-		uint8_t *ans = NULL;
 		uint64_t *addrs = NULL;
 		size_t n = 0, alloc = 0, len, i;
-		char *body, *line, *save = NULL;
+		char *ans, *body, *line, *save = NULL, *shown;
 		unsigned long nsym = 0;
+		FILE *fp;
 
-		if (!url || hpa_url_parse(&u, url) < 0)
+		if (!url)
 			continue;
 		/* GET answers "num_symbols: N"; N > 0 means it can name addresses. */
-		if (hpa_http_request(&u, "GET", u.path, NULL, t < 5 ? t : 5, t, &ans, &len) < 0 ||
-		    sscanf((char *)ans, "num_symbols: %lu", &nsym) != 1 || !nsym) {
-			if (ans)
-				hpa_warn("%s: no symbols from the server", url);
-			free(ans);
-			hpa_url_release(&u);
-			continue;
-		}
-		free(ans);
-		ans = NULL;
 		for (i = 1; i < prof->locs_nr; i++) {
 			const struct hpa_location *l = &prof->locs[i];
 			if (l->line_nr || l->addr >= HPA_KERNEL_FLOOR || !l->addr)
@@ -158,18 +174,29 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_fetch_opts 
 			HPA_GROW(addrs, n + 1, alloc);
 			addrs[n++] = l->addr - 1;
 		}
-		if (!n) {
-			hpa_url_release(&u);
+		if (!n || hpa_http_fetch(url, "GET", NULL, ho, true, &fp, &len) < 0) {
+			free(addrs);
 			continue;
 		}
+		shown = hpa_url_redact(url);
+		ans = slurp(fp, len);
+		if (sscanf(ans, "num_symbols: %lu", &nsym) != 1 || !nsym) {
+			hpa_warn("%s: no symbols from the server", shown);
+			free(ans);
+			free(addrs);
+			free(shown);
+			continue;
+		}
+		free(ans);
 		qsort(addrs, n, sizeof(*addrs), cmp_u64);
 		body = xmalloc(n * 19 + 1);
 		body[0] = '\0';
 		for (i = 0, len = 0; i < n; i++)
 			len += (size_t)sprintf(body + len, "%s0x%llx", i ? "+" : "", (unsigned long long)addrs[i]);
-		if (hpa_http_request(&u, "POST", u.path, body, t < 5 ? t : 5, t, &ans, &len) == 0) {
+		if (hpa_http_fetch(url, "POST", body, ho, true, &fp, &len) == 0) {
 			size_t named = 0;
-			for (line = strtok_r((char *)ans, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			ans = slurp(fp, len);
+			for (line = strtok_r(ans, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 				unsigned long long a;
 				int off = 0;
 				uint32_t loc;
@@ -186,11 +213,11 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_fetch_opts 
 				}
 			}
 			if (!named)
-				hpa_warn("%s: the server named none of %zu addresses", url, n);
+				hpa_warn("%s: the server named none of %zu addresses", shown, n);
+			free(ans);
 		}
-		free(ans);
 		free(body);
 		free(addrs);
-		hpa_url_release(&u);
+		free(shown);
 	}
 }

@@ -7,6 +7,18 @@
  *   /fail              HTTP 500
  *   /stall             waits 30 s before answering
  *   /garbage           200 with binary junk
+ *   /auth/PATH         401 unless "Authorization: Bearer good-token" came;
+ *                      then as PATH
+ *   /broken/...symbol  /pprof/symbol that fails with HTTP 500
+ *   /redirect          302 to /pprof/heap;  /loop: 302 to itself
+ * Hostile answers:
+ *   /chunked-bad       chunked, a chunk-size line "ffffff" without a newline
+ *   /short             Content-Length larger than the body, then close
+ *   /huge-length       Content-Length: 3 GiB
+ *   /huge              no length, 2 GiB + 1 MiB of profile-like text
+ *   /stall-mid         half a body, then 30 s of silence
+ * A request in proxy form ("GET http://host/path") is served as /path, so
+ * the server is also an HTTP proxy for any host name.
  * One child process per connection.  usage: fake-server PORTFILE ROUTE...
  */
 #define _GNU_SOURCE 1
@@ -31,6 +43,12 @@ static void reply(int fd, const char *status, const char *body, size_t len)
 	int n = snprintf(head, sizeof(head), "HTTP/1.0 %s\r\nContent-Length: %zu\r\n"
 			 "Content-Type: application/octet-stream\r\n\r\n", status, len);
 	if (write(fd, head, (size_t)n) < 0 || (len && write(fd, body, len) < 0))
+		_exit(1);
+}
+
+static void say(int fd, const char *s)
+{
+	if (write(fd, s, strlen(s)) < 0)
 		_exit(1);
 }
 
@@ -77,9 +95,44 @@ static void serve(int fd, int count)
 	req[n] = '\0';
 	if (sscanf(req, "%15s %1023s", method, path) != 2)
 		return;
+	if (!strncmp(path, "http://", 7)) {   /* proxy form */
+		char *p = strchr(path + 7, '/');
+		memmove(path, p ? p : "/", strlen(p ? p : "/") + 1);
+	}
+	path[strcspn(path, "?")] = '\0';   /* routes ignore the query */
 	body = strstr(req, "\r\n\r\n");
 	body = body ? body + 4 : req + n;
-	if (!strcmp(path, "/fail")) {
+	if (!strncmp(path, "/auth/", 6)) {
+		if (!strstr(req, "\r\nAuthorization: Bearer good-token\r\n")) {
+			reply(fd, "401 Unauthorized", "token needed\n", 13);
+			return;
+		}
+		memmove(path, path + 5, strlen(path + 5) + 1);
+	}
+	if (!strcmp(path, "/redirect")) {
+		say(fd, "HTTP/1.0 302 Found\r\nLocation: /pprof/heap\r\nContent-Length: 0\r\n\r\n");
+	} else if (!strcmp(path, "/loop")) {
+		say(fd, "HTTP/1.0 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n");
+	} else if (!strcmp(path, "/chunked-bad")) {
+		say(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffff");
+	} else if (!strcmp(path, "/short")) {
+		say(fd, "HTTP/1.0 200 OK\r\nContent-Length: 1000000\r\n\r\nheap_v2/1\n");
+	} else if (!strcmp(path, "/huge-length")) {
+		say(fd, "HTTP/1.0 200 OK\r\nContent-Length: 3221225472\r\n\r\nheap_v2/1\n");
+	} else if (!strcmp(path, "/huge")) {
+		static char chunk[1 << 20];
+		for (i = 0; i < (int)sizeof(chunk); i++)
+			chunk[i] = i % 64 == 63 ? '\n' : '#';
+		say(fd, "HTTP/1.0 200 OK\r\n\r\n");
+		for (i = 0; i < 2048 + 1; i++)
+			if (write(fd, chunk, sizeof(chunk)) < 0)
+				return;
+	} else if (!strcmp(path, "/stall-mid")) {
+		say(fd, "HTTP/1.0 200 OK\r\nContent-Length: 1000\r\n\r\nheap_v2/1\n");
+		sleep(30);
+	} else if (!strncmp(path, "/broken/", 8) && strstr(path, "/pprof/symbol")) {
+		reply(fd, "500 Internal Server Error", "no symbols here\n", 16);
+	} else if (!strcmp(path, "/fail")) {
 		reply(fd, "500 Internal Server Error", "broken\n", 7);
 	} else if (!strcmp(path, "/stall")) {
 		sleep(30);
@@ -136,6 +189,7 @@ int main(int argc, char **argv)
 	routes = argv + 2;
 	nroutes = argc - 2;
 	signal(SIGCHLD, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;

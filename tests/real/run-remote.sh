@@ -1,8 +1,10 @@
 #!/bin/sh
 # Profiles from a server: tests/helper/fake-server on 127.0.0.1 serves real
 # profiles at the brpc/gperftools, GreptimeDB and TiKV paths, answers
-# /pprof/symbol, and has endpoints that fail, stall and return garbage.
-# Then --watch against a series that grows, and against a local PID.
+# /pprof/symbol, and has endpoints that fail, stall and return garbage or
+# hostile HTTP; it is also the proxy of the proxy test.  HTTPS: openssl
+# s_server with a CA and certificates made here.  Then --watch against a
+# series that grows, and against a local PID.  All on 127.0.0.1.
 #
 # usage: run-remote.sh HPA FAKE_SERVER TOPDIR WORKDIR
 set -u
@@ -12,6 +14,9 @@ fresh_dir "$work"
 data=$top/testdata
 pids=""
 trap 'kill $pids 2>/dev/null; pkill -P $$ 2>/dev/null' EXIT
+# No proxy from the environment for 127.0.0.1; the proxy test sets its own.
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+export TMPDIR="$work"
 
 start() {   # start PORTFILE ROUTE...: a server in the background; sets port
 	pf=$1
@@ -23,7 +28,7 @@ start() {   # start PORTFILE ROUTE...: a server in the background; sets port
 }
 start port.txt /pprof/heap="$data/jemalloc/paths-lg0.heap" \
 	/debug/prof/mem="$data/example/demo.heap" /debug/pprof/heap="$data/pprof/demo.pb.gz" \
-	/tc/pprof/heap="$data/gperf/tcmalloc.heap"
+	/tc/pprof/heap="$data/gperf/tcmalloc.heap" /broken/pprof/heap="$data/gperf/tcmalloc.heap"
 url=http://127.0.0.1:$port
 text() { timeout 30 "$hpa" --text --show_bytes "$@" 2>err.txt; }
 
@@ -40,6 +45,45 @@ check "a URL as --base" "Total: 0 B" "$(text --no-symbols --base "$url/pprof/hea
 out=$(text --sysroot nowhere "$url/tc/pprof/heap")
 check "names from /pprof/symbol" "20000000 sym_55eeab62d174" "$(echo "$out" | sed -n 2p | awk '{ print $1, $6 }')"
 check "no unnamed frame of the program left" "0" "$(echo "$out" | grep -c '(a)$')"
+out=$(text --sysroot nowhere "$url/broken/pprof/heap"; echo "exit=$?")
+check "a failed /pprof/symbol is a warning" "exit=0" "$(echo "$out" | tail -n 1)"
+check "a failed /pprof/symbol: the warning" "hpa: warning: $url/broken/pprof/symbol: HTTP 500 Internal Server Error" \
+	"$(head -n 1 err.txt)"
+check "a failed /pprof/symbol: the report" "$(text --no-symbols "$data/gperf/tcmalloc.heap" | head -n 1)" \
+	"$(echo "$out" | head -n 1)"
+
+# Through libcurl: redirects, headers, proxies from the environment.
+jtotal=$(text --no-symbols "$data/jemalloc/paths-lg0.heap" | head -n 1)
+check "a redirect is followed" "$jtotal" "$(text --no-symbols "$url/redirect" | head -n 1)"
+check "--header: a bearer token" "$jtotal" \
+	"$(text --no-symbols --header 'Authorization: Bearer good-token' "$url/auth/pprof/heap" | head -n 1)"
+check "--header: without the token" "exit=1 hpa: $url/auth/pprof/heap: HTTP 401 Unauthorized" \
+	"$(text --no-symbols "$url/auth/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+check "--header: a wrong token is not echoed" "exit=1 hpa: $url/auth/pprof/heap: HTTP 401 Unauthorized" \
+	"$(text --no-symbols --header 'Authorization: Bearer bad-token-77' "$url/auth/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+check "http_proxy from the environment" "$jtotal" \
+	"$(http_proxy=$url text --no-symbols http://profiles.invalid/pprof/heap | head -n 1)"
+check "no_proxy from the environment" "exit=1" \
+	"$(http_proxy=$url no_proxy=profiles.invalid text --no-symbols http://profiles.invalid/pprof/heap >/dev/null; echo "exit=$?")"
+secret="http://admin:pw-s3cret@127.0.0.1:$port/auth/pprof/heap?access_token=tok-s3cret&gc=1"
+check "a password and a token in the URL are not shown" \
+	"exit=1 hpa: http://admin:***@127.0.0.1:$port/auth/pprof/heap?access_token=***&gc=1: HTTP 401 Unauthorized" \
+	"$(text --no-symbols "$secret" >/dev/null; echo "exit=$? $(cat err.txt)")"
+
+# A hostile or broken server: one clear line, exit 1, no crash (ASan too).
+hostile() {   # hostile PATH EXPECTED-MESSAGE
+	timeout 60 "$hpa" --timeout 3 --no-symbols "$url/$1" >/dev/null 2>err.txt
+	check "hostile /$1" "exit=$? lines=1 $2" "exit=1 lines=$(wc -l < err.txt | tr -d ' ') $(cat err.txt)"
+}
+hostile chunked-bad "hpa: $url/chunked-bad: the answer ended early (transfer closed with outstanding read data remaining)"
+hostile short "hpa: $url/short: the answer ended early (transfer closed with 999990 bytes remaining to read)"
+hostile huge-length "hpa: $url/huge-length: answer larger than 2048 MiB"
+hostile stall-mid "hpa: $url/stall-mid: no complete answer within 3 s"
+hostile loop "hpa: $url/loop: more than 5 redirects (Maximum (5) redirects followed)"
+timeout 120 "$hpa" --no-symbols "$url/huge" >/dev/null 2>err.txt
+check "hostile /huge (2 GiB + 1 MiB, no length)" "exit=1 hpa: $url/huge: answer larger than 2048 MiB" \
+	"exit=$? $(cat err.txt)"
+check "no temporary file left behind" "" "$(ls -d hpa-http-* 2>/dev/null)"
 
 # Failures: clear errors, exit 1, bounded time.
 start port2.txt
@@ -55,8 +99,70 @@ check "a stalled server" "exit=1 hpa: $url/stall: no complete answer within 1 s"
 	"$(timeout 30 "$hpa" --timeout 1 --text "$url/stall" >/dev/null 2>err.txt; echo "exit=$? $(head -n 1 err.txt)")"
 check "a garbage body" "exit=1" "$(timeout 30 "$hpa" --text "$url/garbage" >/dev/null 2>err.txt; echo "exit=$?")"
 check "a garbage body: says it is not a profile" "1" "$(grep -c "^hpa: $url/garbage: binary data; not a heap profile" err.txt)"
-check "https" "exit=1 hpa: https://127.0.0.1/pprof/heap: https is not supported (hpa has no TLS); use http:// or a saved profile" \
-	"$(timeout 30 "$hpa" --text https://127.0.0.1/pprof/heap >/dev/null 2>err.txt; echo "exit=$? $(head -n 1 err.txt)")"
+
+# HTTPS: a CA, server certificates (one for 127.0.0.1, one for another
+# name), a client certificate, and a CA that signed none of them.
+command -v openssl >/dev/null || missing "openssl (apt-get install openssl)"
+mkdir tls www www/pprof
+cp "$data/jemalloc/paths-lg0.heap" www/pprof/heap
+mkca() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
+		-subj "/CN=hpa test $1" -keyout "tls/$1.key" -out "tls/$1.pem" 2>>tls/log
+}
+mkcert() {   # mkcert NAME SUBJECT-ALT-NAMES (signed by tls/ca)
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
+		-keyout "tls/$1.key" -out "tls/$1.csr" 2>>tls/log &&
+	printf 'subjectAltName=%s\n' "$2" > "tls/$1.ext" &&
+	openssl x509 -req -in "tls/$1.csr" -CA tls/ca.pem -CAkey tls/ca.key -CAcreateserial \
+		-days 3650 -extfile "tls/$1.ext" -out "tls/$1.pem" 2>>tls/log
+}
+mkca ca && mkca otherca && mkcert server "IP:127.0.0.1,DNS:localhost" &&
+	mkcert wrongname "DNS:wrong.example" && mkcert client "DNS:hpa-client" ||
+	{ cat tls/log; check "openssl made the certificates" 0 1; }
+tls_server() {   # tls_server CERT [OPTIONS...]: openssl s_server serving www/; sets tport
+	name=$1; shift
+	(cd www && exec openssl s_server -accept 127.0.0.1:0 -cert "../tls/$name.pem" \
+		-key "../tls/$name.key" -WWW -http_server_binmode "$@") > "tls/$name$#.out" 2>&1 &
+	pids="$pids $!"
+	tport=""
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		tport=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "tls/$name$#.out")
+		[ -n "$tport" ] && break
+		sleep 0.2
+	done
+}
+tls_server server; plain=$tport
+tls_server wrongname; wrong=$tport
+tls_server server -Verify 1 -verifyCAfile ../tls/ca.pem -verify_return_error; mutual=$tport
+tls() { timeout 30 "$hpa" --text --show_bytes --no-symbols "$@" 2>err.txt; }
+check "https: the same Total as the file" "$jtotal" \
+	"$(tls --cacert tls/ca.pem "https://127.0.0.1:$plain/pprof/heap" | head -n 1)"
+check "https: by host name" "$jtotal" \
+	"$(tls --cacert tls/ca.pem "https://localhost:$plain/pprof/heap" | head -n 1)"
+check "https: pprof's -tls_ca" "$jtotal" \
+	"$(tls -tls_ca tls/ca.pem "https://127.0.0.1:$plain/pprof/heap" | head -n 1)"
+check "https: a CA the system does not know" \
+	"exit=1 hpa: https://127.0.0.1:$plain/pprof/heap: TLS: the server's certificate is not trusted (SSL certificate problem: unable to get local issuer certificate); name its CA with --cacert FILE" \
+	"$(tls "https://127.0.0.1:$plain/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+check "https: the wrong CA" \
+	"exit=1 hpa: https://127.0.0.1:$plain/pprof/heap: TLS: the server's certificate is not trusted (SSL certificate problem: unable to get local issuer certificate)" \
+	"$(tls --cacert tls/otherca.pem "https://127.0.0.1:$plain/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+check "https: a certificate for another host name" \
+	"exit=1 hpa: https://127.0.0.1:$wrong/pprof/heap: TLS: the server's certificate is not for this host (SSL: no alternative certificate subject name matches target host name '127.0.0.1')" \
+	"$(tls --cacert tls/ca.pem "https://127.0.0.1:$wrong/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+check "https: --insecure skips the check, and says so" "hpa: warning: --insecure: the server's certificate is not verified $jtotal" \
+	"$(out=$(tls --insecure "https://127.0.0.1:$wrong/pprof/heap" | head -n 1); echo "$(cat err.txt) $out")"
+check "mutual TLS: the client certificate" "$jtotal" \
+	"$(tls --cacert tls/ca.pem --cert tls/client.pem --key tls/client.key "https://127.0.0.1:$mutual/pprof/heap" | head -n 1)"
+check "mutual TLS: pprof's -tls_cert and -tls_key" "$jtotal" \
+	"$(tls -tls_ca tls/ca.pem -tls_cert tls/client.pem -tls_key tls/client.key "https://127.0.0.1:$mutual/pprof/heap" | head -n 1)"
+out=$(tls --cacert tls/ca.pem "https://127.0.0.1:$mutual/pprof/heap" >/dev/null; echo "exit=$? lines=$(wc -l < err.txt | tr -d ' ')")
+check "mutual TLS: without a client certificate" "exit=1 lines=1" "$out"
+check "mutual TLS: without a client certificate, says what to give" "1" \
+	"$(grep -c "^hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: the server wants a client certificate (.*certificate required.*); give it with --cert FILE --key FILE\$" err.txt)"
+check "mutual TLS: a key that does not match" \
+	"exit=1 hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: cannot use the client certificate tls/server.pem (unable to set private key file: 'tls/client.key' type PEM)" \
+	"$(tls --cacert tls/ca.pem --cert tls/server.pem --key tls/client.key "https://127.0.0.1:$mutual/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
 
 # --watch: 1, 1, 6, 6, 16 MiB in use: saves at the first, third and fifth check.
 mk() { printf 'heap_v2/1\n@ 0x1\n  t*: 1: %s [0: 0]\n' "$1" > "$2"; }
@@ -68,6 +174,20 @@ check "--watch: one line per check, a summary" "stopped after" "$(tail -n 1 watc
 check "--watch: saved when grown past the threshold" "3" "$(ls saved | wc -l | tr -d ' ')"
 check "--watch: the saved profiles read back" "Total: 16777216 B" "$(text --no-symbols "saved/$(ls saved | tail -n 1)" | head -n 1)"
 check "--watch: check lines" "3" "$(grep -c '; saved saved/heap-' watch.txt)"
+# A password and a token in the URL: in no line printed, in no file name.
+timeout --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
+	--interval 1 --threshold 4MB --outdir secret > secret.txt 2>&1
+check "--watch with secrets in the URL: saves" "1" "$(ls secret | wc -l | tr -d ' ')"
+check "--watch with secrets in the URL: never shown or saved" "0" \
+	"$( (cat secret.txt; ls secret) | grep -c 's3cret')"
+kill "$last_pid"
+sleep 0.3
+timeout --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
+	--interval 1 --outdir secret > secret.txt 2>&1
+check "--watch, server gone: says so" "true" "$([ "$(grep -c 'fetch failed' secret.txt)" -ge 1 ] && echo true)"
+check "--watch, server gone: secrets never shown" "0" "$(grep -c 's3cret' secret.txt)"
+check "--watch, server gone: the URL is shown redacted" "$(grep -c '^hpa: ' secret.txt)" \
+	"$(grep -c "^hpa: http://admin:\*\*\*@127.0.0.1:$port/grow?token=\*\*\*: cannot connect" secret.txt)"
 sleep 30 >/dev/null 2>&1 &
 sleeper=$!
 pids="$pids $sleeper"

@@ -1,0 +1,53 @@
+/*
+ * HTTP and HTTPS requests through libcurl.
+ *
+ * libcurl is loaded with dlopen() on the first request, not linked: its
+ * chain of TLS, HTTP/2, IDN and LDAP libraries would add about 10 ms to
+ * every run, and most runs read local files.
+ */
+#ifndef HPA_FETCH_H
+#define HPA_FETCH_H
+
+#include <stdio.h>
+
+#include "hpa/compat.h"
+
+#define HPA_HTTP_MAX ((size_t)2 << 30)   /* largest body accepted, as for other inputs */
+#define HPA_HTTP_REDIRECTS 5             /* redirects followed at most */
+#define HPA_HTTP_CONNECT_MAX 5.0         /* seconds to connect, at most */
+
+/* How to reach a server: the command line's --endpoint, --timeout, TLS and headers. */
+struct hpa_http_opts {
+	const char *endpoint;     /* brpc, gperftools, greptime, tikv; NULL: from the path */
+	double timeout;           /* seconds per request, whole; 0: 60 */
+	const char *cacert;       /* --cacert FILE: trust this CA instead of the system's */
+	const char *cert, *key;   /* --cert/--key FILE: client certificate (mutual TLS) */
+	bool insecure;            /* --insecure: do not verify the server's certificate */
+	const char **headers;     /* --header 'Name: value', repeatable */
+	size_t headers_nr;
+};
+
+/* True for "http://..." and "https://..." (anything else is a file name). */
+bool hpa_is_url(const char *s);
+
+/*
+ * `url` fit for messages and file names: a password in it becomes "***"
+ * (a user name alone, often a token, too), and so do the values of query
+ * parameters named like secrets (token, key, secret, password, auth,
+ * signature, credential, session).  Returns a malloc'ed string.
+ */
+char *hpa_url_redact(const char *url);
+
+/*
+ * Request `url` with `method` ("GET" or "POST", then with `body`).  On 0,
+ * *out is a rewound, unlinked temporary file holding the body of a 2xx
+ * answer and *len its size.  Otherwise one "hpa: URL: ..." line is printed
+ * (a warning instead of an error when `warn_only`) and -1 returned: refused
+ * connections, timeouts, TLS and HTTP errors, malformed or truncated
+ * answers, redirect loops and bodies over HPA_HTTP_MAX.  Secrets from the
+ * URL and the headers never appear in the message.
+ */
+int hpa_http_fetch(const char *url, const char *method, const char *body,
+		   const struct hpa_http_opts *ho, bool warn_only, FILE **out, size_t *len);
+
+#endif

@@ -1,0 +1,612 @@
+/*
+ * HTTP and HTTPS through libcurl's easy interface, loaded on first use.
+ *
+ * Everything about the wire (chunked bodies, content lengths, TLS,
+ * proxies from http_proxy/https_proxy/no_proxy, redirects) is libcurl's;
+ * this file sets the bounds (protocols, redirects, time, size), keeps the
+ * body in a temporary file, and turns libcurl's outcome into one message
+ * that carries no secret.
+ */
+#include "hpa/compat.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Calls go through function pointers: no macro may rename them. */
+#define CURL_DISABLE_TYPECHECK 1
+#include <curl/curl.h>
+
+#include "hpa/diag.h"
+#include "hpa/fetch.h"
+#include "hpa/xalloc.h"
+
+bool hpa_is_url(const char *s)
+{
+	return !strncasecmp(s, "http://", 7) || !strncasecmp(s, "https://", 8);
+}
+
+/* ---- secrets ------------------------------------------------------------ */
+
+/* A query parameter whose value is a secret, by its name. */
+static bool secret_param(const char *name, size_t len)
+{
+	static const char *const words[] = { "token", "key", "secret", "pass", "pwd", "auth",
+					     "sig", "credential", "session", "cookie" };
+	size_t i, j;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(words); i++) {
+		size_t wl = strlen(words[i]);
+		for (j = 0; j + wl <= len; j++)
+			if (!strncasecmp(name + j, words[i], wl))
+				return true;
+	}
+	return false;
+}
+
+struct strbuf {
+	char *s;
+	size_t n, alloc;
+};
+
+static void sb_add(struct strbuf *b, const char *s, size_t len)
+{
+	HPA_GROW(b->s, b->n + len + 1, b->alloc);
+	memcpy(b->s + b->n, s, len);
+	b->n += len;
+	b->s[b->n] = '\0';
+}
+
+static void sb_str(struct strbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+/*
+ * Walk `url`: copy it to `out` with secrets as "***" (if out), and collect
+ * the secrets themselves (if secrets, a NULL-terminated array to free).
+ */
+static void split_secrets(const char *url, struct strbuf *out, char ***secrets)
+{
+	const char *sep = strstr(url, "://");
+	const char *auth = sep ? sep + 3 : url;
+	const char *auth_end = auth + strcspn(auth, "/?#");
+	const char *at = NULL, *p, *q;
+	size_t n = 0, alloc = 0;
+	char **list = NULL;
+
+#define SECRET(s, l) do {                                               \
+		if (secrets && (l) > 0) {                               \
+			HPA_GROW(list, n + 2, alloc);                   \
+			list[n++] = xstrndup((s), (l));                 \
+		}                                                       \
+	} while (0)
+#define COPY(s, l) do { if (out) sb_add(out, (s), (l)); } while (0)
+
+	for (p = auth; p < auth_end; p++)
+		if (*p == '@')
+			at = p;
+	COPY(url, (size_t)(auth - url));
+	if (at) {
+		const char *colon = memchr(auth, ':', (size_t)(at - auth));
+		if (colon) {
+			COPY(auth, (size_t)(colon - auth));
+			COPY(":***@", 5);
+			SECRET(colon + 1, (size_t)(at - colon - 1));
+		} else {
+			COPY("***@", 4);
+			SECRET(auth, (size_t)(at - auth));
+		}
+		auth = at + 1;
+	}
+	COPY(auth, (size_t)(auth_end - auth));
+	p = auth_end;
+	q = p + strcspn(p, "?#");
+	COPY(p, (size_t)(q - p));
+	if (*q == '?') {
+		COPY("?", 1);
+		p = q + 1;
+		while (*p && *p != '#') {
+			size_t len = strcspn(p, "&#");
+			const char *eq = memchr(p, '=', len);
+			if (eq && secret_param(p, (size_t)(eq - p))) {
+				COPY(p, (size_t)(eq - p) + 1);
+				COPY("***", 3);
+				SECRET(eq + 1, len - (size_t)(eq - p) - 1);
+			} else {
+				COPY(p, len);
+			}
+			p += len;
+			if (*p == '&') {
+				COPY("&", 1);
+				p++;
+			}
+		}
+		q = p;
+	}
+	COPY(q, strlen(q));
+	if (out && !out->s)
+		sb_add(out, "", 0);
+	if (secrets) {
+		HPA_GROW(list, n + 1, alloc);
+		list[n] = NULL;
+		*secrets = list;
+	}
+#undef SECRET
+#undef COPY
+}
+
+char *hpa_url_redact(const char *url)
+{
+	struct strbuf b = { NULL, 0, 0 };
+
+	split_secrets(url, &b, NULL);
+	return b.s;
+}
+
+/* Every secret of a request: from its URL, and each word of each header value. */
+static char **request_secrets(const char *url, const struct hpa_http_opts *ho)
+{
+	char **list;
+	size_t n, alloc, i;
+
+	split_secrets(url, NULL, &list);
+	for (n = 0; list[n]; n++)
+		;
+	alloc = n + 1;
+	for (i = 0; i < ho->headers_nr; i++) {
+		const char *v = strchr(ho->headers[i], ':');
+		while (v && *v) {
+			size_t len;
+			v += strspn(v, ": \t");
+			len = strcspn(v, " \t");
+			if (len >= 3) {
+				HPA_GROW(list, n + 2, alloc);
+				list[n++] = xstrndup(v, len);
+			}
+			v += len;
+		}
+	}
+	list[n] = NULL;
+	return list;
+}
+
+/* Replace every secret (3 bytes or more) in msg with "***". */
+static char *scrub(const char *msg, char *const *secrets)
+{
+	struct strbuf b = { NULL, 0, 0 };
+	const char *p = msg;
+
+	while (*p) {
+		size_t best = 0, i;
+		for (i = 0; secrets[i]; i++) {
+			size_t l = strlen(secrets[i]);
+			if (l >= 3 && l > best && !strncmp(p, secrets[i], l))
+				best = l;
+		}
+		if (best) {
+			sb_str(&b, "***");
+			p += best;
+		} else {
+			sb_add(&b, p++, 1);
+		}
+	}
+	if (!b.s)
+		sb_add(&b, "", 0);
+	return b.s;
+}
+
+static void free_list(char **list)
+{
+	size_t i;
+
+	for (i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* ---- libcurl, loaded on first use --------------------------------------- */
+
+#define CURL_FUNCS(X)                                                   \
+	X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt)       \
+	X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_cleanup)  \
+	X(curl_easy_strerror) X(curl_slist_append) X(curl_slist_free_all)
+
+static struct {
+#define DECLARE(f) __typeof__(f) *f;
+	CURL_FUNCS(DECLARE)
+#undef DECLARE
+} lc;
+
+/* 0 on success; otherwise the reason libcurl cannot be used, in `why`. */
+static int load_curl(char *why, size_t size)
+{
+	static const char *const sonames[] = { "libcurl.so.4", "libcurl-gnutls.so.4" };
+	static int state;   /* 0 untried, 1 loaded, -1 failed */
+	static char reason[512];
+	void *h = NULL;
+	size_t i;
+
+	if (!state) {
+		state = -1;
+		for (i = 0; i < HPA_ARRAY_SIZE(sonames) && !h; i++) {
+			h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+			if (!h && !i)
+				snprintf(reason, sizeof(reason), "%s", dlerror());
+		}
+		if (!h)
+			goto out;
+#define RESOLVE(f)                                                              \
+		*(void **)&lc.f = dlsym(h, #f);                                 \
+		if (!lc.f) {                                                    \
+			snprintf(reason, sizeof(reason), "libcurl lacks %s", #f);  \
+			goto out;                                               \
+		}
+		CURL_FUNCS(RESOLVE)
+#undef RESOLVE
+		if (lc.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			snprintf(reason, sizeof(reason), "libcurl failed to start");
+			goto out;
+		}
+		state = 1;
+	}
+out:
+	if (state < 0)
+		snprintf(why, size, "cannot load libcurl (%s); install Debian's libcurl4", reason);
+	return state > 0 ? 0 : -1;
+}
+
+/* ---- one request -------------------------------------------------------- */
+
+struct sink {
+	FILE *fp;
+	size_t n;
+	bool over;       /* the body passed HPA_HTTP_MAX */
+	int werr;        /* errno of a failed write to the temporary file */
+};
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct sink *s = arg;
+	size_t len = size * nmemb;
+
+	if (len > HPA_HTTP_MAX - s->n) {
+		s->over = true;
+		return 0;
+	}
+	if (len && fwrite(data, 1, len, s->fp) != len) {
+		s->werr = errno ? errno : EIO;
+		return 0;
+	}
+	s->n += len;
+	return len;
+}
+
+/* The reason phrase of the last status line ("Internal Server Error"). */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	char *reason = arg;
+	size_t len = size * nmemb, i = 0, k = 0;
+
+	if (len < 5 || strncmp(data, "HTTP/", 5))
+		return len;
+	while (i < len && data[i] != ' ')   /* version */
+		i++;
+	while (i < len && data[i] == ' ')
+		i++;
+	while (i < len && data[i] != ' ' && data[i] != '\r' && data[i] != '\n')   /* code */
+		i++;
+	while (i < len && data[i] == ' ')
+		i++;
+	for (; i < len && data[i] != '\r' && data[i] != '\n' && k < 95; i++)
+		reason[k++] = data[i] >= 0x20 && data[i] < 0x7f ? data[i] : '?';
+	reason[k] = '\0';
+	return len;
+}
+
+/* An unlinked temporary file in $TMPDIR (or /tmp). */
+static FILE *temp_file(int *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	FILE *fp = NULL;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&path, "%s/hpa-http-XXXXXX", dir) < 0)
+		abort();
+	fd = mkostemp(path, O_CLOEXEC);
+	*err = errno;
+	if (fd >= 0) {
+		unlink(path);
+		fp = fdopen(fd, "w+b");
+		*err = errno;
+		if (!fp)
+			close(fd);
+	}
+	free(path);
+	return fp;
+}
+
+/* Host and port of the URL curl last used, "host:port", into buf. */
+static void host_port(CURL *h, const char *url, char *buf, size_t size)
+{
+	char *eff = NULL;
+	const char *u, *sep, *end, *at, *p;
+	long port = 0;
+
+	if (lc.curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK || !eff)
+		eff = (char *)url;
+	sep = strstr(eff, "://");
+	u = sep ? sep + 3 : eff;
+	end = u + strcspn(u, "/?#");
+	at = NULL;
+	for (p = u; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (at)
+		u = at + 1;
+	if (memchr(u, ':', (size_t)(end - u)) && u[0] != '[') {
+		snprintf(buf, size, "%.*s", (int)(end - u), u);
+		return;
+	}
+	if (u[0] == '[' && end > u && end[-1] != ']') {   /* [v6]:port */
+		snprintf(buf, size, "%.*s", (int)(end - u), u);
+		return;
+	}
+	lc.curl_easy_getinfo(h, CURLINFO_PRIMARY_PORT, &port);
+	if (!port)
+		port = !strncasecmp(eff, "https", 5) ? 443 : 80;
+	snprintf(buf, size, "%.*s:%ld", (int)(end - u), u, port);
+}
+
+static const char *or_curl(const char *errbuf, CURLcode rc)
+{
+	return errbuf[0] ? errbuf : lc.curl_easy_strerror(rc);
+}
+
+/* What went wrong, in words, into msg. */
+static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *errbuf,
+		     const struct sink *sink, const struct hpa_http_opts *ho, const char *url,
+		     double total)
+{
+	const char *detail = or_curl(errbuf, rc);
+	bool tls = !strncasecmp(url, "https", 5);
+	char hp[300];
+	long oserr = 0;
+	curl_off_t connected = 0;
+
+	host_port(h, url, hp, sizeof(hp));
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+		snprintf(msg, size, "cannot resolve the host name (%s)", detail);
+		break;
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		snprintf(msg, size, "cannot resolve the proxy's host name (%s)", detail);
+		break;
+	case CURLE_COULDNT_CONNECT:
+		lc.curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
+		if (oserr && strstr(detail, hp) == NULL && strstr(detail, "proxy"))
+			snprintf(msg, size, "cannot connect through the proxy (%s)", detail);
+		else if (oserr)
+			snprintf(msg, size, "cannot connect to %s: %s", hp, strerror((int)oserr));
+		else
+			snprintf(msg, size, "cannot connect to %s (%s)", hp, detail);
+		break;
+	case CURLE_OPERATION_TIMEDOUT:
+		lc.curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
+		if (!connected)
+			snprintf(msg, size, "no connection to %s within %g s", hp,
+				 total < HPA_HTTP_CONNECT_MAX ? total : HPA_HTTP_CONNECT_MAX);
+		else
+			snprintf(msg, size, "no complete answer within %g s", total);
+		break;
+	case CURLE_PEER_FAILED_VERIFICATION:
+		if (strstr(detail, "host name") || strstr(detail, "hostname"))
+			snprintf(msg, size, "TLS: the server's certificate is not for this host (%s)",
+				 detail);
+		else
+			snprintf(msg, size, "TLS: the server's certificate is not trusted (%s)%s", detail,
+				 ho->cacert ? "" : "; name its CA with --cacert FILE");
+		break;
+	case CURLE_SSL_CERTPROBLEM:
+		snprintf(msg, size, "TLS: cannot use the client certificate %s (%s)",
+			 ho->cert ? ho->cert : "", detail);
+		break;
+	case CURLE_SSL_CACERT_BADFILE:
+		snprintf(msg, size, "TLS: cannot read the CA certificates %s (%s)",
+			 ho->cacert ? ho->cacert : "of the system", detail);
+		break;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+		if (tls && !ho->cert && (strstr(detail, "certificate required") ||
+					 strstr(detail, "handshake failure")))
+			snprintf(msg, size, "TLS: the server wants a client certificate (%s); "
+				 "give it with --cert FILE --key FILE", detail);
+		else if (rc == CURLE_SSL_CONNECT_ERROR)
+			snprintf(msg, size, "TLS: handshake failed (%s)", detail);
+		else if (tls && (strstr(detail, "SSL") || strstr(detail, "alert")))
+			snprintf(msg, size, "TLS: %s", detail);
+		else
+			snprintf(msg, size, "%s", detail);
+		break;
+	case CURLE_FILESIZE_EXCEEDED:
+		snprintf(msg, size, "answer larger than %zu MiB", HPA_HTTP_MAX >> 20);
+		break;
+	case CURLE_WRITE_ERROR:
+		if (sink->over)
+			snprintf(msg, size, "answer larger than %zu MiB", HPA_HTTP_MAX >> 20);
+		else
+			snprintf(msg, size, "cannot keep the answer in a temporary file: %s",
+				 strerror(sink->werr ? sink->werr : EIO));
+		break;
+	case CURLE_PARTIAL_FILE:
+		snprintf(msg, size, "the answer ended early (%s)", detail);
+		break;
+	case CURLE_TOO_MANY_REDIRECTS:
+		snprintf(msg, size, "more than %d redirects (%s)", HPA_HTTP_REDIRECTS, detail);
+		break;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		snprintf(msg, size, "only http:// and https:// are followed (%s)", detail);
+		break;
+	case CURLE_GOT_NOTHING:
+		snprintf(msg, size, "the server closed the connection without answering");
+		break;
+	case CURLE_WEIRD_SERVER_REPLY:
+		snprintf(msg, size, "not an HTTP answer (%s)", detail);
+		break;
+	default:
+		snprintf(msg, size, "%s", detail);
+		break;
+	}
+}
+
+/* Print `msg` about `url` with every secret scrubbed: an error or a warning. */
+static int report(const char *url, const char *msg, const struct hpa_http_opts *ho, bool warn_only)
+{
+	char **secrets = request_secrets(url, ho);
+	char *shown = hpa_url_redact(url);
+	char *clean = scrub(msg, secrets);
+
+	if (warn_only)
+		hpa_warn("%s: %s", shown, clean);
+	else
+		hpa_error("%s: %s", shown, clean);
+	free(clean);
+	free(shown);
+	free_list(secrets);
+	return -1;
+}
+
+static bool insecure_warned;
+
+/* Set one option; 0 or the failing option's error. */
+#define SET(h, opt, val) do {                                           \
+		CURLcode set_rc_ = lc.curl_easy_setopt((h), (opt), (val));  \
+		if (set_rc_ != CURLE_OK && !setup_rc)                       \
+			setup_rc = set_rc_;                                 \
+	} while (0)
+
+int hpa_http_fetch(const char *url, const char *method, const char *body,
+		   const struct hpa_http_opts *ho, bool warn_only, FILE **out, size_t *len)
+{
+	double total = ho->timeout > 0 ? ho->timeout : 60;
+	double conn = total < HPA_HTTP_CONNECT_MAX ? total : HPA_HTTP_CONNECT_MAX;
+	char errbuf[CURL_ERROR_SIZE] = "", reason[96] = "", msg[1024], *agent;
+	struct sink sink = { NULL, 0, false, 0 };
+	struct curl_slist *headers = NULL;
+	bool post = !strcmp(method, "POST"), content_type = false;
+	CURLcode setup_rc = CURLE_OK, rc;
+	CURL *h;
+	long status = 0;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	*len = 0;
+	if (load_curl(msg, sizeof(msg)) < 0)
+		return report(url, msg, ho, warn_only);
+	if (ho->insecure && !strncasecmp(url, "https", 5) && !insecure_warned) {
+		insecure_warned = true;
+		hpa_warn("--insecure: the server's certificate is not verified");
+	}
+	sink.fp = temp_file(&err);
+	if (!sink.fp) {
+		snprintf(msg, sizeof(msg), "cannot create a temporary file for the answer: %s",
+			 strerror(err));
+		return report(url, msg, ho, warn_only);
+	}
+	h = lc.curl_easy_init();
+	if (!h) {
+		fclose(sink.fp);
+		return report(url, "libcurl cannot start a request", ho, warn_only);
+	}
+	for (i = 0; i < ho->headers_nr; i++) {
+		struct curl_slist *next = lc.curl_slist_append(headers, ho->headers[i]);
+		if (!next)
+			abort();
+		headers = next;
+		content_type |= !strncasecmp(ho->headers[i], "content-type:", 13);
+	}
+	if (post && !content_type)
+		headers = lc.curl_slist_append(headers, "Content-Type: text/plain");
+	/* No "Expect: 100-continue" wait before a large /pprof/symbol body. */
+	headers = lc.curl_slist_append(headers, "Expect:");
+	if (!headers)
+		abort();
+	if (asprintf(&agent, "hpa/%s", HPA_VERSION) < 0)
+		abort();
+
+	SET(h, CURLOPT_URL, url);
+	SET(h, CURLOPT_ERRORBUFFER, errbuf);
+	SET(h, CURLOPT_NOSIGNAL, 1L);
+	SET(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	SET(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	SET(h, CURLOPT_FOLLOWLOCATION, 1L);
+	SET(h, CURLOPT_MAXREDIRS, (long)HPA_HTTP_REDIRECTS);
+	SET(h, CURLOPT_POSTREDIR, (long)(CURL_REDIR_POST_301 | CURL_REDIR_POST_302));
+	SET(h, CURLOPT_TIMEOUT_MS, (long)(total * 1000));
+	SET(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(conn * 1000));
+	SET(h, CURLOPT_USERAGENT, agent);
+	SET(h, CURLOPT_HTTPHEADER, headers);
+	SET(h, CURLOPT_ACCEPT_ENCODING, "");
+	SET(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HPA_HTTP_MAX);
+	SET(h, CURLOPT_WRITEFUNCTION, on_body);
+	SET(h, CURLOPT_WRITEDATA, &sink);
+	SET(h, CURLOPT_HEADERFUNCTION, on_header);
+	SET(h, CURLOPT_HEADERDATA, reason);
+	if (post) {
+		SET(h, CURLOPT_POST, 1L);
+		SET(h, CURLOPT_POSTFIELDS, body ? body : "");
+		SET(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
+	}
+	if (ho->cacert)
+		SET(h, CURLOPT_CAINFO, ho->cacert);
+	if (ho->cert)
+		SET(h, CURLOPT_SSLCERT, ho->cert);
+	if (ho->key)
+		SET(h, CURLOPT_SSLKEY, ho->key);
+	if (ho->insecure) {
+		SET(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		SET(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+
+	if (setup_rc != CURLE_OK) {
+		snprintf(msg, sizeof(msg), "libcurl refused a setting (%s)",
+			 lc.curl_easy_strerror(setup_rc));
+		rc = setup_rc;
+	} else {
+		rc = lc.curl_easy_perform(h);
+		if (rc != CURLE_OK)
+			describe(msg, sizeof(msg), h, rc, errbuf, &sink, ho, url, total);
+	}
+	if (rc == CURLE_OK) {
+		lc.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		if (status < 200 || status > 299) {
+			snprintf(msg, sizeof(msg), "HTTP %ld%s%s", status, reason[0] ? " " : "", reason);
+			rc = CURLE_HTTP_RETURNED_ERROR;
+		} else if (fflush(sink.fp) != 0 || fseek(sink.fp, 0, SEEK_SET) != 0) {
+			snprintf(msg, sizeof(msg), "cannot keep the answer in a temporary file: %s",
+				 strerror(errno));
+			rc = CURLE_WRITE_ERROR;
+		}
+	}
+	lc.curl_easy_cleanup(h);
+	lc.curl_slist_free_all(headers);
+	free(agent);
+	if (rc != CURLE_OK) {
+		fclose(sink.fp);
+		return report(url, msg, ho, warn_only);
+	}
+	*out = sink.fp;
+	*len = sink.n;
+	return 0;
+}

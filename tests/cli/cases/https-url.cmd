@@ -1,1 +1,0 @@
---text https://example.invalid/pprof/heap

@@ -1,0 +1,1 @@
+--text -tls_ca ca.pem -tls_cert c.pem -tls_key k.pem https://127.0.0.1:1/pprof/heap

@@ -1,0 +1,1 @@
+--text --header 'Authorization: Bearer tok-456' http://127.0.0.1:1/pprof/heap

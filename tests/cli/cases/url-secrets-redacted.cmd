@@ -1,0 +1,1 @@
+--text 'http://admin:s3cr3t-pw@127.0.0.1:1/pprof/heap?seconds=5&access_token=tok-123'

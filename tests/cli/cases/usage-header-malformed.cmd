@@ -1,0 +1,1 @@
+--header 'Authorization Bearer tok-789' http://127.0.0.1:1/

@@ -1,0 +1,1 @@
+--key client.key example/demo.heap

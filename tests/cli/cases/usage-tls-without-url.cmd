@@ -1,0 +1,1 @@
+--cacert ca.pem example/demo.heap

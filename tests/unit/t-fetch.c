@@ -1,0 +1,49 @@
+/* URLs: what counts as one, and what of it may be shown (secrets redacted). */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+
+#include "hpa/fetch.h"
+#include "test.h"
+
+static void check_redact(const char *in, const char *want)
+{
+	char *out = hpa_url_redact(in);
+
+	CHECK_STR_EQ(out, want);
+	free(out);
+}
+
+int main(void)
+{
+	CHECK(hpa_is_url("http://host/pprof/heap"));
+	CHECK(hpa_is_url("https://host/pprof/heap"));
+	CHECK(hpa_is_url("HTTPS://host/"));
+	CHECK(!hpa_is_url("host:8080/pprof/heap"));
+	CHECK(!hpa_is_url("ftp://host/x"));
+	CHECK(!hpa_is_url("./http://x"));
+
+	/* Nothing secret: unchanged. */
+	check_redact("http://127.0.0.1:8000/pprof/heap", "http://127.0.0.1:8000/pprof/heap");
+	check_redact("https://h/pprof/heap?seconds=30&gc=1", "https://h/pprof/heap?seconds=30&gc=1");
+	check_redact("http://[::1]:80/x#frag", "http://[::1]:80/x#frag");
+	check_redact("", "");
+	/* Passwords; a user name alone may be a token. */
+	check_redact("http://admin:pw@h:1/p", "http://admin:***@h:1/p");
+	check_redact("http://ghp_0123456789@h/p", "http://***@h/p");
+	check_redact("https://u:p@ss:w@rd@h/p?x", "https://u:***@h/p?x");
+	check_redact("http://u:@h/", "http://u:***@h/");
+	/* An '@' after the host is not user information. */
+	check_redact("http://h/p@q?a=b@c", "http://h/p@q?a=b@c");
+	/* Query parameters named like secrets, any case, any position. */
+	check_redact("http://h/p?token=abc", "http://h/p?token=***");
+	check_redact("http://h/p?seconds=5&Access_Token=t&api_key=k&gc=1#top",
+		     "http://h/p?seconds=5&Access_Token=***&api_key=***&gc=1#top");
+	check_redact("http://h/p?X-Amz-Signature=s&password=&sessionid=9&auth",
+		     "http://h/p?X-Amz-Signature=***&password=***&sessionid=***&auth");
+	check_redact("http://h/p?a&&b=1&pwd=x", "http://h/p?a&&b=1&pwd=***");
+	/* Both at once; no scheme at all. */
+	check_redact("http://a:b@h/p?secret=s", "http://a:***@h/p?secret=***");
+	check_redact("user:pw@h/p", "user:***@h/p");
+	TEST_MAIN_END();
+}

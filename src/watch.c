@@ -110,6 +110,7 @@ int hpa_watch(const struct hpa_opts *opts)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	hpa_http_set_cancel(&stop);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	while (!stop) {
@@ -131,7 +132,7 @@ int hpa_watch(const struct hpa_opts *opts)
 				hpa_warn("process %ld is gone; stopping", opts->pid);
 				break;
 			}
-		} else if (fetch(opts, &measure, &raw, &len) < 0) {
+		} else if (fetch(opts, &measure, &raw, &len) < 0 && !stop) {
 			printf("%s check %u: fetch failed; retrying in %.0f s\n", when, checks, interval);
 		}
 		if (measure >= 0) {

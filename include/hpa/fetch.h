@@ -8,6 +8,7 @@
 #ifndef HPA_FETCH_H
 #define HPA_FETCH_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "hpa/compat.h"
@@ -49,5 +50,8 @@ char *hpa_url_redact(const char *url);
  */
 int hpa_http_fetch(const char *url, const char *method, const char *body,
 		   const struct hpa_http_opts *ho, bool warn_only, FILE **out, size_t *len);
+
+/* Requests end early, "interrupted", once *flag is nonzero (NULL: never). */
+void hpa_http_set_cancel(volatile sig_atomic_t *flag);
 
 #endif

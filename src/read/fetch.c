@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -457,6 +458,9 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 	case CURLE_UNSUPPORTED_PROTOCOL:
 		snprintf(msg, size, "only http:// and https:// are followed (%s)", detail);
 		break;
+	case CURLE_ABORTED_BY_CALLBACK:
+		snprintf(msg, size, "interrupted");
+		break;
 	case CURLE_GOT_NOTHING:
 		snprintf(msg, size, "the server closed the connection without answering");
 		break;
@@ -487,6 +491,26 @@ static int report(const char *url, const char *msg, const struct hpa_http_opts *
 }
 
 static bool insecure_warned;
+static volatile sig_atomic_t *cancel;
+
+void hpa_http_set_cancel(volatile sig_atomic_t *flag)
+{
+	cancel = flag;
+}
+
+/* Ends a transfer once the cancel flag is set (a signal during --watch). */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	(void)arg, (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	return cancel && *cancel;
+}
+
+/* Seconds as libcurl's milliseconds: at least 1 (0 would mean "no limit"). */
+static long millis(double s)
+{
+	return s * 1000 < 1 ? 1 : s * 1000 > 1e12 ? (long)1e12 : (long)(s * 1000);
+}
 
 /* Set one option; 0 or the failing option's error. */
 #define SET(h, opt, val) do {                                           \
@@ -553,8 +577,12 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 	SET(h, CURLOPT_FOLLOWLOCATION, 1L);
 	SET(h, CURLOPT_MAXREDIRS, (long)HPA_HTTP_REDIRECTS);
 	SET(h, CURLOPT_POSTREDIR, (long)(CURL_REDIR_POST_301 | CURL_REDIR_POST_302));
-	SET(h, CURLOPT_TIMEOUT_MS, (long)(total * 1000));
-	SET(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(conn * 1000));
+	SET(h, CURLOPT_TIMEOUT_MS, millis(total));
+	SET(h, CURLOPT_CONNECTTIMEOUT_MS, millis(conn));
+	if (cancel) {
+		SET(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+		SET(h, CURLOPT_NOPROGRESS, 0L);
+	}
 	SET(h, CURLOPT_USERAGENT, agent);
 	SET(h, CURLOPT_HTTPHEADER, headers);
 	SET(h, CURLOPT_ACCEPT_ENCODING, "");

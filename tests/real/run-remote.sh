@@ -188,6 +188,10 @@ check "--watch, server gone: says so" "true" "$([ "$(grep -c 'fetch failed' secr
 check "--watch, server gone: secrets never shown" "0" "$(grep -c 's3cret' secret.txt)"
 check "--watch, server gone: the URL is shown redacted" "$(grep -c '^hpa: ' secret.txt)" \
 	"$(grep -c "^hpa: http://admin:\*\*\*@127.0.0.1:$port/grow?token=\*\*\*: cannot connect" secret.txt)"
+# Ctrl-C during a fetch from a stalled server ends it at once, not after --timeout.
+timeout -k 5 --preserve-status -s INT 1.5 "$hpa" --watch "$url/stall" --timeout 60 --interval 1 \
+	--outdir stalled > stalled.txt 2>&1
+check "--watch: Ctrl-C during a stalled fetch" "0 stopped after 1 checks" "$? $(tail -n 1 stalled.txt)"
 sleep 30 >/dev/null 2>&1 &
 sleeper=$!
 pids="$pids $sleeper"

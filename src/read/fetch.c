@@ -432,6 +432,12 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 					 strstr(detail, "handshake failure")))
 			snprintf(msg, size, "TLS: the server wants a client certificate (%s); "
 				 "give it with --cert FILE --key FILE", detail);
+		else if (tls && ho->cert && strstr(detail, "alert") &&
+			 (strstr(detail, "unknown ca") || strstr(detail, "bad certificate") ||
+			  strstr(detail, "certificate unknown") || strstr(detail, "certificate expired") ||
+			  strstr(detail, "certificate revoked") || strstr(detail, "unsupported certificate")))
+			snprintf(msg, size, "TLS: the server refused the client certificate %s (%s)",
+				 ho->cert, detail);
 		else if (rc == CURLE_SSL_CONNECT_ERROR)
 			snprintf(msg, size, "TLS: handshake failed (%s)", detail);
 		else if (tls && (strstr(detail, "SSL") || strstr(detail, "alert")))

@@ -117,7 +117,11 @@ mkcert() {   # mkcert NAME SUBJECT-ALT-NAMES (signed by tls/ca)
 		-days 3650 -extfile "tls/$1.ext" -out "tls/$1.pem" 2>>tls/log
 }
 mkca ca && mkca otherca && mkcert server "IP:127.0.0.1,DNS:localhost" &&
-	mkcert wrongname "DNS:wrong.example" && mkcert client "DNS:hpa-client" ||
+	mkcert wrongname "DNS:wrong.example" && mkcert client "DNS:hpa-client" &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=stranger" \
+		-keyout tls/stranger.key -out tls/stranger.csr 2>>tls/log &&
+	openssl x509 -req -in tls/stranger.csr -CA tls/otherca.pem -CAkey tls/otherca.key \
+		-CAcreateserial -days 3650 -out tls/stranger.pem 2>>tls/log ||
 	{ cat tls/log; check "openssl made the certificates" 0 1; }
 tls_server() {   # tls_server CERT [OPTIONS...]: openssl s_server serving www/; sets tport
 	name=$1; shift
@@ -133,6 +137,7 @@ tls_server() {   # tls_server CERT [OPTIONS...]: openssl s_server serving www/; 
 }
 tls_server server; plain=$tport
 tls_server wrongname; wrong=$tport
+tls_server otherca; selfsigned=$tport
 tls_server server -Verify 1 -verifyCAfile ../tls/ca.pem -verify_return_error; mutual=$tport
 tls() { timeout 30 "$hpa" --text --show_bytes --no-symbols "$@" 2>err.txt; }
 check "https: the same Total as the file" "$jtotal" \
@@ -150,6 +155,9 @@ check "https: the wrong CA" \
 check "https: a certificate for another host name" \
 	"exit=1 hpa: https://127.0.0.1:$wrong/pprof/heap: TLS: the server's certificate is not for this host (SSL: no alternative certificate subject name matches target host name '127.0.0.1')" \
 	"$(tls --cacert tls/ca.pem "https://127.0.0.1:$wrong/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+check "https: a self-signed certificate" \
+	"exit=1 hpa: https://127.0.0.1:$selfsigned/pprof/heap: TLS: the server's certificate is not trusted (SSL certificate problem: self-signed certificate)" \
+	"$(tls --cacert tls/ca.pem "https://127.0.0.1:$selfsigned/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
 check "https: --insecure skips the check, and says so" "hpa: warning: --insecure: the server's certificate is not verified $jtotal" \
 	"$(out=$(tls --insecure "https://127.0.0.1:$wrong/pprof/heap" | head -n 1); echo "$(cat err.txt) $out")"
 check "mutual TLS: the client certificate" "$jtotal" \
@@ -160,6 +168,10 @@ out=$(tls --cacert tls/ca.pem "https://127.0.0.1:$mutual/pprof/heap" >/dev/null;
 check "mutual TLS: without a client certificate" "exit=1 lines=1" "$out"
 check "mutual TLS: without a client certificate, says what to give" "1" \
 	"$(grep -c "^hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: the server wants a client certificate (.*certificate required.*); give it with --cert FILE --key FILE\$" err.txt)"
+out=$(tls --cacert tls/ca.pem --cert tls/stranger.pem --key tls/stranger.key "https://127.0.0.1:$mutual/pprof/heap" >/dev/null; echo "exit=$? lines=$(wc -l < err.txt | tr -d ' ')")
+check "mutual TLS: a client certificate the server does not trust" "exit=1 lines=1" "$out"
+check "mutual TLS: a client certificate the server does not trust, says so" "1" \
+	"$(grep -c "^hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: the server refused the client certificate tls/stranger.pem (.*unknown ca.*)\$" err.txt)"
 check "mutual TLS: a key that does not match" \
 	"exit=1 hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: cannot use the client certificate tls/server.pem (unable to set private key file: 'tls/client.key' type PEM)" \
 	"$(tls --cacert tls/ca.pem --cert tls/server.pem --key tls/client.key "https://127.0.0.1:$mutual/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"

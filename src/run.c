@@ -15,6 +15,7 @@
 #include "hpa/remote.h"
 #include "hpa/report.h"
 #include "hpa/run.h"
+#include "hpa/strbuf.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
@@ -128,16 +129,14 @@ static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
 			prof->inputs[j].weight = j == i ? 1 : 0;
 			prof->inputs[j].is_base = false;
 		}
-		if (asprintf(&path, "%s/%s.svg", opts->outdir, base) < 0)
-			abort();
+		path = hpa_xasprintf("%s/%s.svg", opts->outdir, base);
 		rc = write_one(prof, opts, path);
 		free(path);
 		if (rc || i == 0)
 			continue;
 		prof->inputs[i - 1].weight = -1;
 		prof->inputs[i - 1].is_base = true;
-		if (asprintf(&path, "%s/%s.diff.svg", opts->outdir, base) < 0)
-			abort();
+		path = hpa_xasprintf("%s/%s.diff.svg", opts->outdir, base);
 		rc = write_one(prof, opts, path);
 		free(path);
 	}

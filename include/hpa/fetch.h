@@ -40,6 +40,17 @@ bool hpa_is_url(const char *s);
 char *hpa_url_redact(const char *url);
 
 /*
+ * The secrets of a request, to scrub from any text shown: the URL's
+ * password (or lone user name) and secret-named query values, and each word
+ * of each header value.  A NULL-terminated list for hpa_free_secrets().
+ */
+char **hpa_url_secrets(const char *url, const struct hpa_http_opts *ho);
+void hpa_free_secrets(char **secrets);
+
+/* `msg` with every secret of 3 bytes or more replaced by "***" (malloc'ed). */
+char *hpa_scrub_secrets(const char *msg, char *const *secrets);
+
+/*
  * Request `url` with `method` ("GET" or "POST", then with `body`).  On 0,
  * *out is a rewound, unlinked temporary file holding the body of a 2xx
  * answer and *len its size.  Otherwise one "hpa: URL: ..." line is printed

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
 #include "hpa/view.h"
@@ -51,8 +52,7 @@ char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f)
 		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
 		const char *fn = hpa_profile_str(prof, prof->funcs[ln->func].name);
 
-		if (asprintf(&name, "%s%s", fn, f.level + 1 < l->line_nr ? "[inline]" : "") < 0)
-			abort();
+		name = hpa_xasprintf("%s%s", fn, f.level + 1 < l->line_nr ? "[inline]" : "");
 	}
 	hpa_folded_name(name);
 	return name;

@@ -20,6 +20,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
@@ -81,9 +82,9 @@ static char *frame_name(const struct hpa_profile *prof, struct hpa_frame f)
 
 	if (!l->line_nr)
 		return hpa_frame_label(prof, f);
-	if (asprintf(&name, "%s%s", hpa_profile_str(prof, prof->funcs[prof->lines[l->line_first + f.level].func].name),
-		     f.level + 1 < l->line_nr ? " [inline]" : "") < 0)
-		abort();
+	name = hpa_xasprintf("%s%s",
+			     hpa_profile_str(prof, prof->funcs[prof->lines[l->line_first + f.level].func].name),
+			     f.level + 1 < l->line_nr ? " [inline]" : "");
 	return name;
 }
 

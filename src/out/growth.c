@@ -17,6 +17,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
@@ -45,8 +46,7 @@ static char *short_frame(const struct hpa_profile *prof, struct hpa_frame f)
 	name = xstrdup(hpa_profile_str(prof, prof->funcs[prof->lines[l->line_first + f.level].func].name));
 	hpa_short_name(name);
 	if (f.level + 1 < l->line_nr) {
-		if (asprintf(&out, "%s (inline)", name) < 0)
-			abort();
+		out = hpa_xasprintf("%s (inline)", name);
 		free(name);
 		return out;
 	}

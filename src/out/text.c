@@ -19,6 +19,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
 #include "hpa/view.h"
@@ -72,9 +73,8 @@ char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f)
 	const char *module = hpa_profile_loc_module(prof, f.loc);
 	char *s;
 
-	if (asprintf(&s, "0x%llx (%s)", (unsigned long long)prof->locs[f.loc].addr,
-		     module ? module : "unmapped") < 0)
-		abort();
+	s = hpa_xasprintf("0x%llx (%s)", (unsigned long long)prof->locs[f.loc].addr,
+		     module ? module : "unmapped");
 	return s;
 }
 
@@ -101,7 +101,6 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 	size_t slot = hpa_frame_slot(prof, f);
 	char *key = NULL, *name;
 	uint32_t id;
-	int rc = 0;
 
 	if (k->slot_key[slot])
 		return k->slot_key[slot];
@@ -120,11 +119,11 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 		hpa_short_name(name);
 		switch (k->opts->granularity) {
 		case HPA_BY_LINE:
-			rc = asprintf(&key, "%s%s %s:%u", name, inl, *file ? file : "??", ln->line);
+			key = hpa_xasprintf("%s%s %s:%u", name, inl, *file ? file : "??", ln->line);
 			break;
 		case HPA_BY_ADDRESS:
-			rc = asprintf(&key, "0x%llx %s%s %s:%u", (unsigned long long)l->addr, name, inl,
-				      *file ? file : "??", ln->line);
+			key = hpa_xasprintf("0x%llx %s%s %s:%u", (unsigned long long)l->addr, name, inl,
+					    *file ? file : "??", ln->line);
 			break;
 		case HPA_BY_FILE:
 			if (*file)
@@ -133,12 +132,10 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 				key = hpa_frame_label(prof, f);
 			break;
 		default:
-			rc = asprintf(&key, "%s%s", name, inl);
+			key = hpa_xasprintf("%s%s", name, inl);
 			break;
 		}
 		free(name);
-		if (rc < 0)
-			abort();
 	}
 	id = hpa_strtab_intern(&k->names, key);
 	free(key);

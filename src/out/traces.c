@@ -11,6 +11,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
 #include "hpa/view.h"
@@ -32,9 +33,8 @@ static char *frame_text(const struct hpa_profile *prof, struct hpa_frame f)
 	hpa_short_name(name);
 	if (*file && ln->line)
 		snprintf(line, sizeof(line), ":%u", ln->line);
-	if (asprintf(&out, "%s%s%s%s%s", name, f.level + 1 < l->line_nr ? " (inline)" : "",
-		     *file ? " " : "", file, line) < 0)
-		abort();
+	out = hpa_xasprintf("%s%s%s%s%s", name, f.level + 1 < l->line_nr ? " (inline)" : "",
+			    *file ? " " : "", file, line);
 	free(name);
 	return out;
 }

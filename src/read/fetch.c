@@ -5,7 +5,7 @@
  * proxies from http_proxy/https_proxy/no_proxy, redirects) is libcurl's;
  * this file sets the bounds (protocols, redirects, time, size), keeps the
  * body in a temporary file, and turns libcurl's outcome into one message
- * that carries no secret.
+ * that carries no secret (url.c finds them).
  */
 #include "hpa/compat.h"
 
@@ -26,191 +26,8 @@
 
 #include "hpa/diag.h"
 #include "hpa/fetch.h"
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
-
-bool hpa_is_url(const char *s)
-{
-	return !strncasecmp(s, "http://", 7) || !strncasecmp(s, "https://", 8);
-}
-
-/* ---- secrets ------------------------------------------------------------ */
-
-/* A query parameter whose value is a secret, by its name. */
-static bool secret_param(const char *name, size_t len)
-{
-	static const char *const words[] = { "token", "key", "secret", "pass", "pwd", "auth",
-					     "sig", "credential", "session", "cookie" };
-	size_t i, j;
-
-	for (i = 0; i < HPA_ARRAY_SIZE(words); i++) {
-		size_t wl = strlen(words[i]);
-		for (j = 0; j + wl <= len; j++)
-			if (!strncasecmp(name + j, words[i], wl))
-				return true;
-	}
-	return false;
-}
-
-struct strbuf {
-	char *s;
-	size_t n, alloc;
-};
-
-static void sb_add(struct strbuf *b, const char *s, size_t len)
-{
-	HPA_GROW(b->s, b->n + len + 1, b->alloc);
-	memcpy(b->s + b->n, s, len);
-	b->n += len;
-	b->s[b->n] = '\0';
-}
-
-static void sb_str(struct strbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-/*
- * Walk `url`: copy it to `out` with secrets as "***" (if out), and collect
- * the secrets themselves (if secrets, a NULL-terminated array to free).
- */
-static void split_secrets(const char *url, struct strbuf *out, char ***secrets)
-{
-	const char *sep = strstr(url, "://");
-	const char *auth = sep ? sep + 3 : url;
-	const char *auth_end = auth + strcspn(auth, "/?#");
-	const char *at = NULL, *p, *q;
-	size_t n = 0, alloc = 0;
-	char **list = NULL;
-
-#define SECRET(s, l) do {                                               \
-		if (secrets && (l) > 0) {                               \
-			HPA_GROW(list, n + 2, alloc);                   \
-			list[n++] = xstrndup((s), (l));                 \
-		}                                                       \
-	} while (0)
-#define COPY(s, l) do { if (out) sb_add(out, (s), (l)); } while (0)
-
-	for (p = auth; p < auth_end; p++)
-		if (*p == '@')
-			at = p;
-	COPY(url, (size_t)(auth - url));
-	if (at) {
-		const char *colon = memchr(auth, ':', (size_t)(at - auth));
-		if (colon) {
-			COPY(auth, (size_t)(colon - auth));
-			COPY(":***@", 5);
-			SECRET(colon + 1, (size_t)(at - colon - 1));
-		} else {
-			COPY("***@", 4);
-			SECRET(auth, (size_t)(at - auth));
-		}
-		auth = at + 1;
-	}
-	COPY(auth, (size_t)(auth_end - auth));
-	p = auth_end;
-	q = p + strcspn(p, "?#");
-	COPY(p, (size_t)(q - p));
-	if (*q == '?') {
-		COPY("?", 1);
-		p = q + 1;
-		while (*p && *p != '#') {
-			size_t len = strcspn(p, "&#");
-			const char *eq = memchr(p, '=', len);
-			if (eq && secret_param(p, (size_t)(eq - p))) {
-				COPY(p, (size_t)(eq - p) + 1);
-				COPY("***", 3);
-				SECRET(eq + 1, len - (size_t)(eq - p) - 1);
-			} else {
-				COPY(p, len);
-			}
-			p += len;
-			if (*p == '&') {
-				COPY("&", 1);
-				p++;
-			}
-		}
-		q = p;
-	}
-	COPY(q, strlen(q));
-	if (out && !out->s)
-		sb_add(out, "", 0);
-	if (secrets) {
-		HPA_GROW(list, n + 1, alloc);
-		list[n] = NULL;
-		*secrets = list;
-	}
-#undef SECRET
-#undef COPY
-}
-
-char *hpa_url_redact(const char *url)
-{
-	struct strbuf b = { NULL, 0, 0 };
-
-	split_secrets(url, &b, NULL);
-	return b.s;
-}
-
-/* Every secret of a request: from its URL, and each word of each header value. */
-static char **request_secrets(const char *url, const struct hpa_http_opts *ho)
-{
-	char **list;
-	size_t n, alloc, i;
-
-	split_secrets(url, NULL, &list);
-	for (n = 0; list[n]; n++)
-		;
-	alloc = n + 1;
-	for (i = 0; i < ho->headers_nr; i++) {
-		const char *v = strchr(ho->headers[i], ':');
-		while (v && *v) {
-			size_t len;
-			v += strspn(v, ": \t");
-			len = strcspn(v, " \t");
-			if (len >= 3) {
-				HPA_GROW(list, n + 2, alloc);
-				list[n++] = xstrndup(v, len);
-			}
-			v += len;
-		}
-	}
-	list[n] = NULL;
-	return list;
-}
-
-/* Replace every secret (3 bytes or more) in msg with "***". */
-static char *scrub(const char *msg, char *const *secrets)
-{
-	struct strbuf b = { NULL, 0, 0 };
-	const char *p = msg;
-
-	while (*p) {
-		size_t best = 0, i;
-		for (i = 0; secrets[i]; i++) {
-			size_t l = strlen(secrets[i]);
-			if (l >= 3 && l > best && !strncmp(p, secrets[i], l))
-				best = l;
-		}
-		if (best) {
-			sb_str(&b, "***");
-			p += best;
-		} else {
-			sb_add(&b, p++, 1);
-		}
-	}
-	if (!b.s)
-		sb_add(&b, "", 0);
-	return b.s;
-}
-
-static void free_list(char **list)
-{
-	size_t i;
-
-	for (i = 0; list && list[i]; i++)
-		free(list[i]);
-	free(list);
-}
 
 /* ---- libcurl, loaded on first use --------------------------------------- */
 
@@ -321,8 +138,7 @@ static FILE *temp_file(int *err)
 
 	if (!dir || !*dir)
 		dir = "/tmp";
-	if (asprintf(&path, "%s/hpa-http-XXXXXX", dir) < 0)
-		abort();
+	path = hpa_xasprintf("%s/hpa-http-XXXXXX", dir);
 	fd = mkostemp(path, O_CLOEXEC);
 	*err = errno;
 	if (fd >= 0) {
@@ -482,9 +298,9 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 /* Print `msg` about `url` with every secret scrubbed: an error or a warning. */
 static int report(const char *url, const char *msg, const struct hpa_http_opts *ho, bool warn_only)
 {
-	char **secrets = request_secrets(url, ho);
+	char **secrets = hpa_url_secrets(url, ho);
 	char *shown = hpa_url_redact(url);
-	char *clean = scrub(msg, secrets);
+	char *clean = hpa_scrub_secrets(msg, secrets);
 
 	if (warn_only)
 		hpa_warn("%s: %s", shown, clean);
@@ -492,7 +308,7 @@ static int report(const char *url, const char *msg, const struct hpa_http_opts *
 		hpa_error("%s: %s", shown, clean);
 	free(clean);
 	free(shown);
-	free_list(secrets);
+	hpa_free_secrets(secrets);
 	return -1;
 }
 
@@ -572,8 +388,7 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 	headers = lc.curl_slist_append(headers, "Expect:");
 	if (!headers)
 		abort();
-	if (asprintf(&agent, "hpa/%s", HPA_VERSION) < 0)
-		abort();
+	agent = hpa_xasprintf("hpa/%s", HPA_VERSION);
 
 	SET(h, CURLOPT_URL, url);
 	SET(h, CURLOPT_ERRORBUFFER, errbuf);

@@ -8,6 +8,7 @@
 #include "hpa/fetch.h"
 #include "hpa/reader.h"
 #include "hpa/remote.h"
+#include "hpa/strbuf.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
 
@@ -64,8 +65,7 @@ static char *with_path(const char *url, const char *path)
 	const char *p = path_start(url), *rest = p + strcspn(p, "?#");
 	char *s;
 
-	if (asprintf(&s, "%.*s%s%s", (int)(p - url), url, path, rest) < 0)
-		abort();
+	s = hpa_xasprintf("%.*s%s%s", (int)(p - url), url, path, rest);
 	return s;
 }
 
@@ -92,8 +92,7 @@ int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_htt
 		const char *p = path_start(req);
 		const char *cut = memmem(p, strcspn(p, "?#"), "/pprof/", 7);
 		char *sym;
-		if (asprintf(&sym, "%.*s/pprof/symbol", (int)((cut ? cut : p) - req), req) < 0)
-			abort();
+		sym = hpa_xasprintf("%.*s/pprof/symbol", (int)((cut ? cut : p) - req), req);
 		hpa_profile_input(prof, (uint32_t)prof->inputs_nr)->symbol_url = sym;
 	}
 	if (raw && !rc && fseek(fp, 0, SEEK_SET) == 0) {

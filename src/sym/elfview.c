@@ -18,24 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 #include "elfview.h"
 
 #define PAGE 4096
-
-char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		abort();
-	return s;
-}
 
 char *elf_view_open(struct elf_view *v, const char *file)
 {
@@ -50,19 +37,19 @@ char *elf_view_open(struct elf_view *v, const char *file)
 	 * a FIFO or device named in a maps section must not block or be read.
 	 */
 	if (stat(file, &st) < 0)
-		return xasprintf("cannot open %s: %s", file, strerror(errno));
+		return hpa_xasprintf("cannot open %s: %s", file, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return xasprintf("%s is not a regular file", file);
+		return hpa_xasprintf("%s is not a regular file", file);
 	v->fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (v->fd < 0)
-		return xasprintf("cannot open %s: %s", file, strerror(errno));
+		return hpa_xasprintf("cannot open %s: %s", file, strerror(errno));
 	v->elf = elf_begin(v->fd, ELF_C_READ_MMAP, NULL);
 	if (!v->elf || elf_kind(v->elf) != ELF_K_ELF || !gelf_getehdr(v->elf, &v->ehdr))
-		return xasprintf("%s is not an ELF file", file);
+		return hpa_xasprintf("%s is not an ELF file", file);
 	if (v->ehdr.e_type != ET_EXEC && v->ehdr.e_type != ET_DYN)
-		return xasprintf("%s is not an executable or shared library", file);
+		return hpa_xasprintf("%s is not an executable or shared library", file);
 	if (elf_getphdrnum(v->elf, &phnum) < 0)
-		return xasprintf("%s: no program headers", file);
+		return hpa_xasprintf("%s: no program headers", file);
 	for (i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(v->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
@@ -71,11 +58,11 @@ char *elf_view_open(struct elf_view *v, const char *file)
 		v->loads[v->nloads++] = ph;
 	}
 	if (!v->nloads)
-		return xasprintf("%s has no loadable segments", file);
+		return hpa_xasprintf("%s has no loadable segments", file);
 	for (i = 0; i < v->nloads; i++) {
 		uint64_t end = v->loads[i].p_offset + v->loads[i].p_filesz;
 		if (end < v->loads[i].p_offset || end > (uint64_t)st.st_size)
-			return xasprintf("%s is truncated: %lld bytes, its load segments need %llu",
+			return hpa_xasprintf("%s is truncated: %lld bytes, its load segments need %llu",
 					 file, (long long)st.st_size, (unsigned long long)end);
 	}
 	return NULL;
@@ -144,12 +131,12 @@ char *elf_view_bias(const struct elf_view *v, uint64_t start, uint64_t offset,
 
 	*bias = 0;
 	if (!ph)
-		return xasprintf("%s has no loadable segment at file offset 0x%llx: not the file "
+		return hpa_xasprintf("%s has no loadable segment at file offset 0x%llx: not the file "
 				 "that was mapped", v->file, (unsigned long long)offset);
 	if (v->ehdr.e_type == ET_EXEC) {
 		uint64_t want = page_vaddr(ph, offset);
 		if (start != want)
-			return xasprintf("%s is a fixed-address executable linked at 0x%llx, but the "
+			return hpa_xasprintf("%s is a fixed-address executable linked at 0x%llx, but the "
 					 "profile mapped it at 0x%llx: not the binary that ran",
 					 v->file, (unsigned long long)want, (unsigned long long)start);
 		return NULL;
@@ -185,17 +172,17 @@ char *elf_view_check_mappings(const struct elf_view *v, const struct hpa_profile
 				fit = ph;
 		}
 		if (!covered)
-			return xasprintf("%s has no loadable segment at file offset 0x%llx, where the "
+			return hpa_xasprintf("%s has no loadable segment at file offset 0x%llx, where the "
 					 "profile maps it: not the binary that ran", v->file,
 					 (unsigned long long)m->offset);
 		if (!fit)
-			return xasprintf("%s: the profile maps file offset 0x%llx at 0x%llx, where no "
+			return hpa_xasprintf("%s: the profile maps file offset 0x%llx at 0x%llx, where no "
 					 "program header of the file puts it: not the binary that ran",
 					 v->file, (unsigned long long)m->offset,
 					 (unsigned long long)m->start);
 		/* The mapping may not run past the segment's last page in memory. */
 		if (m->limit > ((fit->p_vaddr + fit->p_memsz + bias + PAGE - 1) & ~(uint64_t)(PAGE - 1)))
-			return xasprintf("%s: the profile maps 0x%llx bytes at file offset 0x%llx, more "
+			return hpa_xasprintf("%s: the profile maps 0x%llx bytes at file offset 0x%llx, more "
 					 "than its load segment holds: not the binary that ran", v->file,
 					 (unsigned long long)(m->limit - m->start),
 					 (unsigned long long)m->offset);
@@ -266,11 +253,11 @@ char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 			no_call++;
 	}
 	if (outside)
-		return xasprintf("%zu of %zu profile addresses lie outside the executable "
+		return hpa_xasprintf("%zu of %zu profile addresses lie outside the executable "
 				 "segments of %s: not the binary that ran", outside, nr, v->file);
 	/* A few misses are fine (unusual call encodings); most is a mismatch. */
 	if (checked >= 4 && no_call * 2 > checked)
-		return xasprintf("%zu of %zu profile addresses in %s do not follow a call "
+		return hpa_xasprintf("%zu of %zu profile addresses in %s do not follow a call "
 				 "instruction: not the binary that ran (a different build?)",
 				 no_call, checked, v->file);
 	return NULL;

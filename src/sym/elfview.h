@@ -43,6 +43,4 @@ char *elf_view_check_mappings(const struct elf_view *v, const struct hpa_profile
 char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 			       const uint64_t *pcs, size_t nr);
 
-char *xasprintf(const char *fmt, ...) HPA_PRINTF(1, 2);
-
 #endif

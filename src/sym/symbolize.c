@@ -25,6 +25,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/symbolize.h"
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 #include "elfview.h"
 
@@ -152,7 +153,7 @@ static void report_module(struct symbolizer *s, Dwfl *dwfl, struct module *mod,
 		return;
 	mod->mod = dwfl_report_elf(dwfl, base, mod->file, -1, bias, true);
 	if (!mod->mod)
-		mod->why = xasprintf("%s: %s", mod->file, dwfl_errmsg(-1));
+		mod->why = hpa_xasprintf("%s: %s", mod->file, dwfl_errmsg(-1));
 }
 
 static void chain_push(struct symbolizer *s, uint32_t func, uint32_t file, uint32_t line)

@@ -6,6 +6,7 @@
 
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
+#include "hpa/strbuf.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
@@ -71,8 +72,8 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 		shortn = xstrdup(texts[2]);
 		hpa_short_name(shortn);
 		texts[3] = shortn;
-		if (*file && asprintf(&fileline, "%s:%u", file, ln->line) < 0)
-			abort();
+		if (*file)
+			fileline = hpa_xasprintf("%s:%u", file, ln->line);
 		texts[4] = fileline;
 	}
 	if (o->focus.set && any_match(&o->focus, texts, 5))

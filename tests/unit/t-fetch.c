@@ -45,5 +45,23 @@ int main(void)
 	/* Both at once; no scheme at all. */
 	check_redact("http://a:b@h/p?secret=s", "http://a:***@h/p?secret=***");
 	check_redact("user:pw@h/p", "user:***@h/p");
+
+	/* The secrets of a request, and text scrubbed of them. */
+	{
+		const char *headers[] = { "Authorization: Bearer tok-abc", "X-Org: 7" };
+		struct hpa_http_opts ho = { .headers = headers, .headers_nr = 2 };
+		char **sec = hpa_url_secrets("http://u:pw-1@h/p?token=t-2&x=1", &ho);
+		char *out;
+
+		CHECK_STR_EQ(sec[0], "pw-1");
+		CHECK_STR_EQ(sec[1], "t-2");
+		CHECK_STR_EQ(sec[2], "Bearer");
+		CHECK_STR_EQ(sec[3], "tok-abc");
+		CHECK(sec[4] == NULL);   /* "7" is too short to scrub */
+		out = hpa_scrub_secrets("sent pw-1, t-2 and tok-abcdef; t-", sec);
+		CHECK_STR_EQ(out, "sent ***, *** and ***def; t-");
+		free(out);
+		hpa_free_secrets(sec);
+	}
 	TEST_MAIN_END();
 }

@@ -1,0 +1,33 @@
+/*
+ * A growing string: append bytes, strings or printf output, then use
+ * `buf` (always NUL-terminated once anything was added) or detach it.
+ * Allocation failures abort, as everywhere in hpa.
+ */
+#ifndef HPA_STRBUF_H
+#define HPA_STRBUF_H
+
+#include <stdarg.h>
+
+#include "hpa/compat.h"
+
+struct hpa_strbuf {
+	char *buf;     /* NULL until something is added */
+	size_t len, alloc;
+};
+
+#define HPA_STRBUF_INIT { NULL, 0, 0 }
+
+void hpa_sb_add(struct hpa_strbuf *sb, const void *data, size_t len);
+void hpa_sb_adds(struct hpa_strbuf *sb, const char *s);
+void hpa_sb_addc(struct hpa_strbuf *sb, char c);
+void hpa_sb_addf(struct hpa_strbuf *sb, const char *fmt, ...) HPA_PRINTF(2, 3);
+void hpa_sb_vaddf(struct hpa_strbuf *sb, const char *fmt, va_list ap) HPA_PRINTF(2, 0);
+
+/* The string, now the caller's to free ("" when empty); sb is left empty. */
+char *hpa_sb_detach(struct hpa_strbuf *sb);
+void hpa_sb_release(struct hpa_strbuf *sb);
+
+/* A malloc'ed printf result (asprintf that aborts on failure). */
+char *hpa_xasprintf(const char *fmt, ...) HPA_PRINTF(1, 2);
+
+#endif

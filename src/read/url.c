@@ -1,0 +1,171 @@
+/*
+ * URLs as the user gave them: which arguments are URLs, what of a URL may
+ * be shown, and which strings of a request are secrets never to print.
+ */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hpa/fetch.h"
+#include "hpa/strbuf.h"
+#include "hpa/xalloc.h"
+
+bool hpa_is_url(const char *s)
+{
+	return !strncasecmp(s, "http://", 7) || !strncasecmp(s, "https://", 8);
+}
+
+/* A query parameter whose value is a secret, by its name. */
+static bool secret_param(const char *name, size_t len)
+{
+	static const char *const words[] = { "token", "key", "secret", "pass", "pwd", "auth",
+					     "sig", "credential", "session", "cookie" };
+	size_t i, j;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(words); i++) {
+		size_t wl = strlen(words[i]);
+		for (j = 0; j + wl <= len; j++)
+			if (!strncasecmp(name + j, words[i], wl))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Walk `url`: copy it to `out` with secrets as "***" (if out), and collect
+ * the secrets themselves (if secrets, a NULL-terminated array to free).
+ */
+static void split_secrets(const char *url, struct hpa_strbuf *out, char ***secrets)
+{
+	const char *sep = strstr(url, "://");
+	const char *auth = sep ? sep + 3 : url;
+	const char *auth_end = auth + strcspn(auth, "/?#");
+	const char *at = NULL, *p, *q;
+	size_t n = 0, alloc = 0;
+	char **list = NULL;
+
+#define SECRET(s, l) do {                                               \
+		if (secrets && (l) > 0) {                               \
+			HPA_GROW(list, n + 2, alloc);                   \
+			list[n++] = xstrndup((s), (l));                 \
+		}                                                       \
+	} while (0)
+#define COPY(s, l) do { if (out) hpa_sb_add(out, (s), (l)); } while (0)
+
+	for (p = auth; p < auth_end; p++)
+		if (*p == '@')
+			at = p;
+	COPY(url, (size_t)(auth - url));
+	if (at) {
+		const char *colon = memchr(auth, ':', (size_t)(at - auth));
+		if (colon) {
+			COPY(auth, (size_t)(colon - auth));
+			COPY(":***@", 5);
+			SECRET(colon + 1, (size_t)(at - colon - 1));
+		} else {
+			COPY("***@", 4);
+			SECRET(auth, (size_t)(at - auth));
+		}
+		auth = at + 1;
+	}
+	COPY(auth, (size_t)(auth_end - auth));
+	p = auth_end;
+	q = p + strcspn(p, "?#");
+	COPY(p, (size_t)(q - p));
+	if (*q == '?') {
+		COPY("?", 1);
+		p = q + 1;
+		while (*p && *p != '#') {
+			size_t len = strcspn(p, "&#");
+			const char *eq = memchr(p, '=', len);
+			if (eq && secret_param(p, (size_t)(eq - p))) {
+				COPY(p, (size_t)(eq - p) + 1);
+				COPY("***", 3);
+				SECRET(eq + 1, len - (size_t)(eq - p) - 1);
+			} else {
+				COPY(p, len);
+			}
+			p += len;
+			if (*p == '&') {
+				COPY("&", 1);
+				p++;
+			}
+		}
+		q = p;
+	}
+	COPY(q, strlen(q));
+	if (secrets) {
+		HPA_GROW(list, n + 1, alloc);
+		list[n] = NULL;
+		*secrets = list;
+	}
+#undef SECRET
+#undef COPY
+}
+
+char *hpa_url_redact(const char *url)
+{
+	struct hpa_strbuf b = HPA_STRBUF_INIT;
+
+	split_secrets(url, &b, NULL);
+	return hpa_sb_detach(&b);
+}
+
+char **hpa_url_secrets(const char *url, const struct hpa_http_opts *ho)
+{
+	char **list;
+	size_t n, alloc, i;
+
+	split_secrets(url, NULL, &list);
+	for (n = 0; list[n]; n++)
+		;
+	alloc = n + 1;
+	for (i = 0; i < ho->headers_nr; i++) {
+		const char *v = strchr(ho->headers[i], ':');
+		while (v && *v) {
+			size_t len;
+			v += strspn(v, ": \t");
+			len = strcspn(v, " \t");
+			if (len >= 3) {
+				HPA_GROW(list, n + 2, alloc);
+				list[n++] = xstrndup(v, len);
+			}
+			v += len;
+		}
+	}
+	list[n] = NULL;
+	return list;
+}
+
+char *hpa_scrub_secrets(const char *msg, char *const *secrets)
+{
+	struct hpa_strbuf b = HPA_STRBUF_INIT;
+	const char *p = msg;
+
+	while (*p) {
+		size_t best = 0, i;
+		for (i = 0; secrets[i]; i++) {
+			size_t l = strlen(secrets[i]);
+			if (l >= 3 && l > best && !strncmp(p, secrets[i], l))
+				best = l;
+		}
+		if (best) {
+			hpa_sb_adds(&b, "***");
+			p += best;
+		} else {
+			hpa_sb_addc(&b, *p++);
+		}
+	}
+	return hpa_sb_detach(&b);
+}
+
+void hpa_free_secrets(char **list)
+{
+	size_t i;
+
+	for (i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}

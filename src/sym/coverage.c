@@ -1,9 +1,14 @@
 /*
  * What symbolization left unnamed, per module, weighted by the selected
  * value of the stacks a report shows (after allocator frames are cut).
+ *
+ * Shares are of the gross value: each sample counts |value x weight|, so
+ * under --base a stack of the base counts as much as one of the profile,
+ * and a self-diff (net total 0) still gives each module its true share.
  */
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +48,21 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	const uint32_t *frames;
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
 	size_t nr = 0, alloc = 0, i, f;
-	double total = hpa_profile_total(prof, v, HPA_THREAD_ALL);
+	double total = 0, value;
+	bool base = false;
 
+	for (i = 0; i < prof->inputs_nr; i++)
+		base |= prof->inputs[i].is_base;
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		size_t n;
 		unsigned skip;
 
-		if (s->thread != HPA_THREAD_ALL || !s->stack)
+		if (s->thread != HPA_THREAD_ALL)
+			continue;
+		value = fabs(s->v[v] * prof->inputs[s->input - 1].weight);
+		total += value;
+		if (!s->stack)
 			continue;
 		n = hpa_visible_stack(prof, s->stack, keep_internal, &frames, &skip);
 		for (f = 0; f < n; f++) {
@@ -68,7 +80,7 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 			}
 			if (u->stamp != i + 1) {
 				u->stamp = i + 1;
-				u->value += s->v[v];
+				u->value += value;
 			}
 		}
 	}
@@ -76,24 +88,25 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	for (i = 0; i < nr; i++) {
 		const struct unnamed *u = &tab[i];
 		const struct hpa_mapping *m = u->mapping ? &prof->mappings[u->mapping] : NULL;
-		const char *base = strrchr(u->path, '/');
-		char share[32];
+		const char *name = strrchr(u->path, '/');
+		char share[96];
 
-		base = base ? base + 1 : u->path;
-		if (total != 0)
-			snprintf(share, sizeof(share), "%.1f%%", u->value * 100.0 / total);
+		name = name ? name + 1 : u->path;
+		if (total > 0)
+			snprintf(share, sizeof(share), "%.1f%% of %s%s", u->value * 100.0 / total,
+				 hpa_value_name(v), base ? " in profile and base" : "");
 		else
-			snprintf(share, sizeof(share), "%s", "n/a");
+			snprintf(share, sizeof(share), "no %s", hpa_value_name(v));
 		if (!m) {
-			hpa_warn("%zu address%s outside every mapped file (%s of %s)", u->addrs,
-				 u->addrs == 1 ? "" : "es", share, hpa_value_name(v));
+			hpa_warn("%zu address%s outside every mapped file (%s)", u->addrs,
+				 u->addrs == 1 ? "" : "es", share);
 		} else if (m->sym_error) {
-			hpa_warn("%s: %zu address%s without symbols (%s of %s): %s", base, u->addrs,
-				 u->addrs == 1 ? "" : "es", share, hpa_value_name(v),
+			hpa_warn("%s: %zu address%s without symbols (%s): %s", name, u->addrs,
+				 u->addrs == 1 ? "" : "es", share,
 				 hpa_profile_str(prof, m->sym_error));
 		} else if (!m->sym_file) {
-			hpa_warn("%s: %zu address%s without symbols (%s of %s): not a file hpa opens",
-				 base, u->addrs, u->addrs == 1 ? "" : "es", share, hpa_value_name(v));
+			hpa_warn("%s: %zu address%s without symbols (%s): not a file hpa opens",
+				 name, u->addrs, u->addrs == 1 ? "" : "es", share);
 		} else {
 			char dirs[512] = "/usr/lib/debug";
 			size_t d;
@@ -101,9 +114,9 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 				strncat(dirs, ", ", sizeof(dirs) - strlen(dirs) - 1);
 				strncat(dirs, opts->debug_dirs[d], sizeof(dirs) - strlen(dirs) - 1);
 			}
-			hpa_warn("%s: %zu address%s without symbols (%s of %s): no debug info or "
-				 "symbol covers them; looked in %s, %s", base, u->addrs,
-				 u->addrs == 1 ? "" : "es", share, hpa_value_name(v),
+			hpa_warn("%s: %zu address%s without symbols (%s): no debug info or "
+				 "symbol covers them; looked in %s, %s", name, u->addrs,
+				 u->addrs == 1 ? "" : "es", share,
 				 hpa_profile_str(prof, m->sym_file), dirs);
 		}
 	}

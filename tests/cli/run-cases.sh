@@ -4,14 +4,16 @@
 # (stdout), NAME.err (stderr) and NAME.exit (status); a missing .out/.err
 # means "empty".  HPA_UPDATE=1 rewrites the expected files from actual output.
 #
-# usage: run-cases.sh HPA CASEDIR TESTDATA
+# usage: run-cases.sh HPA CASEDIR TESTDATA [NAME]   (NAME: that case alone)
 set -u
-hpa=$1 cases=$2 data=$3
+hpa=$1 cases=$2 data=$3 only=${4:-}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
 export D="$tmp/d"
-for cmd in "$cases"/*.cmd; do
+if [ -n "$only" ]; then set -- "$cases/$only.cmd"; else set -- "$cases"/*.cmd; fi
+for cmd in "$@"; do
+	[ -f "$cmd" ] || continue
 	name=${cmd%.cmd}
 	n=$((n + 1))
 	args=$(cat "$cmd")
@@ -35,4 +37,5 @@ for cmd in "$cases"/*.cmd; do
 	done
 done
 echo "$n cases, $fail mismatches"
+[ "$n" -gt 0 ] || { echo "no case ${only:-at all} in $cases"; exit 1; }
 [ "$fail" = 0 ]

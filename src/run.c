@@ -8,9 +8,9 @@
 
 #include "hpa/diag.h"
 #include "hpa/diff.h"
+#include "hpa/fetch.h"
 #include "hpa/output.h"
 #include "hpa/profile.h"
-#include "hpa/fetch.h"
 #include "hpa/reader.h"
 #include "hpa/remote.h"
 #include "hpa/report.h"

@@ -1,8 +1,8 @@
 /*
  * Profiles from running servers: a URL as PROFILE or --base, the endpoint
  * kinds of brpc/gperftools (GET /pprof/heap, symbols at /pprof/symbol),
- * GreptimeDB (POST /debug/prof/mem) and TiKV (GET /debug/pprof/heap), and
- * names from the server when no local file gives them.
+ * GreptimeDB (POST /debug/prof/mem) and TiKV (GET /debug/pprof/heap).
+ * Names from the server's /pprof/symbol: hpa_symbolize_remote (symbolize.h).
  */
 #ifndef HPA_REMOTE_H
 #define HPA_REMOTE_H
@@ -20,11 +20,5 @@
  */
 int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_http_opts *ho,
 		 FILE **raw, size_t *raw_len);
-
-/*
- * For inputs fetched from a gperftools/brpc server: ask its /pprof/symbol
- * for the addresses local symbolization left unnamed.  Problems are warnings.
- */
-void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *ho);
 
 #endif

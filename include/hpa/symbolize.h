@@ -7,6 +7,7 @@
 #define HPA_SYMBOLIZE_H
 
 #include "hpa/compat.h"
+#include "hpa/fetch.h"
 #include "hpa/profile.h"
 
 struct hpa_sym_opts {
@@ -50,5 +51,11 @@ void hpa_strip_clone_suffix(char *name);
  * template arguments and a leading return type removed, in place.
  */
 void hpa_short_name(char *name);
+
+/*
+ * For inputs fetched from a gperftools/brpc server: ask its /pprof/symbol
+ * for the addresses local symbolization left unnamed.  Problems are warnings.
+ */
+void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *ho);
 
 #endif

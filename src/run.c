@@ -272,29 +272,7 @@ int hpa_run(const struct hpa_opts *opts)
 		rc = hpa_output_open(&out, opts->output, inputs, i);
 		free(inputs);
 		if (!rc) {
-			switch (opts->growth && opts->mode != HPA_MODE_SVG ? HPA_MODE_CSV : opts->mode) {
-			case HPA_MODE_CSV:
-				rc = hpa_report_growth(out.fp, &prof, opts);
-				break;
-			case HPA_MODE_COLLAPSE:
-				rc = hpa_report_collapse(out.fp, &prof, opts);
-				break;
-			case HPA_MODE_TRACES:
-				rc = hpa_report_traces(out.fp, &prof, opts);
-				break;
-			case HPA_MODE_THREADS:
-				rc = hpa_report_threads(out.fp, &prof, opts);
-				break;
-			case HPA_MODE_PROTO:
-				rc = hpa_report_pprof(out.fp, &prof, opts);
-				break;
-			case HPA_MODE_SVG:
-				rc = hpa_report_svg(out.fp, &prof, opts);
-				break;
-			default:
-				rc = hpa_report_text(out.fp, &prof, opts);
-				break;
-			}
+			rc = hpa_writer_for(opts)->write(out.fp, &prof, opts);
 			if (hpa_output_close(&out, rc == 0) < 0)
 				rc = -1;
 		}

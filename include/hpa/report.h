@@ -47,6 +47,18 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 /* --threads: per-thread totals with thread names. */
 int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* A writer: one output format from the model. */
+typedef int hpa_writer_fn(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
+struct hpa_writer {
+	enum hpa_mode mode;
+	const char *name;
+	hpa_writer_fn *write;
+};
+
+/* The writer for the options' output mode (--growth has its own but for --svg). */
+const struct hpa_writer *hpa_writer_for(const struct hpa_opts *opts);
+
 /* How hpa_group_stacks() writes a stack as text. */
 struct hpa_stack_format {
 	char *(*name)(const struct hpa_profile *prof, struct hpa_frame f); /* malloc'ed */

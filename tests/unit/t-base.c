@@ -1,0 +1,183 @@
+/*
+ * The base containers and the streaming line reader: the hash map (growth,
+ * replacement, colliding keys), the string table (ids stable, "" is 0,
+ * strings with NUL-free prefixes), the line reader (CRLF, a last line
+ * without newline, NUL bytes, lines longer than its buffer, peek, slurp),
+ * and the model's interners (addresses, stacks, functions).
+ */
+#include "hpa/compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/hashmap.h"
+#include "hpa/lineio.h"
+#include "hpa/profile.h"
+#include "hpa/strtab.h"
+#include "test.h"
+
+static void test_hashmap(void)
+{
+	struct hpa_hashmap m = HPA_HASHMAP_INIT;
+	uint64_t k;
+
+	CHECK_INT_EQ(hpa_hashmap_get(&m, 42), 0);   /* empty table */
+	for (k = 0; k < 100000; k++)   /* grows many times; key 0 is a key like any */
+		hpa_hashmap_put(&m, k * 4096, (uint32_t)(k + 1));
+	CHECK_INT_EQ(m.nr, 100000);
+	for (k = 0; k < 100000; k += 997)
+		CHECK_INT_EQ(hpa_hashmap_get(&m, k * 4096), k + 1);
+	CHECK_INT_EQ(hpa_hashmap_get(&m, 4096 * 100000ULL), 0);
+	CHECK_INT_EQ(hpa_hashmap_get(&m, 1), 0);
+	hpa_hashmap_put(&m, 4096, 7);   /* replace */
+	CHECK_INT_EQ(hpa_hashmap_get(&m, 4096), 7);
+	CHECK_INT_EQ(m.nr, 100000);
+	hpa_hashmap_put(&m, UINT64_MAX, 9);
+	CHECK_INT_EQ(hpa_hashmap_get(&m, UINT64_MAX), 9);
+	CHECK(hpa_hash64(1) != hpa_hash64(2));
+	hpa_hashmap_release(&m);
+	CHECK_INT_EQ(hpa_hashmap_get(&m, 4096), 0);
+}
+
+static void test_strtab(void)
+{
+	struct hpa_strtab t;
+	uint32_t a, b, c;
+	char name[32];
+	int i;
+
+	hpa_strtab_init(&t);
+	CHECK_INT_EQ(hpa_strtab_intern(&t, ""), 0);
+	CHECK_STR_EQ(hpa_strtab_get(&t, 0), "");
+	a = hpa_strtab_intern(&t, "malloc");
+	b = hpa_strtab_intern(&t, "operator new(unsigned long)");
+	CHECK(a != 0 && b != 0 && a != b);
+	CHECK_INT_EQ(hpa_strtab_intern(&t, "malloc"), a);
+	/* A prefix of a longer string is its own string. */
+	c = hpa_strtab_intern_len(&t, "mallocx", 6);
+	CHECK_INT_EQ(c, a);
+	c = hpa_strtab_intern_len(&t, "mallocx", 7);
+	CHECK(c != a);
+	CHECK_STR_EQ(hpa_strtab_get(&t, c), "mallocx");
+	for (i = 0; i < 20000; i++) {   /* ids stay put while the table grows */
+		snprintf(name, sizeof(name), "f%d", i);
+		hpa_strtab_intern(&t, name);
+	}
+	CHECK_STR_EQ(hpa_strtab_get(&t, a), "malloc");
+	CHECK_STR_EQ(hpa_strtab_get(&t, b), "operator new(unsigned long)");
+	CHECK_STR_EQ(hpa_strtab_get(&t, hpa_strtab_intern(&t, "f19999")), "f19999");
+	CHECK_INT_EQ(t.nr, 20000 + 4);
+	hpa_strtab_release(&t);
+}
+
+static FILE *stream(const char *data, size_t len)
+{
+	FILE *fp = tmpfile();
+
+	if (!fp || fwrite(data, 1, len, fp) != len || fseek(fp, 0, SEEK_SET) != 0)
+		abort();
+	return fp;
+}
+
+static void test_lineio(void)
+{
+	static const char text[] = "heap_v2/524288\r\n  t*: 1: 2 [0: 0]\n\nx\0y\nlast";
+	struct hpa_lineio io;
+	FILE *fp = stream(text, sizeof(text) - 1);
+	char *line, *big;
+	size_t len, avail, n;
+	const char *peek;
+	uint8_t *data;
+
+	hpa_lineio_from_stream(&io, fp, "mem");
+	peek = hpa_lineio_peek(&io, 7, &avail);
+	CHECK(avail >= 7 && !memcmp(peek, "heap_v2", 7));
+	CHECK_INT_EQ(hpa_lineio_next(&io, &line, &len), 1);
+	CHECK_STR_EQ(line, "heap_v2/524288");   /* CR dropped */
+	CHECK_INT_EQ(io.pos.line, 1);
+	CHECK_INT_EQ(hpa_lineio_next(&io, &line, &len), 1);
+	CHECK_STR_EQ(line, "  t*: 1: 2 [0: 0]");
+	CHECK_INT_EQ(hpa_lineio_next(&io, &line, &len), 1);
+	CHECK_INT_EQ(len, 0);
+	CHECK_INT_EQ(hpa_lineio_next(&io, &line, &len), 1);
+	CHECK_INT_EQ(len, 3);
+	CHECK(io.nul);
+	CHECK_INT_EQ(hpa_lineio_next(&io, &line, &len), 1);
+	CHECK_STR_EQ(line, "last");
+	CHECK(!io.newline);
+	CHECK_INT_EQ(io.pos.line, 5);
+	CHECK_INT_EQ(hpa_lineio_next(&io, &line, &len), 0);
+	hpa_lineio_close(&io);
+	fclose(fp);
+
+	/* A 3 MB line: longer than any first buffer, returned whole. */
+	n = 3 << 20;
+	big = malloc(n + 3);
+	memset(big, 'a', n);
+	memcpy(big + n, "\nb", 2);
+	fp = stream(big, n + 2);
+	hpa_lineio_from_stream(&io, fp, "big");
+	CHECK_INT_EQ(hpa_lineio_next(&io, &line, &len), 1);
+	CHECK_INT_EQ(len, n);
+	CHECK(line[0] == 'a' && line[n - 1] == 'a' && line[n] == '\0');
+	/* slurp: the rest, as bytes, within its limit. */
+	CHECK_INT_EQ(hpa_lineio_slurp(&io, &data, &len, 100), 0);
+	CHECK_INT_EQ(len, 1);
+	CHECK(data[0] == 'b');
+	free(data);
+	hpa_lineio_close(&io);
+	fclose(fp);
+	free(big);
+
+	fp = stream("0123456789", 10);
+	hpa_lineio_from_stream(&io, fp, "cap");
+	hpa_diag_quiet = true;
+	CHECK_INT_EQ(hpa_lineio_slurp(&io, &data, &len, 5), -1);   /* over the limit */
+	hpa_diag_quiet = false;
+	hpa_lineio_close(&io);
+	fclose(fp);
+}
+
+static void test_interning(void)
+{
+	struct hpa_profile p;
+	uint64_t s1[] = { 0x1000, 0x2000, 0x3000 }, s2[] = { 0x1000, 0x2000 };
+	uint32_t a, b, st1, st2, f1, f2;
+	const uint32_t *frames;
+	size_t nr;
+
+	hpa_profile_init(&p);
+	a = hpa_profile_intern_loc(&p, 0x1000);
+	b = hpa_profile_intern_loc(&p, 0x2000);
+	CHECK(a && b && a != b);
+	CHECK_INT_EQ(hpa_profile_intern_loc(&p, 0x1000), a);
+	st1 = hpa_profile_intern_stack(&p, s1, 3);
+	st2 = hpa_profile_intern_stack(&p, s2, 2);
+	CHECK(st1 && st2 && st1 != st2);   /* a prefix is another stack */
+	CHECK_INT_EQ(hpa_profile_intern_stack(&p, s1, 3), st1);
+	CHECK_INT_EQ(hpa_profile_intern_stack(&p, s1, 0), 0);
+	frames = hpa_profile_stack(&p, st1, &nr);
+	CHECK_INT_EQ(nr, 3);
+	CHECK_INT_EQ(frames[0], a);   /* leaf first, as written */
+	CHECK_INT_EQ(frames[1], b);
+	CHECK_INT_EQ(p.locs[frames[2]].addr, 0x3000);
+	/* Functions: by (name, system name, file); NULL is "". */
+	f1 = hpa_profile_intern_function(&p, "Cache::put", "_ZN5Cache3putEv", "cache.cc");
+	f2 = hpa_profile_intern_function(&p, "Cache::put", "_ZN5Cache3putEv", "other.cc");
+	CHECK(f1 && f2 && f1 != f2);
+	CHECK_INT_EQ(hpa_profile_intern_function(&p, "Cache::put", "_ZN5Cache3putEv", "cache.cc"), f1);
+	CHECK_INT_EQ(hpa_profile_intern_function(&p, "main", NULL, NULL),
+		     hpa_profile_intern_function(&p, "main", "", ""));
+	CHECK_STR_EQ(hpa_profile_str(&p, p.funcs[f1].name), "Cache::put");
+	hpa_profile_release(&p);
+}
+
+int main(void)
+{
+	test_hashmap();
+	test_strtab();
+	test_lineio();
+	test_interning();
+	TEST_MAIN_END();
+}

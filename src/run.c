@@ -53,34 +53,6 @@ static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const 
 	}
 }
 
-static bool same_mapping(const struct hpa_mapping *a, const struct hpa_mapping *b)
-{
-	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
-	       !strcmp(a->path, b->path);
-}
-
-/* Summing profiles of different processes silently matches nothing: say so. */
-static void compare_maps(const struct hpa_profile *prof)
-{
-	const struct hpa_input *first = &prof->inputs[0];
-	size_t i, j;
-
-	for (i = 1; i < prof->inputs_nr; i++) {
-		const struct hpa_input *in = &prof->inputs[i];
-		bool same = in->map_nr == first->map_nr;
-
-		for (j = 0; same && j < in->map_nr; j++) {
-			const struct hpa_mapping *a = &prof->mappings[first->map_first + j];
-			const struct hpa_mapping *b = &prof->mappings[in->map_first + j];
-			if (a->perms[2] == 'x' || b->perms[2] == 'x')
-				same = same_mapping(a, b);
-		}
-		if (!same && first->has_maps && in->has_maps)
-			hpa_warn("%s and %s have different memory maps (different processes?); "
-				 "their stacks are summed by address", first->path, in->path);
-	}
-}
-
 /* A file, standard input, or a URL (http://...) served by a running program. */
 static int read_any(struct hpa_profile *prof, const char *what, const struct hpa_opts *opts)
 {
@@ -242,7 +214,7 @@ int hpa_run(const struct hpa_opts *opts)
 		}
 	}
 	if (!rc)
-		compare_maps(&prof);
+		hpa_unify_locations(&prof);
 	if (!rc && !opts->no_symbols) {
 		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 					   opts->debug_dirs_nr, opts->debuginfod };

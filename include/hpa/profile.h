@@ -4,7 +4,9 @@
  * All ids are uint32_t and 1-based; 0 means "none".  Tables are vectors that
  * may move when they grow: keep ids, never pointers into them.
  *
- *   location     one distinct address (interned by address)
+ *   location     one distinct frame address: while an input is read, one
+ *                per address of that input; then hpa_unify_locations()
+ *                makes it one per (module, file offset) across inputs
  *   stack        one distinct sequence of locations, leaf first, stored once
  *                as a slice of frames[] and interned by hashing the whole
  *                sequence (one lookup per stack, not per frame); stack 0 is
@@ -95,7 +97,10 @@ struct hpa_line {
 };
 
 struct hpa_location {
-	uint64_t addr;       /* as written in the profile */
+	uint64_t addr;       /* as written in the profile (of input `input`) */
+	uint64_t offset;     /* addr's offset in its module's file, if module */
+	uint32_t input;      /* the input whose address `addr` is */
+	uint32_t module;     /* strtab: build-id or path of its file, 0 = none */
 	uint32_t mapping;    /* containing mapping, or 0 */
 	uint32_t line_first; /* index into lines[] of the innermost frame */
 	uint16_t line_nr;    /* inline chain length; 0 = not symbolized */
@@ -185,7 +190,7 @@ static inline struct hpa_input *hpa_profile_input(struct hpa_profile *prof, uint
 	return &prof->inputs[id - 1];
 }
 
-/* Intern an address; returns its location id. */
+/* Intern an address of the input read last; returns its location id. */
 uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr);
 
 /* A new location at `addr` that is not interned (pprof input: ids, not addresses). */
@@ -249,6 +254,16 @@ const char *hpa_profile_loc_path(const struct hpa_profile *prof, uint32_t loc);
  * when it lies in no mapping.
  */
 const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc);
+
+/*
+ * Location identity across inputs: every location in a mapped file is
+ * keyed by (module, file offset), the module being the file's build-id when
+ * known, else its path; locations with the same key become one, and stacks
+ * and samples follow.  Addresses in no mapping, or in anonymous memory,
+ * stay addresses of their own input.  Run once, after every input and its
+ * mappings are read and before symbolization.
+ */
+void hpa_unify_locations(struct hpa_profile *prof);
 
 /* Sum of value `v` over the samples of `thread`, in sample order, weighted. */
 double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread);

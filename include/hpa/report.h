@@ -87,7 +87,11 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 /* --alloc_* on a profile without accumulated data: an error (-1) saying so. */
 int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *opts);
 
-/* "0xADDR (module)", the name of a frame hpa could not symbolize; malloc'ed. */
+/*
+ * The name of a frame hpa could not symbolize; malloc'ed: "MODULE+0xOFFSET"
+ * (file offset) in a mapped file, else "0xADDR ([anon])" or
+ * "0xADDR (unmapped)".
+ */
 char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f);
 
 /* Format a value as jeprof's Unparse: "%d" truncation, or MB with one decimal. */

@@ -7,6 +7,8 @@
 #include "hpa/profile.h"
 #include "hpa/xalloc.h"
 
+#define LOC_CACHE_BITS 14   /* the address -> location cache has 2^14 slots */
+
 static const char *const value_names[HPA_NVALUES] = {
 	[HPA_INUSE_OBJECTS] = "inuse_objects",
 	[HPA_INUSE_SPACE] = "inuse_space",
@@ -89,6 +91,12 @@ uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
 	in->path = xstrdup(path);
 	in->map_first = (uint32_t)prof->mappings_nr;
 	in->weight = 1;
+	/* Addresses are interned per input: the same number in two inputs may
+	 * be two places (hpa_unify_locations() matches them by module). */
+	hpa_hashmap_release(&prof->loc_by_addr);
+	hpa_hashmap_init(&prof->loc_by_addr);
+	if (prof->loc_cache)
+		memset(prof->loc_cache, 0, sizeof(*prof->loc_cache) << LOC_CACHE_BITS);
 	return (uint32_t)prof->inputs_nr;
 }
 
@@ -98,8 +106,6 @@ static uint32_t next_id(size_t nr)
 		HPA_BUG("more than 2^32 table entries");
 	return (uint32_t)nr;
 }
-
-#define LOC_CACHE_BITS 14
 
 uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 {
@@ -120,6 +126,7 @@ uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 	HPA_GROW(prof->locs, prof->locs_nr + 1, prof->locs_alloc);
 	memset(&prof->locs[id], 0, sizeof(prof->locs[id]));
 	prof->locs[id].addr = addr;
+	prof->locs[id].input = (uint32_t)prof->inputs_nr;
 	prof->locs_nr++;
 	hpa_hashmap_put(&prof->loc_by_addr, addr, id);
 	return id;
@@ -132,6 +139,7 @@ uint32_t hpa_profile_new_loc(struct hpa_profile *prof, uint64_t addr)
 	HPA_GROW(prof->locs, prof->locs_nr + 1, prof->locs_alloc);
 	memset(&prof->locs[id], 0, sizeof(prof->locs[id]));
 	prof->locs[id].addr = addr;
+	prof->locs[id].input = (uint32_t)prof->inputs_nr;
 	prof->locs_nr++;
 	return id;
 }

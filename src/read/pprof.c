@@ -84,11 +84,18 @@ static int find_columns(struct reader *r, const PbProfile *p, int col[HPA_NVALUE
 	return 0;
 }
 
+/* hpa's name for a frame it could not name: "MODULE+0xOFFSET" or "0xADDR (MODULE)". */
 static bool is_label(const struct hpa_profile *prof, uint32_t func)
 {
 	const char *n = func ? hpa_profile_str(prof, prof->funcs[func].name) : "";
+	const char *plus = strrchr(n, '+');
 	size_t i = 2;
 
+	if (plus && plus > n && !strchr(n, ' ') && !strncmp(plus, "+0x", 3)) {
+		for (i = 3; hex_digit(plus[i]) >= 0; i++)
+			;
+		return i > 3 && !plus[i];
+	}
 	if (strncmp(n, "0x", 2))
 		return false;
 	while (hex_digit(n[i]) >= 0)

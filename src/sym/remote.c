@@ -63,6 +63,7 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *
 
 	for (in = 0; in < prof->inputs_nr; in++) {
 		const char *url = prof->inputs[in].symbol_url;
+		struct hpa_hashmap by_addr = HPA_HASHMAP_INIT;
 		uint64_t *addrs = NULL;
 		size_t n = 0, alloc = 0, len, i;
 		char *ans, *body, *line, *save = NULL, *shown;
@@ -71,15 +72,18 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *
 
 		if (!url)
 			continue;
-		/* GET answers "num_symbols: N"; N > 0 means it can name addresses. */
+		/* The unnamed addresses of this input only: another's mean nothing here. */
 		for (i = 1; i < prof->locs_nr; i++) {
 			const struct hpa_location *l = &prof->locs[i];
-			if (l->line_nr || l->addr >= HPA_KERNEL_FLOOR || !l->addr)
+			if (l->line_nr || l->addr >= HPA_KERNEL_FLOOR || !l->addr || l->input != in + 1)
 				continue;
 			HPA_GROW(addrs, n + 1, alloc);
 			addrs[n++] = l->addr - 1;
+			hpa_hashmap_put(&by_addr, l->addr, (uint32_t)i);
 		}
+		/* GET answers "num_symbols: N"; N > 0 means it can name addresses. */
 		if (!n || hpa_http_fetch(url, "GET", NULL, ho, true, &fp, &len) < 0) {
+			hpa_hashmap_release(&by_addr);
 			free(addrs);
 			continue;
 		}
@@ -87,6 +91,7 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *
 		ans = slurp(fp, len);
 		if (sscanf(ans, "num_symbols: %lu", &nsym) != 1 || !nsym) {
 			hpa_warn("%s: no symbols from the server", shown);
+			hpa_hashmap_release(&by_addr);
 			free(ans);
 			free(addrs);
 			free(shown);
@@ -111,7 +116,7 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *
 					*--end = '\0';
 				if (sscanf(line, "0x%llx %n", &a, &off) != 1 || !off || !line[off])
 					continue;
-				loc = hpa_hashmap_get(&prof->loc_by_addr, a + 1);
+				loc = hpa_hashmap_get(&by_addr, a + 1);
 				if (loc && !prof->locs[loc].line_nr) {
 					set_remote_names(prof, loc, line + off);
 					named++;
@@ -121,6 +126,7 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *
 				hpa_warn("%s: the server named none of %zu addresses", shown, n);
 			free(ans);
 		}
+		hpa_hashmap_release(&by_addr);
 		free(body);
 		free(addrs);
 		free(shown);

@@ -70,12 +70,13 @@ void hpa_format_percent(char *buf, size_t size, double x, double total)
 
 char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f)
 {
+	const struct hpa_location *l = &prof->locs[f.loc];
 	const char *module = hpa_profile_loc_module(prof, f.loc);
-	char *s;
 
-	s = hpa_xasprintf("0x%llx (%s)", (unsigned long long)prof->locs[f.loc].addr,
-		     module ? module : "unmapped");
-	return s;
+	if (l->module)   /* stable across runs and ASLR; what addr2line -e takes */
+		return hpa_xasprintf("%s+0x%llx", module, (unsigned long long)l->offset);
+	return hpa_xasprintf("0x%llx (%s)", (unsigned long long)l->addr,
+			     module ? module : "unmapped");
 }
 
 /* Make flat/cum/stamp cover every key interned so far. */
@@ -110,6 +111,11 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 	}
 	if (!l->line_nr) {
 		key = hpa_frame_label(prof, f);
+		if (k->opts->granularity == HPA_BY_ADDRESS && l->module) {   /* the runtime address too */
+			char *label = key;
+			key = hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, label);
+			free(label);
+		}
 	} else {
 		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
 		const char *file = hpa_profile_str(prof, ln->file);

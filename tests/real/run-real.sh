@@ -18,9 +18,9 @@ need_tcmalloc
 
 # The distinct cum values of the address rows in module $2, for value $1 of
 # profile $3 (binary $4): unsymbolized, so every frame is its own row.
-module_cums() {
+module_cums() {   # unnamed frames are MODULE+0xOFFSET
 	"$hpa" --no-symbols --text --show_bytes --"$1" "$4" "$3" 2>/dev/null |
-		awk -v m="($2)" '$NF == m { print $4 }' | sort -n -u | tr '\n' ' '
+		awk -v m="$2+0x" 'index($NF, m) == 1 { print $4 }' | sort -n -u | tr '\n' ' '
 }
 
 total() {   # total VALUE BINARY PROFILE -> first line of hpa --text
@@ -107,7 +107,7 @@ if [ -x /usr/bin/jeprof ]; then
 		#  - libstdc++'s emergency-pool constructor is a static function of a
 		#    stripped library; jeprof names it after the nearest preceding
 		#    export (std::__throw_ios_failure@@GLIBCXX_3.4.26), hpa reports it
-		#    as unknown (0x... (libstdc++...)).  Both become LIBSTDCXX below.
+		#    as unknown (libstdc++.so.6.0.30+0x...).  Both become LIBSTDCXX below.
 		#  - the dynamic loader's own small allocations (TLS for the new
 		#    threads, dlsym's error buffer, < 4 KiB): jeprof takes nm's nearest
 		#    preceding symbol (__GI__dl_allocate_tls, _dl_lookup_symbol_x)
@@ -116,7 +116,7 @@ if [ -x /usr/bin/jeprof ]; then
 		want=$(/usr/bin/jeprof --text --show_bytes "$bin" "$f" 2>/dev/null | sed -n '2,11p' |
 			awk '$1 >= 4096 { print $1, $6 }' | sed 's/ std::__throw_ios_failure@@GLIBCXX_3.4.26$/ LIBSTDCXX/')
 		got=$("$hpa" --text --show_bytes "$bin" "$f" 2>/dev/null | sed -n '2,11p' |
-			awk '$1 >= 4096 { print $1, $6, $7 }' | sed 's/ 0x[0-9a-f]* (libstdc++[^ ]*$/ LIBSTDCXX/; s/ $//')
+			awk '$1 >= 4096 { print $1, $6, $7 }' | sed 's/ $//; s/ libstdc++[^ ]*+0x[0-9a-f]*$/ LIBSTDCXX/')
 		check "$(basename "$f") top-10 flat equals jeprof's" "$want" "$got"
 		want=$(/usr/bin/jeprof --text --show_bytes "$bin" "$f" 2>/dev/null | awk '$6 == "main" { print $4 }')
 		check "$(basename "$f") main cum equals jeprof's" "$want" "$(func_row inuse_space "$bin" "$f" main | cut -d' ' -f2)"

@@ -195,7 +195,7 @@ if [ -x /usr/bin/jeprof ]; then
 		else
 			"$hpa" --text --show_bytes "$2" "$3" 2>/dev/null
 		fi | sed -n '2,11p' | awk '$1 >= 4096 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; print $1, name }' |
-			sed 's/ std::__throw_ios_failure@@GLIBCXX_3.4.26$/ LIBSTDCXX/; s/ 0x[0-9a-f]* (libstdc++[^ ]*$/ LIBSTDCXX/'
+			sed 's/ std::__throw_ios_failure@@GLIBCXX_3.4.26$/ LIBSTDCXX/; s/ libstdc++[^ ]*+0x[0-9a-f]*$/ LIBSTDCXX/'
 	}
 	main_cum() {   # main_cum hpa|jeprof BINARY PROFILE
 		if [ "$1" = jeprof ]; then

@@ -1,0 +1,132 @@
+/*
+ * Location identity across inputs (profile.h, hpa_unify_locations): the
+ * same code in two dumps is one location even when ASLR, or another path
+ * to the same build, put it at another address.
+ */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/profile.h"
+#include "hpa/strbuf.h"
+#include "hpa/xalloc.h"
+
+/* The module of mapping `m`: "build-id:HEX" when known, else its path; 0 for none. */
+static uint32_t module_of(struct hpa_profile *prof, uint32_t m)
+{
+	const struct hpa_mapping *map = &prof->mappings[m];
+	uint32_t id;
+	char *key;
+
+	if (!map->path[0])
+		return 0;   /* anonymous memory (JIT code): no file to be the same in */
+	if (!map->build_id)
+		return hpa_strtab_intern(&prof->strs, map->path);
+	key = hpa_xasprintf("build-id:%s", hpa_profile_str(prof, map->build_id));
+	id = hpa_strtab_intern(&prof->strs, key);
+	free(key);
+	return id;
+}
+
+static uint64_t key_hash(uint32_t module, uint64_t offset)
+{
+	return hpa_hash64(hpa_hash64(offset) ^ module);
+}
+
+void hpa_unify_locations(struct hpa_profile *prof)
+{
+	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
+	uint32_t *remap, *next, *mod_of_map, *old_frames, n = 1;
+	struct hpa_stack *old_stacks;
+	size_t i, old_nr;
+
+	/* Key every location by its module and offset. */
+	mod_of_map = xcalloc(prof->mappings_nr, sizeof(*mod_of_map));
+	for (i = 1; i < prof->mappings_nr; i++)
+		mod_of_map[i] = module_of(prof, (uint32_t)i) + 1;   /* +1: 0 is "not yet" */
+	for (i = 1; i < prof->locs_nr; i++) {
+		struct hpa_location *l = &prof->locs[i];
+		const struct hpa_mapping *m = l->mapping ? &prof->mappings[l->mapping] : NULL;
+
+		l->module = m ? mod_of_map[l->mapping] - 1 : 0;
+		l->offset = l->module ? l->addr - m->start + m->offset : 0;
+	}
+	free(mod_of_map);
+	if (prof->inputs_nr < 2)
+		return;   /* one input: its addresses are its locations already */
+
+	/* The first location of each key stands for every other. */
+	remap = xcalloc(prof->locs_nr, sizeof(*remap));
+	next = xcalloc(prof->locs_nr, sizeof(*next));
+	for (i = 1; i < prof->locs_nr; i++) {
+		const struct hpa_location *l = &prof->locs[i];
+		uint64_t h;
+		uint32_t id = 0;
+
+		if (l->module) {
+			h = key_hash(l->module, l->offset);
+			for (id = hpa_hashmap_get(&by_key, h); id; id = next[id])
+				if (prof->locs[id].module == l->module && prof->locs[id].offset == l->offset)
+					break;
+			if (!id) {
+				next[n] = hpa_hashmap_get(&by_key, h);
+				hpa_hashmap_put(&by_key, h, n);
+			}
+		}
+		if (!id) {   /* a location of its own: moved down to slot n */
+			prof->locs[n] = *l;
+			id = n++;
+		}
+		remap[i] = id;
+	}
+	hpa_hashmap_release(&by_key);
+	free(next);
+	if (n == prof->locs_nr) {   /* nothing matched across inputs */
+		free(remap);
+		return;
+	}
+	prof->locs_nr = n;
+
+	/* Stacks again, over the kept locations: two may now be one. */
+	old_stacks = prof->stacks;
+	old_frames = prof->frames;
+	old_nr = prof->stacks_nr;
+	prof->stacks = NULL;
+	prof->frames = NULL;
+	prof->stacks_alloc = prof->frames_alloc = 0;
+	prof->frames_nr = 0;
+	prof->stacks_nr = 1;
+	HPA_GROW(prof->stacks, 1, prof->stacks_alloc);
+	memset(&prof->stacks[0], 0, sizeof(prof->stacks[0]));
+	free(prof->stack_next);
+	prof->stack_next = xcalloc(prof->stacks_alloc, sizeof(*prof->stack_next));
+	hpa_hashmap_release(&prof->stack_by_hash);
+	hpa_hashmap_init(&prof->stack_by_hash);
+	{
+		uint32_t *stack_remap = xcalloc(old_nr, sizeof(*stack_remap));
+		uint32_t *buf = NULL;
+		size_t buf_alloc = 0, f;
+
+		for (i = 1; i < old_nr; i++) {
+			const struct hpa_stack *st = &old_stacks[i];
+			HPA_GROW(buf, st->nr, buf_alloc);
+			for (f = 0; f < st->nr; f++)
+				buf[f] = remap[old_frames[st->first + f]];
+			stack_remap[i] = hpa_profile_intern_stack_locs(prof, buf, st->nr);
+		}
+		for (i = 0; i < prof->samples_nr; i++)
+			prof->samples[i].stack = stack_remap[prof->samples[i].stack];
+		free(buf);
+		free(stack_remap);
+	}
+	free(old_stacks);
+	free(old_frames);
+	free(remap);
+
+	/* Addresses now name the representative of their location. */
+	hpa_hashmap_release(&prof->loc_by_addr);
+	hpa_hashmap_init(&prof->loc_by_addr);
+	free(prof->loc_cache);
+	prof->loc_cache = NULL;
+}

@@ -1,0 +1,1 @@
+--show_bytes --no-symbols --addresses identity/proc2.heap identity/proc3.heap

@@ -1,0 +1,1 @@
+--show_bytes --no-symbols --base identity/proc1.heap identity/proc3.heap

@@ -1,0 +1,1 @@
+--show_bytes --base identity/serverA.heap --no-symbols --text identity/serverB.heap

@@ -1,0 +1,1 @@
+--show_bytes --no-symbols jemalloc/paths-lg0.heap jemalloc/paths-lg10.heap jemalloc/paths-lg19.heap

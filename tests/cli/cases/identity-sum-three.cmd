@@ -1,0 +1,1 @@
+--show_bytes --no-symbols --text identity/proc1.heap identity/proc2.heap identity/proc3.heap

@@ -52,9 +52,37 @@ if [ "$mapa" = "$mapb" ]; then
 	echo "note: both runs loaded phases at $mapa (no ASLR here); the cross-run diff is weaker"
 fi
 check "same program, two runs: nothing changed" "Total: 0 B" "$(total --base "$a2" phases "$b2")"
-# Only frames hpa could not name (matched by address) differ between runs.
-check "two runs: only unnamed frames differ" "" \
-	"$(text --base "$a2" phases "$b2" | sed 1d | awk '$6 !~ /^0x/')"
+# Every frame of one run meets its own in the other, unnamed ones too (by
+# module and file offset): no row is left.
+check "two runs: every frame matched, no row left" "" "$(text --base "$a2" phases "$b2" | sed 1d)"
+
+# --- frames without names, across runs (ASLR) ----------------------------------------
+# libstripped.so keeps only .dynsym: its static helpers have no name.  Two
+# runs allocate 3 and 5 blocks; the diff is the 2 blocks, on the same
+# unnamed frames, not both stacks whole.
+$cc -O1 -g -fPIC -shared -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+	-o libstripped.so "$src/stripped_lib.c" && strip --strip-all libstripped.so &&
+	$cc -O1 -g -o use_stripped "$src/use_stripped.c" -L. -lstripped -Wl,-rpath,"$work" ||
+	{ echo "FAIL: build use_stripped"; exit 1; }
+for n in 3 5; do
+	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/st$n" \
+		LD_PRELOAD="$je" ./use_stripped $n || { echo "FAIL: use_stripped under jemalloc"; exit 1; }
+done
+s3=$(one "$work/st3.*.f.heap") && s5=$(one "$work/st5.*.f.heap") || exit 1
+[ "$(awk '/libstripped.so$/ { print $1; exit }' "$s3")" = "$(awk '/libstripped.so$/ { print $1; exit }' "$s5")" ] &&
+	echo "note: both runs loaded libstripped.so at one address (no ASLR here); the check is weaker"
+sdiff=$(text --base "$s3" use_stripped "$s5")
+check "stripped library, two runs: the diff is the 2 new blocks" "Total: 65536 B" "$(echo "$sdiff" | head -n 1)"
+check "stripped library: its unnamed frames are MODULE+0xOFFSET, matched" "2" \
+	"$(echo "$sdiff" | awk '$1 == 65536 || $4 == 65536' | grep -c ' libstripped.so+0x[0-9a-f]*$')"
+check "stripped library: no negative row (nothing left unmatched)" "" "$(echo "$sdiff" | sed 1d | awk '$1 < 0 || $4 < 0')"
+check "stripped library: one folded stack in the diff" "1" \
+	"$("$hpa" --collapse --base "$s3" use_stripped "$s5" 2>/dev/null | grep -c 'libstripped.so+0x.* 65536$')"
+sum=$(text use_stripped "$s3" "$s5" "$s3")
+check "stripped library, three runs summed: one row per unnamed frame" "2" \
+	"$(echo "$sum" | grep -c ' libstripped.so+0x[0-9a-f]*$')"
+check "stripped library, three runs summed: all 11 blocks on them" "360448 360448" \
+	"$(echo "$sum" | grep ' libstripped.so+0x[0-9a-f]*$' | awk '{ print $4 }' | tr '\n' ' ' | sed 's/ $//')"
 
 # --- collapsed stacks -----------------------------------------------------------------
 collapse() { "$hpa" --collapse "$@" 2>/dev/null; }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 
 #include "hpa/compat.h"
+#include "hpa/group.h"
+#include "hpa/names.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
@@ -22,12 +24,6 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 /* --collapse: folded stacks, one line per distinct stack, sorted. */
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
-/*
- * Make a frame name safe for folded text, in place: ';' becomes ':',
- * control characters '?', and a trailing " <digits>" becomes "_<digits>".
- */
-void hpa_folded_name(char *name);
-
 /* --proto: gzip-compressed pprof protobuf, symbolized and self-contained. */
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
@@ -37,9 +33,6 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 /* --growth: per-dump series of stacks and functions ranked by steady growth
  * (text table, --csv, --collapse of the gain). */
 int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
-
-/* A frame's name in folded stacks (full, "[inline]" marked, made safe); malloc'ed. */
-char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f);
 
 /* --traces: every distinct stack with its value, largest first. */
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
@@ -59,40 +52,8 @@ struct hpa_writer {
 /* The writer for the options' output mode (--growth has its own but for --svg). */
 const struct hpa_writer *hpa_writer_for(const struct hpa_opts *opts);
 
-/* How hpa_group_stacks() writes a stack as text. */
-struct hpa_stack_format {
-	char *(*name)(const struct hpa_profile *prof, struct hpa_frame f); /* malloc'ed */
-	bool root_first;       /* frame order */
-	const char *prefix;    /* before each frame name */
-	const char *suffix;    /* after each frame name */
-	const char *empty;     /* the whole text of a stack without frames */
-};
-
-/* A distinct stack text and its values: the base's (positive) and the profile's. */
-struct hpa_stack_group {
-	uint32_t text;         /* id in the caller's strtab */
-	double before, after;
-};
-
-/*
- * Group the view's samples by stack text (a trailing separator is left to
- * the format: frames are prefix + name + suffix, concatenated).  Returns the
- * number of groups, *out (malloc'ed, in order of first appearance) and the
- * view's weighted *total.
- */
-size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *opts,
-			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
-			struct hpa_stack_group **out, double *total);
-
 /* --alloc_* on a profile without accumulated data: an error (-1) saying so. */
 int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *opts);
-
-/*
- * The name of a frame hpa could not symbolize; malloc'ed: "MODULE+0xOFFSET"
- * (file offset) in a mapped file, else "0xADDR ([anon])" or
- * "0xADDR (unmapped)".
- */
-char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f);
 
 /* Format a value as jeprof's Unparse: "%d" truncation, or MB with one decimal. */
 void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *opts);

@@ -21,43 +21,6 @@
 #include "hpa/symbolize.h"
 #include "hpa/view.h"
 
-void hpa_folded_name(char *name)
-{
-	char *p;
-	size_t n;
-
-	for (p = name; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (*p == ';')
-			*p = ':';
-		else if (c < 0x20 || c == 0x7f)
-			*p = '?';
-	}
-	n = strlen(name);
-	p = name + n;
-	while (p > name && p[-1] >= '0' && p[-1] <= '9')
-		p--;
-	if (p < name + n && p > name && p[-1] == ' ')
-		p[-1] = '_';
-}
-
-char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f)
-{
-	const struct hpa_location *l = &prof->locs[f.loc];
-	char *name;
-
-	if (!l->line_nr) {
-		name = hpa_frame_label(prof, f);
-	} else {
-		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
-		const char *fn = hpa_profile_str(prof, prof->funcs[ln->func].name);
-
-		name = hpa_xasprintf("%s%s", fn, f.level + 1 < l->line_nr ? "[inline]" : "");
-	}
-	hpa_folded_name(name);
-	return name;
-}
-
 static long long trunc_ll(double v)
 {
 	return v >= 9.2e18 ? LLONG_MAX : v <= -9.2e18 ? LLONG_MIN : (long long)v;
@@ -73,8 +36,6 @@ static int cmp_lines(const void *a, const void *b)
 
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
-	/* Frames joined by ';' root first: "name;" each, the last ';' cut below. */
-	static const struct hpa_stack_format fmt = { hpa_folded_frame, true, "", ";", "<no stack>;" };
 	struct hpa_strtab stacks;
 	struct hpa_stack_group *lines;
 	size_t nlines, i;
@@ -83,7 +44,7 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_strtab_init(&stacks);
-	nlines = hpa_group_stacks(prof, opts, &fmt, &stacks, &lines, &total);
+	nlines = hpa_group_stacks(prof, opts, &hpa_folded_format, &stacks, &lines, &total, NULL);
 	sort_tab = &stacks;
 	if (nlines > 1)
 		qsort(lines, nlines, sizeof(*lines), cmp_lines);

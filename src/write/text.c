@@ -68,17 +68,6 @@ void hpa_format_percent(char *buf, size_t size, double x, double total)
 		snprintf(buf, size, "%s", x == 0 ? "nan" : x > 0 ? "+inf" : "-inf");
 }
 
-char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f)
-{
-	const struct hpa_location *l = &prof->locs[f.loc];
-	const char *module = hpa_profile_loc_module(prof, f.loc);
-
-	if (l->module)   /* stable across runs and ASLR; what addr2line -e takes */
-		return hpa_xasprintf("%s+0x%llx", module, (unsigned long long)l->offset);
-	return hpa_xasprintf("0x%llx (%s)", (unsigned long long)l->addr,
-			     module ? module : "unmapped");
-}
-
 /* Make flat/cum/stamp cover every key interned so far. */
 static void grow_values(struct keys *k)
 {

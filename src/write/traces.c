@@ -63,7 +63,7 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_strtab_init(&texts);
-	ntraces = hpa_group_stacks(prof, opts, &fmt, &texts, &traces, &total);
+	ntraces = hpa_group_stacks(prof, opts, &fmt, &texts, &traces, &total, NULL);
 	total = hpa_dust_to_zero(total);
 	sort_tab = &texts;
 	if (ntraces > 1)

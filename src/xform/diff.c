@@ -6,6 +6,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/diff.h"
+#include "hpa/group.h"
 #include "hpa/strtab.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
@@ -23,74 +24,31 @@ static double side_total(const struct hpa_profile *prof, const struct hpa_opts *
 	return t;
 }
 
-/* Append one frame's symbolic name: module, then function, file, line or address. */
-static void frame_key(const struct hpa_profile *prof, struct hpa_frame f, char **buf,
-		      size_t *len, size_t *alloc)
-{
-	const struct hpa_location *l = &prof->locs[f.loc];
-	const char *module = hpa_profile_loc_module(prof, f.loc);
-	int n;
-
-	for (;;) {
-		size_t room = *alloc - *len;
-		if (l->line_nr) {
-			const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
-			n = snprintf(*buf + *len, room, "%s\x1f%s\x1f%s\x1f%u\x1e", module ? module : "",
-				     hpa_profile_str(prof, prof->funcs[ln->func].name),
-				     hpa_profile_str(prof, ln->file), ln->line);
-		} else {
-			n = snprintf(*buf + *len, room, "%s\x1f" "0x%llx\x1e", module ? module : "",
-				     (unsigned long long)l->addr);
-		}
-		if (n >= 0 && (size_t)n < room)
-			break;
-		HPA_GROW(*buf, *alloc + (size_t)n + 64, *alloc);
-	}
-	*len += (size_t)n;
-}
-
 /*
  * Remove the samples of every stack whose weighted sum is negative.  Stacks
- * are compared as the reports show them (view.h): by the symbols of their
- * visible frames, so dumps of different runs match despite ASLR.
+ * are grouped by the engine and key --collapse uses (group.h), over the
+ * view's frames, which are known by module and offset: so exactly the
+ * stacks a writer would print negative go, whatever run they came from.
  */
 static void drop_negative(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
-	struct hpa_view view;
-	struct hpa_strtab keys;
-	uint32_t *group = xcalloc(prof->samples_nr + 1, sizeof(*group));
-	const struct hpa_frame *frames;
-	double *net = NULL;
-	char *buf = NULL;
-	size_t alloc = 64, net_alloc = 0, i, j, nr, kept = 0, before;
+	struct hpa_strtab texts;
+	struct hpa_stack_group *groups;
+	uint32_t *group_of = xcalloc(prof->samples_nr + 1, sizeof(*group_of));
+	size_t i, kept = 0;
+	double total;
 
-	buf = xmalloc(alloc);
-	hpa_strtab_init(&keys);
-	hpa_view_init(&view, prof, opts);
+	hpa_strtab_init(&texts);
+	hpa_group_stacks(prof, opts, &hpa_folded_format, &texts, &groups, &total, group_of);
 	for (i = 0; i < prof->samples_nr; i++) {
-		size_t len;
-
-		if (!hpa_view_sample(&view, i, &frames, &nr))
-			continue;   /* group 0: not in any report anyway */
-		len = (size_t)snprintf(buf, alloc, "t%d\x1e", prof->samples[i].thread);
-		for (j = 0; j < nr; j++)
-			frame_key(prof, frames[j], &buf, &len, &alloc);
-		before = keys.nr;
-		group[i] = hpa_strtab_intern_len(&keys, buf, len);
-		HPA_GROW(net, keys.nr, net_alloc);
-		if (keys.nr > before)
-			net[group[i]] = 0;
-		net[group[i]] += hpa_view_value(&view, i);
-	}
-	hpa_view_release(&view);
-	for (i = 0; i < prof->samples_nr; i++)
-		if (!group[i] || net[group[i]] >= 0)
+		const struct hpa_stack_group *g = group_of[i] ? &groups[group_of[i] - 1] : NULL;
+		if (!g || g->after - g->before >= 0)
 			prof->samples[kept++] = prof->samples[i];
+	}
 	prof->samples_nr = kept;
-	free(buf);
-	free(net);
-	free(group);
-	hpa_strtab_release(&keys);
+	free(groups);
+	free(group_of);
+	hpa_strtab_release(&texts);
 }
 
 int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts)

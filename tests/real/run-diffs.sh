@@ -112,6 +112,17 @@ for f in "$a1" "$a2" "$t1" "$t2"; do
 		"$(collapse phases "$f" | grep -v '^[^;]\{1,\}\(;[^;]\{1,\}\)* -\{0,1\}[0-9]\{1,\}$')"
 done
 check "collapsed diff sums to Total" "819200" "$(collapse --base "$a1" phases "$a2" | sum_lines)"
+# --drop_negative drops exactly the stacks --collapse prints negative (one
+# grouping engine, one key): the rest is unchanged, and --text's Total is
+# their sum.
+for pair in "$a1 $a2" "$b2 $a1" "$t2 $t1"; do
+	set -- $pair
+	n="$(basename "$1") -> $(basename "$2") --drop_negative"
+	kept=$(collapse --base "$1" phases "$2" | awk '$NF >= 0')
+	check "$n: the non-negative stacks, unchanged" "$kept" "$(collapse --drop_negative --base "$1" phases "$2")"
+	check "$n: --text Total is their sum" "Total: $(echo "$kept" | sum_lines) B" \
+		"$(total --drop_negative --base "$1" phases "$2")"
+done
 
 # --- filters and views --------------------------------------------------------------------
 check "--focus: Total of the focused stacks" "Total: 327680 B" "$(total --focus 'grow_b' phases "$a2")"

@@ -1,18 +1,24 @@
 /*
- * Grouping the view's samples by the text of their stacks, shared by the
- * writers that print whole stacks (--collapse, --traces).
+ * Grouping the view's samples by the text of their stacks (group.h), for
+ * the writers of whole stacks (--collapse, --traces) and --drop_negative.
  */
 #include "hpa/compat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpa/report.h"
+#include "hpa/group.h"
+#include "hpa/names.h"
 #include "hpa/xalloc.h"
+
+/* Frames joined by ';' root first: "name;" each (writers cut the last ';'). */
+const struct hpa_stack_format hpa_folded_format = {
+	hpa_folded_frame, true, "", ";", "<no stack>;"
+};
 
 size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *opts,
 			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
-			struct hpa_stack_group **out, double *total)
+			struct hpa_stack_group **out, double *total, uint32_t *group_of)
 {
 	struct hpa_view view;
 	struct hpa_strtab names;
@@ -30,6 +36,8 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 		double value;
 		uint32_t id;
 
+		if (group_of)
+			group_of[i] = 0;
 		if (!hpa_view_sample(&view, i, &frames, &nr))
 			continue;
 		value = hpa_view_value(&view, i);
@@ -67,6 +75,8 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 			groups[ngroups].before = groups[ngroups].after = 0;
 			ngroups++;
 		}
+		if (group_of)
+			group_of[i] = id;
 		if (prof->inputs[prof->samples[i].input - 1].is_base)
 			groups[id - 1].before -= value;
 		else

@@ -2,6 +2,7 @@
  * Output destinations.  A file named with --output is written under a
  * temporary name in the same directory and renamed into place only when the
  * whole report was written, so a failed run leaves no half-written file.
+ * A device or FIFO (/dev/null, a pipe) is written directly, never replaced.
  */
 #ifndef HPA_OUTPUT_H
 #define HPA_OUTPUT_H
@@ -13,7 +14,7 @@
 struct hpa_output {
 	FILE *fp;
 	char *path;   /* final name, NULL for stdout */
-	char *tmp;    /* temporary name while writing */
+	char *tmp;    /* temporary name while writing; NULL: written directly */
 };
 
 /*

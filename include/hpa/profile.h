@@ -258,8 +258,8 @@ const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
 /*
  * Location identity across inputs: every location in a mapped file is
  * keyed by (module, file offset), the module being the file's build-id when
- * known, else its path; locations with the same key become one, and stacks
- * and samples follow.  Addresses in no mapping, or in anonymous memory,
+ * known, else its path; locations with the same key become one, and the
+ * frames of every stack follow (two stacks may then hold the same frames).  Addresses in no mapping, or in anonymous memory,
  * stay addresses of their own input.  Run once, after every input and its
  * mappings are read and before symbolization.
  */

@@ -37,9 +37,8 @@ static uint64_t key_hash(uint32_t module, uint64_t offset)
 void hpa_unify_locations(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
-	uint32_t *remap, *next, *mod_of_map, *old_frames, n = 1;
-	struct hpa_stack *old_stacks;
-	size_t i, old_nr;
+	uint32_t *remap, *next, *mod_of_map, n = 1;
+	size_t i;
 
 	/* Key every location by its module and offset. */
 	mod_of_map = xcalloc(prof->mappings_nr, sizeof(*mod_of_map));
@@ -88,41 +87,18 @@ void hpa_unify_locations(struct hpa_profile *prof)
 	}
 	prof->locs_nr = n;
 
-	/* Stacks again, over the kept locations: two may now be one. */
-	old_stacks = prof->stacks;
-	old_frames = prof->frames;
-	old_nr = prof->stacks_nr;
-	prof->stacks = NULL;
-	prof->frames = NULL;
-	prof->stacks_alloc = prof->frames_alloc = 0;
-	prof->frames_nr = 0;
-	prof->stacks_nr = 1;
-	HPA_GROW(prof->stacks, 1, prof->stacks_alloc);
-	memset(&prof->stacks[0], 0, sizeof(prof->stacks[0]));
-	free(prof->stack_next);
-	prof->stack_next = xcalloc(prof->stacks_alloc, sizeof(*prof->stack_next));
+	/*
+	 * Stacks follow in place.  Two stacks of different inputs may now hold
+	 * the same frames; they stay two ids (every reader of stacks goes
+	 * through samples), and the stack index, keyed by the old ids, is
+	 * emptied so nothing later matches against it.
+	 */
+	for (i = 0; i < prof->frames_nr; i++)
+		prof->frames[i] = remap[prof->frames[i]];
+	free(remap);
 	hpa_hashmap_release(&prof->stack_by_hash);
 	hpa_hashmap_init(&prof->stack_by_hash);
-	{
-		uint32_t *stack_remap = xcalloc(old_nr, sizeof(*stack_remap));
-		uint32_t *buf = NULL;
-		size_t buf_alloc = 0, f;
-
-		for (i = 1; i < old_nr; i++) {
-			const struct hpa_stack *st = &old_stacks[i];
-			HPA_GROW(buf, st->nr, buf_alloc);
-			for (f = 0; f < st->nr; f++)
-				buf[f] = remap[old_frames[st->first + f]];
-			stack_remap[i] = hpa_profile_intern_stack_locs(prof, buf, st->nr);
-		}
-		for (i = 0; i < prof->samples_nr; i++)
-			prof->samples[i].stack = stack_remap[prof->samples[i].stack];
-		free(buf);
-		free(stack_remap);
-	}
-	free(old_stacks);
-	free(old_frames);
-	free(remap);
+	memset(prof->stack_next, 0, prof->stacks_alloc * sizeof(*prof->stack_next));
 
 	/* Addresses now name the representative of their location. */
 	hpa_hashmap_release(&prof->loc_by_addr);

@@ -30,6 +30,17 @@ int hpa_output_open(struct hpa_output *out, const char *path,
 				return hpa_error("%s: refusing to overwrite an input file", path);
 		}
 	}
+	if (stat(path, &ost) == 0 && S_ISDIR(ost.st_mode))
+		return hpa_error("%s: is a directory", path);
+	if (stat(path, &ost) == 0 && !S_ISREG(ost.st_mode)) {
+		/* A device or FIFO (/dev/null, /dev/stdout, a pipe): written as is,
+		 * never replaced by a renamed file. */
+		out->fp = fopen(path, "w");
+		if (!out->fp)
+			return hpa_error("%s: cannot open: %s", path, strerror(errno));
+		out->path = xstrdup(path);
+		return 0;
+	}
 	out->path = xstrdup(path);
 	out->tmp = xmalloc(strlen(path) + 16);
 	sprintf(out->tmp, "%s.hpa-XXXXXX", path);
@@ -63,10 +74,10 @@ int hpa_output_close(struct hpa_output *out, bool ok)
 	if (out->path) {
 		if (fclose(out->fp) != 0 && ok && !rc)
 			rc = hpa_error("%s: write error: %s", name, strerror(errno));
-		if (ok && !rc && rename(out->tmp, out->path) < 0)
+		if (out->tmp && ok && !rc && rename(out->tmp, out->path) < 0)
 			rc = hpa_error("%s: cannot rename %s into place: %s", name, out->tmp,
 				       strerror(errno));
-		if (!ok || rc)
+		if (out->tmp && (!ok || rc))
 			unlink(out->tmp);
 	}
 	free(out->path);

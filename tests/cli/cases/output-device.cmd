@@ -1,0 +1,1 @@
+--no-symbols --show_bytes -o /dev/null gperf/sample-v2.heap; echo "exit=$?"; test -c /dev/null && echo "/dev/null is still a device"; ls /dev | grep "^null.hpa-" | wc -l

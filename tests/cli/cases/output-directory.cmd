@@ -1,0 +1,1 @@
+--no-symbols -o jemalloc gperf/sample-v2.heap; echo "exit=$?"

@@ -1,0 +1,1 @@
+--version >/dev/null; mkfifo "$D/fifo"; "$hpa" --no-symbols --show_bytes -o "$D/fifo" gperf/sample-v2.heap & head -n 1 "$D/fifo"; wait; test -p "$D/fifo" && echo "the FIFO is still a FIFO"

@@ -9,6 +9,7 @@
 #include "hpa/diag.h"
 #include "hpa/diff.h"
 #include "hpa/fetch.h"
+#include "hpa/names.h"
 #include "hpa/output.h"
 #include "hpa/profile.h"
 #include "hpa/reader.h"
@@ -224,6 +225,8 @@ int hpa_run(const struct hpa_opts *opts)
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
 	}
+	if (!rc)
+		hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
 	if (!rc)
 		rc = hpa_apply_base(&prof, opts);
 	if (!rc && opts->thread != HPA_THREAD_ALL && opts->mode != HPA_MODE_THREADS) {

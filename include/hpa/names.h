@@ -1,6 +1,8 @@
 /*
- * What a frame is called in reports: the label of a frame hpa could not
- * name, and names made safe for folded stacks.
+ * What a frame is called in reports, decided once: after symbolization,
+ * hpa_name_frames() gives every frame (location and inline level) its
+ * names as interned strings, and every writer and filter reads them from
+ * there.  Language-aware short names belong in that one place.
  */
 #ifndef HPA_NAMES_H
 #define HPA_NAMES_H
@@ -24,5 +26,25 @@ void hpa_folded_name(char *name);
 
 /* A frame's name in folded stacks (full, "[inline]" marked, made safe); malloc'ed. */
 char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f);
+
+/* The names of one frame; strings are ids in the profile's string table. */
+struct hpa_frame_name {
+	uint32_t full;      /* demangled name; an unknown frame's label */
+	uint32_t shortn;    /* jeprof's short name (C++ arguments dropped); the label */
+	uint32_t display;   /* shortn, an inlined callee marked " (inline)": report rows */
+	uint32_t folded;    /* full, an inlined callee marked "[inline]", folded-safe */
+	bool inlined;       /* an inlined callee, not its location's outermost function */
+	bool known;         /* symbolized (else the names are its label) */
+};
+
+/* Name every frame of the profile; run after symbolization, before any report. */
+void hpa_name_frames(struct hpa_profile *prof);
+
+/* The names of frame `f` (hpa_name_frames() must have run). */
+const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, struct hpa_frame f);
+
+/* Shorthands: one of a frame's names as a string. */
+const char *hpa_frame_full(const struct hpa_profile *prof, struct hpa_frame f);
+const char *hpa_frame_display(const struct hpa_profile *prof, struct hpa_frame f);
 
 #endif

@@ -24,6 +24,8 @@
 #include "hpa/hashmap.h"
 #include "hpa/strtab.h"
 
+struct hpa_frame_name;
+
 /* The four values every sample carries, in this order. */
 enum hpa_value {
 	HPA_INUSE_OBJECTS,
@@ -178,6 +180,10 @@ struct hpa_profile {
 
 	struct hpa_thread *threads;
 	size_t threads_nr, threads_alloc;
+
+	/* By frame slot (view.h): the names hpa_name_frames() gave (names.h). */
+	struct hpa_frame_name *names;
+	size_t names_nr;
 };
 
 void hpa_profile_init(struct hpa_profile *prof);

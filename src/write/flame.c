@@ -75,17 +75,12 @@ static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t name)
 	return id;
 }
 
+/* The full name, an inlined callee marked " [inline]"; an unknown frame's label. */
 static char *frame_name(const struct hpa_profile *prof, struct hpa_frame f)
 {
-	const struct hpa_location *l = &prof->locs[f.loc];
-	char *name;
+	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
 
-	if (!l->line_nr)
-		return hpa_frame_label(prof, f);
-	name = hpa_xasprintf("%s%s",
-			     hpa_profile_str(prof, prof->funcs[prof->lines[l->line_first + f.level].func].name),
-			     f.level + 1 < l->line_nr ? " [inline]" : "");
-	return name;
+	return hpa_xasprintf("%s%s", hpa_profile_str(prof, n->full), n->inlined ? " [inline]" : "");
 }
 
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)

@@ -38,19 +38,7 @@ struct growth {
 
 static char *short_frame(const struct hpa_profile *prof, struct hpa_frame f)
 {
-	const struct hpa_location *l = &prof->locs[f.loc];
-	char *name, *out;
-
-	if (!l->line_nr)
-		return hpa_frame_label(prof, f);
-	name = xstrdup(hpa_profile_str(prof, prof->funcs[prof->lines[l->line_first + f.level].func].name));
-	hpa_short_name(name);
-	if (f.level + 1 < l->line_nr) {
-		out = hpa_xasprintf("%s (inline)", name);
-		free(name);
-		return out;
-	}
-	return name;
+	return xstrdup(hpa_frame_display(prof, f));
 }
 
 static struct series *series_for(struct growth *g, struct hpa_hashmap *index, struct series **arr,

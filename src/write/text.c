@@ -89,7 +89,9 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 	const struct hpa_profile *prof = k->prof;
 	const struct hpa_location *l = &prof->locs[f.loc];
 	size_t slot = hpa_frame_slot(prof, f);
-	char *key = NULL, *name;
+	const struct hpa_frame_name *names;
+	const char *display;
+	char *key = NULL;
 	uint32_t id;
 
 	if (k->slot_key[slot])
@@ -98,39 +100,30 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 		k->slot_key[slot] = NO_KEY;
 		return NO_KEY;
 	}
+	names = hpa_frame_name(prof, f);
+	display = hpa_profile_str(prof, names->display);
 	if (!l->line_nr) {
-		key = hpa_frame_label(prof, f);
-		if (k->opts->granularity == HPA_BY_ADDRESS && l->module) {   /* the runtime address too */
-			char *label = key;
-			key = hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, label);
-			free(label);
-		}
+		key = k->opts->granularity == HPA_BY_ADDRESS && l->module ?   /* the runtime address too */
+			hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, display) : xstrdup(display);
 	} else {
 		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
 		const char *file = hpa_profile_str(prof, ln->file);
-		const char *inl = f.level + 1 < l->line_nr ? " (inline)" : "";
 
-		name = xstrdup(hpa_profile_str(prof, prof->funcs[ln->func].name));
-		hpa_short_name(name);
 		switch (k->opts->granularity) {
 		case HPA_BY_LINE:
-			key = hpa_xasprintf("%s%s %s:%u", name, inl, *file ? file : "??", ln->line);
+			key = hpa_xasprintf("%s %s:%u", display, *file ? file : "??", ln->line);
 			break;
 		case HPA_BY_ADDRESS:
-			key = hpa_xasprintf("0x%llx %s%s %s:%u", (unsigned long long)l->addr, name, inl,
+			key = hpa_xasprintf("0x%llx %s %s:%u", (unsigned long long)l->addr, display,
 					    *file ? file : "??", ln->line);
 			break;
-		case HPA_BY_FILE:
-			if (*file)
-				key = xstrdup(file);
-			else
-				key = hpa_frame_label(prof, f);
+		case HPA_BY_FILE:   /* no file: the frame's place, as for an unknown one */
+			key = *file ? xstrdup(file) : hpa_frame_label(prof, f);
 			break;
 		default:
-			key = hpa_xasprintf("%s%s", name, inl);
+			key = xstrdup(display);
 			break;
 		}
-		free(name);
 	}
 	id = hpa_strtab_intern(&k->names, key);
 	free(key);

@@ -22,20 +22,15 @@ static char *frame_text(const struct hpa_profile *prof, struct hpa_frame f)
 	const struct hpa_location *l = &prof->locs[f.loc];
 	const struct hpa_line *ln;
 	const char *file;
-	char *name, *out, line[16] = "";
+	char line[16] = "";
 
 	if (!l->line_nr)
-		return hpa_frame_label(prof, f);
+		return xstrdup(hpa_frame_display(prof, f));
 	ln = &prof->lines[l->line_first + f.level];
 	file = hpa_profile_str(prof, ln->file);
-	name = xstrdup(hpa_profile_str(prof, prof->funcs[ln->func].name));
-	hpa_short_name(name);
 	if (*file && ln->line)
 		snprintf(line, sizeof(line), ":%u", ln->line);
-	out = hpa_xasprintf("%s%s%s%s%s", name, f.level + 1 < l->line_nr ? " (inline)" : "",
-			    *file ? " " : "", file, line);
-	free(name);
-	return out;
+	return hpa_xasprintf("%s%s%s%s", hpa_frame_display(prof, f), *file ? " " : "", file, line);
 }
 
 static const struct hpa_strtab *sort_tab;

@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/diag.h"
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
+#include "hpa/symbolize.h"
+#include "hpa/xalloc.h"
 
 char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f)
 {
@@ -42,17 +45,72 @@ void hpa_folded_name(char *name)
 
 char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f)
 {
-	const struct hpa_location *l = &prof->locs[f.loc];
-	char *name;
+	return xstrdup(hpa_profile_str(prof, hpa_frame_name(prof, f)->folded));
+}
 
-	if (!l->line_nr) {
-		name = hpa_frame_label(prof, f);
-	} else {
-		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
-		const char *fn = hpa_profile_str(prof, prof->funcs[ln->func].name);
+/* All names of one frame, from its full name (or label) and inline flag. */
+static void name_one(struct hpa_profile *prof, struct hpa_frame_name *n, const char *full,
+		     bool known, bool inlined)
+{
+	char *s = xstrdup(full), *t;
 
-		name = hpa_xasprintf("%s%s", fn, f.level + 1 < l->line_nr ? "[inline]" : "");
+	n->known = known;
+	n->inlined = inlined;
+	n->full = hpa_strtab_intern(&prof->strs, full);
+	if (known)
+		hpa_short_name(s);
+	n->shortn = hpa_strtab_intern(&prof->strs, s);
+	t = hpa_xasprintf("%s%s", s, inlined ? " (inline)" : "");
+	n->display = hpa_strtab_intern(&prof->strs, t);
+	free(t);
+	free(s);
+	s = hpa_xasprintf("%s%s", full, inlined ? "[inline]" : "");
+	hpa_folded_name(s);
+	n->folded = hpa_strtab_intern(&prof->strs, s);
+	free(s);
+}
+
+void hpa_name_frames(struct hpa_profile *prof)
+{
+	size_t i, lv;
+
+	free(prof->names);
+	prof->names_nr = prof->lines_nr + prof->locs_nr;
+	prof->names = xcalloc(prof->names_nr, sizeof(*prof->names));
+	for (i = 1; i < prof->locs_nr; i++) {
+		const struct hpa_location *l = &prof->locs[i];
+		struct hpa_frame f = { (uint32_t)i, 0 };
+
+		if (!l->line_nr) {
+			char *label = hpa_frame_label(prof, f);
+			name_one(prof, &prof->names[prof->lines_nr + i], label, false, false);
+			free(label);
+			continue;
+		}
+		for (lv = 0; lv < l->line_nr; lv++) {
+			const struct hpa_line *ln = &prof->lines[l->line_first + lv];
+			name_one(prof, &prof->names[l->line_first + lv],
+				 hpa_profile_str(prof, prof->funcs[ln->func].name), true,
+				 lv + 1 < l->line_nr);
+		}
 	}
-	hpa_folded_name(name);
-	return name;
+}
+
+const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
+		HPA_BUG("frame %u/%u: names %s", f.loc, f.level,
+			prof->names ? "out of date (frames changed since hpa_name_frames())"
+				    : "not made (hpa_name_frames() has not run)");
+	return &prof->names[hpa_frame_slot(prof, f)];
+}
+
+const char *hpa_frame_full(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	return hpa_profile_str(prof, hpa_frame_name(prof, f)->full);
+}
+
+const char *hpa_frame_display(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	return hpa_profile_str(prof, hpa_frame_name(prof, f)->display);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/names.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "hpa/strbuf.h"
@@ -46,7 +47,8 @@ static bool any_match(const struct hpa_filter_re *f, const char *const *texts, s
 
 /*
  * Which filters a frame matches.  A frame is named by its function (full
- * and short), its file:line, its address and its module: an expression
+ * and short; an unknown frame by its MODULE+0xOFFSET), its file:line, its
+ * address and its module: an expression
  * matching any of them matches the frame.
  */
 static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
@@ -55,8 +57,9 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 	const struct hpa_opts *o = v->opts;
 	const struct hpa_location *l = &prof->locs[f.loc];
 	size_t slot = hpa_frame_slot(prof, f);
+	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
 	const char *texts[5] = { NULL };
-	char addr[32], *shortn = NULL, *fileline = NULL;
+	char addr[32], *fileline = NULL;
 	uint8_t bits = M_KNOWN;
 
 	if (v->bits[slot] & M_KNOWN)
@@ -64,14 +67,12 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->addr);
 	texts[0] = addr;
 	texts[1] = hpa_profile_loc_module(prof, f.loc);
+	texts[2] = hpa_profile_str(prof, n->full);   /* an unknown frame's MODULE+0xOFFSET */
 	if (l->line_nr) {
 		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
 		const char *file = hpa_profile_str(prof, ln->file);
 
-		texts[2] = hpa_profile_str(prof, prof->funcs[ln->func].name);
-		shortn = xstrdup(texts[2]);
-		hpa_short_name(shortn);
-		texts[3] = shortn;
+		texts[3] = hpa_profile_str(prof, n->shortn);
 		if (*file)
 			fileline = hpa_xasprintf("%s:%u", file, ln->line);
 		texts[4] = fileline;
@@ -84,7 +85,6 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 		bits |= M_SHOW;
 	if (o->hide.set && any_match(&o->hide, texts, 5))
 		bits |= M_HIDE;
-	free(shortn);
 	free(fileline);
 	v->bits[slot] = bits;
 	return bits;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hpa/diag.h"
+#include "hpa/names.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 #include "hpa/reader.h"
@@ -44,6 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	hpa_profile_init(&prof);
 	if (hpa_read_stream(&prof, in, "fuzz") == 0) {
+		hpa_unify_locations(&prof);
+		hpa_name_frames(&prof);
 		memset(&opts, 0, sizeof(opts));
 		opts.thread = HPA_THREAD_ALL;
 		opts.show_bytes = true;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/names.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 #include "hpa/report.h"
@@ -64,6 +65,7 @@ int main(void)
 	o.value = HPA_INUSE_SPACE;
 	o.thread = HPA_THREAD_ALL;
 	o.keep_internal = true;
+	hpa_name_frames(&p);
 	fp = fopen("flame-names.svg", "w+");
 	CHECK_INT_EQ(hpa_report_svg(fp, &p, &o), 0);
 	svg = slurp(fp);
@@ -82,6 +84,7 @@ int main(void)
 	hpa_profile_release(&p);
 	hpa_profile_init(&p);
 	hpa_profile_add_input(&p, "empty");
+	hpa_name_frames(&p);
 	fp = fopen("flame-empty.svg", "w+");
 	CHECK_INT_EQ(hpa_report_svg(fp, &p, &o), 0);
 	svg = slurp(fp);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hpa/names.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 #include "hpa/reader.h"
@@ -53,6 +54,8 @@ static char *report(const char *text, const struct hpa_opts *o)
 	rewind(in);
 	hpa_profile_init(&p);
 	CHECK_INT_EQ(hpa_read_stream(&p, in, "t.heap"), 0);
+	hpa_unify_locations(&p);
+	hpa_name_frames(&p);
 	CHECK_INT_EQ(hpa_report_text(out, &p, o), 0);
 	rewind(out);
 	if (fread(buf, 1, 4095, out) == 0)
@@ -88,11 +91,11 @@ static void rows(void)
 	CHECK_STR_EQ(s,
 		"Total: 1000 B\n"
 		"     500  50.0%  50.0%      500  50.0% <no stack>\n"
-		"     300  30.0%  80.0%      300  30.0% 0xa (prog)\n"
-		"     100  10.0%  90.0%      100  10.0% 0xd (prog)\n"
-		"     100  10.0% 100.0%      100  10.0% 0xe (prog)\n"
-		"       0   0.0% 100.0%      300  30.0% 0xb (prog)\n"
-		"       0   0.0% 100.0%      400  40.0% 0xc (prog)\n");
+		"     300  30.0%  80.0%      300  30.0% prog+0xa\n"
+		"     100  10.0%  90.0%      100  10.0% prog+0xd\n"
+		"     100  10.0% 100.0%      100  10.0% prog+0xe\n"
+		"       0   0.0% 100.0%      300  30.0% prog+0xb\n"
+		"       0   0.0% 100.0%      400  40.0% prog+0xc\n");
 	free(s);
 
 	o.cum = true;
@@ -101,11 +104,11 @@ static void rows(void)
 	CHECK_STR_EQ(s,
 		"Total: 0.0 MB\n"
 		"     0.0  50.0%  50.0%      0.0  50.0% <no stack>\n"
-		"     0.0   0.0%  50.0%      0.0  40.0% 0xc (prog)\n"
-		"     0.0  30.0%  80.0%      0.0  30.0% 0xa (prog)\n"
-		"     0.0   0.0%  80.0%      0.0  30.0% 0xb (prog)\n"
-		"     0.0  10.0%  90.0%      0.0  10.0% 0xd (prog)\n"
-		"     0.0  10.0% 100.0%      0.0  10.0% 0xe (prog)\n");
+		"     0.0   0.0%  50.0%      0.0  40.0% prog+0xc\n"
+		"     0.0  30.0%  80.0%      0.0  30.0% prog+0xa\n"
+		"     0.0   0.0%  80.0%      0.0  30.0% prog+0xb\n"
+		"     0.0  10.0%  90.0%      0.0  10.0% prog+0xd\n"
+		"     0.0  10.0% 100.0%      0.0  10.0% prog+0xe\n");
 	free(s);
 }
 

@@ -1,0 +1,198 @@
+/*
+ * The model's passes, on small profiles written here: location identity
+ * across inputs (hpa_unify_locations), frame names made once
+ * (hpa_name_frames), the grouping engine (hpa_group_stacks), the base pass
+ * (--drop_negative, --normalize), and a pprof round trip (--proto written,
+ * read back, the same stacks and values).
+ */
+#include "hpa/compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/diff.h"
+#include "hpa/group.h"
+#include "hpa/names.h"
+#include "hpa/opts.h"
+#include "hpa/profile.h"
+#include "hpa/reader.h"
+#include "hpa/report.h"
+#include "test.h"
+
+/* One process: libfoo at `lib`, /usr/bin/srv at `exe`; two stacks with `a` and `b` bytes. */
+static void add_input(struct hpa_profile *p, unsigned long long lib, unsigned long long exe,
+		      int a, int b, bool base)
+{
+	FILE *fp = tmpfile();
+
+	fprintf(fp, "heap_v2/1\n"
+		"  t*: 2: %d [0: 0]\n"
+		"@ 0x%llx 0x%llx 0x%llx\n  t*: 1: %d [0: 0]\n"
+		"@ 0x%llx 0x%llx 0x%llx\n  t*: 1: %d [0: 0]\n"
+		"\nMAPPED_LIBRARIES:\n"
+		"%llx-%llx r-xp 00001000 08:01 1 /usr/bin/srv\n"
+		"%llx-%llx r-xp 00002000 08:01 2 /usr/lib/libfoo.so.1\n",
+		a + b, lib + 0x10, lib + 0x20, exe + 0x30, a, lib + 0x40, lib + 0x20, exe + 0x30, b,
+		exe, exe + 0x1000, lib, lib + 0x1000);
+	rewind(fp);
+	CHECK_INT_EQ(hpa_read_stream(p, fp, base ? "base" : "profile"), 0);
+	fclose(fp);
+	if (base) {
+		hpa_profile_input(p, (uint32_t)p->inputs_nr)->is_base = true;
+		hpa_profile_input(p, (uint32_t)p->inputs_nr)->weight = -1;
+	}
+}
+
+static struct hpa_opts default_opts(void)
+{
+	struct hpa_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.value = HPA_INUSE_SPACE;
+	o.thread = HPA_THREAD_ALL;
+	o.keep_internal = true;
+	o.base = "base";
+	return o;
+}
+
+/* The folded groups as "stack before after" lines, in order of first appearance. */
+static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
+{
+	struct hpa_strtab texts;
+	struct hpa_stack_group *g;
+	uint32_t *group_of = calloc(p->samples_nr + 1, sizeof(*group_of));
+	size_t n, i, len = 0;
+	double total;
+	char *out = calloc(1, 4096);
+
+	hpa_strtab_init(&texts);
+	n = hpa_group_stacks(p, o, &hpa_folded_format, &texts, &g, &total, group_of);
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(out + len, 4096 - len, "%s %g %g\n",
+					hpa_strtab_get(&texts, g[i].text), g[i].before, g[i].after);
+	for (i = 0; i < p->samples_nr; i++)   /* every sample in a group of its stack */
+		CHECK(group_of[i] >= 1 && group_of[i] <= n);
+	free(g);
+	free(group_of);
+	hpa_strtab_release(&texts);
+	return out;
+}
+
+static void test_identity_and_grouping(void)
+{
+	struct hpa_profile p;
+	struct hpa_opts o = default_opts();
+	char *s;
+
+	hpa_profile_init(&p);
+	/*
+	 * The same program at other load addresses: the base has 100 + 50 B,
+	 * the profile 300 + 20 B (heap_v2/1: unsampling changes them by less
+	 * than 1e-6).
+	 */
+	add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
+	add_input(&p, 0x7f1230000000ULL, 0x555600000000ULL, 100, 50, true);
+	CHECK_INT_EQ(p.locs_nr - 1, 8);    /* 4 addresses per input, before */
+	hpa_unify_locations(&p);
+	CHECK_INT_EQ(p.locs_nr - 1, 4);    /* one location per module and offset */
+	CHECK_INT_EQ(p.locs[1].offset, 0x2010);
+	CHECK_STR_EQ(hpa_profile_str(&p, p.locs[1].module), "/usr/lib/libfoo.so.1");
+	hpa_name_frames(&p);
+	{
+		struct hpa_frame f = { 1, 0 };
+		const struct hpa_frame_name *n = hpa_frame_name(&p, f);
+		CHECK_STR_EQ(hpa_profile_str(&p, n->full), "libfoo.so.1+0x2010");
+		CHECK_STR_EQ(hpa_profile_str(&p, n->display), "libfoo.so.1+0x2010");
+		CHECK(!n->known && !n->inlined);
+	}
+	s = groups_text(&p, &o);
+	CHECK_STR_EQ(s, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2010; 100 300\n"
+		     "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2040; 50 20\n");
+	free(s);
+	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 170, 1e-6);
+
+	/* --drop_negative: the stack that shrank (50 -> 20) goes, whole. */
+	o.drop_negative = true;
+	CHECK_INT_EQ(hpa_apply_base(&p, &o), 0);
+	s = groups_text(&p, &o);
+	CHECK_STR_EQ(s, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2010; 100 300\n");
+	free(s);
+	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 200, 1e-6);
+	hpa_profile_release(&p);
+
+	/* --normalize: the base scaled to the profile's total (320 / 150). */
+	hpa_profile_init(&p);
+	add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
+	add_input(&p, 0x7f1230000000ULL, 0x555600000000ULL, 100, 50, true);
+	hpa_unify_locations(&p);
+	hpa_name_frames(&p);
+	o = default_opts();
+	o.normalize = true;
+	CHECK_INT_EQ(hpa_apply_base(&p, &o), 0);
+	CHECK_DBL_EQ(p.inputs[1].weight, -320.0 / 150.0, 1e-6);
+	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 0, 1e-9);
+	hpa_profile_release(&p);
+}
+
+/* Two modules at the same address in two inputs stay two locations. */
+static void test_two_modules_one_address(void)
+{
+	struct hpa_profile p;
+	FILE *fp;
+	int i;
+
+	hpa_profile_init(&p);
+	for (i = 0; i < 2; i++) {
+		fp = tmpfile();
+		fprintf(fp, "heap_v2/1\n  t*: 1: 10 [0: 0]\n@ 0x400100\n  t*: 1: 10 [0: 0]\n"
+			"\nMAPPED_LIBRARIES:\n00400000-00401000 r-xp 00000000 08:01 1 /opt/v%d/server\n", i);
+		rewind(fp);
+		CHECK_INT_EQ(hpa_read_stream(&p, fp, "x"), 0);
+		fclose(fp);
+	}
+	hpa_unify_locations(&p);
+	CHECK_INT_EQ(p.locs_nr - 1, 2);
+	CHECK(p.locs[1].module != p.locs[2].module);
+	CHECK_INT_EQ(p.locs[1].input, 1);
+	CHECK_INT_EQ(p.locs[2].input, 2);
+	hpa_profile_release(&p);
+}
+
+/* --proto, read back: the same folded stacks and the same total. */
+static void test_pprof_round_trip(void)
+{
+	struct hpa_profile p, q;
+	struct hpa_opts o = default_opts();
+	FILE *fp = tmpfile();
+	char *a, *b;
+
+	o.base = NULL;
+	hpa_profile_init(&p);
+	add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
+	hpa_unify_locations(&p);
+	hpa_name_frames(&p);
+	CHECK_INT_EQ(hpa_report_pprof(fp, &p, &o), 0);
+	rewind(fp);
+	hpa_profile_init(&q);
+	CHECK_INT_EQ(hpa_read_stream(&q, fp, "round.pb.gz"), 0);
+	fclose(fp);
+	hpa_unify_locations(&q);
+	hpa_name_frames(&q);
+	a = groups_text(&p, &o);
+	b = groups_text(&q, &o);
+	CHECK_STR_EQ(b, a);
+	CHECK_DBL_EQ(hpa_profile_total(&q, HPA_INUSE_SPACE, HPA_THREAD_ALL), 320, 1e-6);
+	free(a);
+	free(b);
+	hpa_profile_release(&p);
+	hpa_profile_release(&q);
+}
+
+int main(void)
+{
+	test_identity_and_grouping();
+	test_two_modules_one_address();
+	test_pprof_round_trip();
+	TEST_MAIN_END();
+}

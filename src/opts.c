@@ -5,6 +5,7 @@
  */
 #include "hpa/compat.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,166 +17,322 @@
 #include "hpa/opts.h"
 #include "hpa/xalloc.h"
 
-enum opt_id {
-	/* Output modes, in enum hpa_mode order. */
-	OPT_TEXT,
-	OPT_COLLAPSE,
-	OPT_TRACES,
-	OPT_THREADS,
-	OPT_PROTO,
-	OPT_SVG,
-	OPT_CSV,
-	OPT_COLLAPSED,   /* jeprof's spelling of --collapse */
-	/* In enum hpa_value order, so the value is id - OPT_INUSE_OBJECTS. */
-	OPT_INUSE_OBJECTS,
-	OPT_INUSE_SPACE,
-	OPT_ALLOC_OBJECTS,
-	OPT_ALLOC_SPACE,
-	OPT_SHOW_BYTES,
-	OPT_CUM,
-	/* In enum hpa_granularity order. */
-	OPT_FUNCTIONS,
-	OPT_LINES,
-	OPT_ADDRESSES,
-	OPT_FILES,
-	OPT_KEEP_INTERNAL,
-	OPT_NO_SYMBOLS,
-	OPT_SYSROOT,
-	OPT_DEBUG_DIR,
-	OPT_DEBUGINFOD,
-	OPT_OUTPUT,
-	OPT_THREAD,
-	OPT_BASE,
-	OPT_DROP_NEGATIVE,
-	OPT_NORMALIZE,
-	OPT_DIFF_COLUMNS,
-	OPT_FOCUS,
-	OPT_IGNORE,
-	OPT_SHOW,
-	OPT_HIDE,
-	OPT_ICICLE,
-	OPT_TITLE,
-	OPT_SUBTITLE,
-	OPT_WIDTH,
-	OPT_MINWIDTH,
-	OPT_OUTDIR,
-	OPT_GROWTH,
-	OPT_ENDPOINT,
-	OPT_TIMEOUT,
-	OPT_CACERT,
-	OPT_CERT,
-	OPT_KEY,
-	OPT_INSECURE,
-	OPT_HEADER,
-	OPT_WATCH,
-	OPT_INTERVAL,
-	OPT_THRESHOLD,
-	OPT_PID,
-	OPT_NODECOUNT,
-	OPT_NODEFRACTION,
-	OPT_HELP,
-	OPT_VERSION
+/*
+ * What an option does with its value.  Each entry names its target field in
+ * struct hpa_opts (offsetof), so parsing is this table and one loop.
+ */
+enum opt_kind {
+	K_FLAG,      /* bool = true */
+	K_CHOICE,    /* one of a group: the entries with the same field; int = choice */
+	K_STRING,    /* const char * = the value */
+	K_PARSE,     /* parse(): convert and check the value, store it */
+	K_HELP,
+	K_VERSION
 };
 
 struct opt_def {
 	const char *name;
 	char short_name;
-	enum opt_id id;
-	const char *arg;     /* NULL: no argument */
-	const char *section; /* starts a new --help section */
-	const char *help;
+	enum opt_kind kind;
+	size_t off;           /* target field */
+	int choice;           /* K_CHOICE: the value stored */
+	int (*parse)(struct hpa_opts *opts, void *field, const char *opt, const char *val);
+	const char *arg;      /* NULL: no argument */
+	const char *section;  /* starts a new --help section */
+	const char *help;     /* NULL: another spelling, not listed */
+	bool alias;           /* another spelling of a choice (left out of conflict lists) */
 };
 
+#define F(field) offsetof(struct hpa_opts, field)
+#define FLAG(n, field, sec, h) { n, 0, K_FLAG, F(field), 0, NULL, NULL, sec, h, false }
+#define CHOICE(n, field, v, sec, h) { n, 0, K_CHOICE, F(field), (int)(v), NULL, NULL, sec, h, false }
+#define STRING(n, field, arg, sec, h) { n, 0, K_STRING, F(field), 0, NULL, arg, sec, h, false }
+#define PARSE(n, field, fn, arg, sec, h) { n, 0, K_PARSE, F(field), 0, fn, arg, sec, h, false }
+
+static int usage_error(const char *fmt, const char *arg);
+
+static int nonempty_file(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	(void)opts;
+	if (!*val)
+		return usage_error("option '%s' needs a file name", opt);
+	*(const char **)field = val;
+	return 0;
+}
+
+static int nonempty_dir(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	(void)opts;
+	if (!*val)
+		return usage_error("option '%s' needs a directory", opt);
+	*(const char **)field = val;
+	return 0;
+}
+
+static int add_debug_dir(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	(void)field, (void)opt;
+	opts->debug_dirs[opts->debug_dirs_nr++] = val;
+	return 0;
+}
+
+static int add_header(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	const char *colon = strchr(val, ':');
+	size_t nlen = colon ? (size_t)(colon - val) : 0;
+
+	(void)field, (void)opt;
+	/* Never echo the value: it is often a token. */
+	if (!colon || !nlen || strcspn(val, " \t") < nlen || strpbrk(val, "\r\n"))
+		return usage_error("%s", "--header needs one 'Name: value' line");
+	opts->http.headers[opts->http.headers_nr++] = val;
+	return 0;
+}
+
+static int parse_regex(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	struct hpa_filter_re *f = field;
+	int rc;
+
+	(void)opts;
+	if (f->set) {
+		regfree(&f->re);
+		f->set = false;
+	}
+	rc = regcomp(&f->re, val, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[256];
+		regerror(rc, &f->re, msg, sizeof(msg));
+		fprintf(stderr, "hpa: %s: bad regular expression '%s': %s\n", opt, val, msg);
+		fputs("Try 'hpa --help' for more information.\n", stderr);
+		return HPA_OPTS_USAGE;
+	}
+	f->set = true;
+	return 0;
+}
+
+static int parse_thread(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	long t = strtol(val, &end, 10);
+
+	(void)opts, (void)opt;
+	if (*end || end == val || t < 0 || t > INT32_MAX)
+		return usage_error("--thread needs a thread number, not '%s'", val);
+	*(int32_t *)field = (int32_t)t;
+	return 0;
+}
+
+static int parse_width(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	unsigned long w = strtoul(val, &end, 10);
+
+	(void)opts, (void)opt;
+	if (*end || end == val || w < 100 || w > 100000)
+		return usage_error("--width needs a number of pixels from 100 to 100000, not '%s'", val);
+	*(unsigned *)field = (unsigned)w;
+	return 0;
+}
+
+static int parse_minwidth(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	double w = strtod(val, &end);
+	bool pct = *end == '%';
+
+	(void)opt;
+	if (pct)
+		end++;
+	if (*end || end == val || !(w >= 0) || (pct && w > 100))
+		return usage_error("--minwidth needs pixels or a percentage, not '%s'", val);
+	*(double *)field = w;
+	opts->minwidth_pct = pct;
+	return 0;
+}
+
+static int parse_endpoint(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	(void)opts, (void)opt;
+	if (strcmp(val, "brpc") && strcmp(val, "gperftools") && strcmp(val, "greptime") &&
+	    strcmp(val, "tikv"))
+		return usage_error("--endpoint is one of brpc, gperftools, greptime, tikv, not '%s'", val);
+	*(const char **)field = val;
+	return 0;
+}
+
+/* Seconds, or with a suffix s, m or h: --timeout and --interval. */
+static int parse_time(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	double t = strtod(val, &end);
+
+	(void)opts, (void)opt;
+	if (end == val || !(t > 0))
+		return usage_error("--timeout and --interval need a positive time such as 30, 30s, 10m or 1h, not '%s'", val);
+	if (*end == 's' || *end == 'm' || *end == 'h') {
+		t *= *end == 'm' ? 60 : *end == 'h' ? 3600 : 1;
+		end++;
+	}
+	if (*end)
+		return usage_error("--timeout and --interval need a time such as 30, 30s, 10m or 1h, not '%s'", val);
+	*(double *)field = t;
+	return 0;
+}
+
+/* Bytes, or with a suffix KB, MB or GB (also K, MiB, ...). */
+static int parse_size(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	double b = strtod(val, &end);
+
+	(void)opts, (void)opt;
+	if (end == val || !(b >= 0))
+		return usage_error("--threshold needs a size, not '%s'", val);
+	if (!strcasecmp(end, "kb") || !strcasecmp(end, "k") || !strcasecmp(end, "kib"))
+		b *= 1024;
+	else if (!strcasecmp(end, "mb") || !strcasecmp(end, "m") || !strcasecmp(end, "mib"))
+		b *= 1048576;
+	else if (!strcasecmp(end, "gb") || !strcasecmp(end, "g") || !strcasecmp(end, "gib"))
+		b *= 1073741824.0;
+	else if (*end && strcasecmp(end, "b"))
+		return usage_error("--threshold needs a size such as 512KB or 20MB, not '%s'", val);
+	*(double *)field = b;
+	return 0;
+}
+
+static int parse_pid(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	long p = strtol(val, &end, 10);
+
+	(void)opts, (void)opt;
+	if (*end || end == val || p <= 0)
+		return usage_error("--pid needs a process id, not '%s'", val);
+	*(long *)field = p;
+	return 0;
+}
+
+static int parse_nodecount(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	unsigned long n = strtoul(val, &end, 10);
+
+	(void)opts, (void)opt;
+	if (*end || end == val || val[0] == '-')
+		return usage_error("--nodecount needs a count, not '%s'", val);
+	*(size_t *)field = n;
+	return 0;
+}
+
+static int parse_nodefraction(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	char *end;
+	double f = strtod(val, &end);
+
+	(void)opts, (void)opt;
+	if (*end || end == val || !(f >= 0 && f <= 1))
+		return usage_error("--nodefraction needs a number from 0 to 1, not '%s'", val);
+	*(double *)field = f;
+	return 0;
+}
+
 static const struct opt_def options[] = {
-	{ "text", 0, OPT_TEXT, NULL, "Output (one of)",
-	  "top list by flat and cumulative value, as jeprof --text (default)" },
-	{ "collapse", 0, OPT_COLLAPSE, NULL, NULL,
-	  "folded stacks \"root;...;leaf VALUE\", one line per stack, sorted (flame graphs)" },
-	{ "collapsed", 0, OPT_COLLAPSED, NULL, NULL, "same as --collapse (jeprof's name)" },
-	{ "traces", 0, OPT_TRACES, NULL, NULL, "every stack with its value, largest first" },
-	{ "threads", 0, OPT_THREADS, NULL, NULL,
-	  "per-thread totals (jemalloc tN lines), with thread names" },
-	{ "proto", 0, OPT_PROTO, NULL, NULL,
-	  "pprof protobuf, gzipped and symbolized (go tool pprof, Parca, Pyroscope)" },
-	{ "svg", 0, OPT_SVG, NULL, NULL,
-	  "interactive flame graph; differential with --base" },
-	{ "csv", 0, OPT_CSV, NULL, NULL, "with --growth: the per-dump series as CSV" },
-	{ "inuse_space", 0, OPT_INUSE_SPACE, NULL, "Value (one of)",
-	  "bytes in use at dump time (default)" },
-	{ "inuse_objects", 0, OPT_INUSE_OBJECTS, NULL, NULL, "objects in use at dump time" },
-	{ "alloc_space", 0, OPT_ALLOC_SPACE, NULL, NULL,
-	  "bytes allocated since start (jemalloc: needs prof_accum:true)" },
-	{ "alloc_objects", 0, OPT_ALLOC_OBJECTS, NULL, NULL, "objects allocated since start" },
-	{ "show_bytes", 0, OPT_SHOW_BYTES, NULL, "Report",
-	  "print sizes in bytes (B) instead of MB" },
-	{ "cum", 0, OPT_CUM, NULL, NULL, "sort rows by cumulative value instead of flat" },
-	{ "functions", 0, OPT_FUNCTIONS, NULL, "Granularity (one of)",
-	  "one row per function, inlined ones marked (inline) (default)" },
-	{ "lines", 0, OPT_LINES, NULL, NULL, "one row per function and source line" },
-	{ "addresses", 0, OPT_ADDRESSES, NULL, NULL,
-	  "one row per address and inline level, with function and line" },
-	{ "files", 0, OPT_FILES, NULL, NULL, "one row per source file" },
-	{ "keep-internal", 0, OPT_KEEP_INTERNAL, NULL, "Symbols",
-	  "keep allocator frames (malloc, operator new, jemalloc/tcmalloc internals)" },
-	{ "no-symbols", 0, OPT_NO_SYMBOLS, NULL, NULL,
-	  "do not symbolize: rows are MODULE+0xOFFSET, allocator frames kept" },
-	{ "sysroot", 0, OPT_SYSROOT, "DIR", NULL,
-	  "look for every mapped file under DIR (profiles from containers, other hosts)" },
-	{ "debug-dir", 0, OPT_DEBUG_DIR, "DIR", NULL,
-	  "also look for separate debug files in DIR (by build-id and debuglink); repeatable" },
-	{ "debuginfod", 0, OPT_DEBUGINFOD, NULL, NULL,
-	  "allow debuginfod downloads (DEBUGINFOD_URLS; otherwise ignored)" },
-	{ "output", 'o', OPT_OUTPUT, "FILE", NULL,
-	  "write to FILE (created only if the run succeeds) instead of stdout" },
-	{ "growth", 0, OPT_GROWTH, NULL, "Selection",
-	  "the PROFILEs are a series of dumps: rank stacks and functions by steady growth" },
-	{ "thread", 0, OPT_THREAD, "N", NULL,
-	  "report jemalloc thread N only (its tN lines) instead of all threads" },
-	{ "base", 0, OPT_BASE, "FILE", NULL,
-	  "subtract profile FILE, matching frames by module and offset (across runs and ASLR)" },
-	{ "drop_negative", 0, OPT_DROP_NEGATIVE, NULL, NULL,
-	  "with --base: drop stacks whose difference is negative" },
-	{ "normalize", 0, OPT_NORMALIZE, NULL, NULL,
-	  "with --base: scale the base to the profile's total first" },
-	{ "diff-columns", 0, OPT_DIFF_COLUMNS, NULL, NULL,
-	  "with --base --collapse: print \"stack BEFORE AFTER\" (differential flame graphs)" },
-	{ "focus", 0, OPT_FOCUS, "RE", NULL, "keep only stacks with a frame matching RE" },
-	{ "ignore", 0, OPT_IGNORE, "RE", NULL, "drop stacks with a frame matching RE" },
-	{ "show", 0, OPT_SHOW, "RE", NULL, "keep only frames matching RE" },
-	{ "hide", 0, OPT_HIDE, "RE", NULL, "drop frames matching RE" },
-	{ "nodecount", 0, OPT_NODECOUNT, "N", NULL, "--text: print at most N rows" },
-	{ "nodefraction", 0, OPT_NODEFRACTION, "F", NULL,
-	  "--text: drop rows whose |cum| is at most F times |Total|" },
-	{ "icicle", 0, OPT_ICICLE, NULL, "Flame graphs", "root on top" },
-	{ "title", 0, OPT_TITLE, "TEXT", NULL, "title (default: Flame Graph)" },
-	{ "subtitle", 0, OPT_SUBTITLE, "TEXT", NULL, "second title line" },
-	{ "width", 0, OPT_WIDTH, "PIXELS", NULL, "image width (default 1200)" },
-	{ "minwidth", 0, OPT_MINWIDTH, "W", NULL,
-	  "leave out frames narrower than W pixels (default 0.1), or W% of the total" },
-	{ "outdir", 0, OPT_OUTDIR, "DIR", NULL,
-	  "--svg with several dumps: DIR/DUMP.svg per dump and DIR/DUMP.diff.svg per adjacent pair" },
-	{ "endpoint", 0, OPT_ENDPOINT, "KIND", "Servers",
-	  "URL kind: brpc, gperftools (GET /pprof/heap), greptime (POST /debug/prof/mem), tikv" },
-	{ "timeout", 0, OPT_TIMEOUT, "SECONDS", NULL, "per HTTP request (default 60; connect at most 5)" },
-	{ "header", 0, OPT_HEADER, "HEADER", NULL,
-	  "send HEADER, 'Name: value' (a token, say), with each request; repeatable" },
-	{ "cacert", 0, OPT_CACERT, "FILE", NULL,
-	  "https: trust the CAs in FILE instead of the system's (pprof: -tls_ca)" },
-	{ "cert", 0, OPT_CERT, "FILE", NULL, "https: client certificate, PEM (pprof: -tls_cert)" },
-	{ "key", 0, OPT_KEY, "FILE", NULL, "https: the client certificate's key, PEM (pprof: -tls_key)" },
-	{ "insecure", 0, OPT_INSECURE, NULL, NULL,
-	  "https: do not verify the server's certificate (unsafe; never the default)" },
-	{ "tls_ca", 0, OPT_CACERT, "FILE", NULL, NULL },
-	{ "tls_cert", 0, OPT_CERT, "FILE", NULL, NULL },
-	{ "tls_key", 0, OPT_KEY, "FILE", NULL, NULL },
-	{ "watch", 0, OPT_WATCH, "URL", NULL,
-	  "poll URL and save a profile into --outdir whenever in-use memory grew by --threshold" },
-	{ "interval", 0, OPT_INTERVAL, "TIME", NULL, "--watch: time between checks, e.g. 30s, 10m (default 60s)" },
-	{ "threshold", 0, OPT_THRESHOLD, "SIZE", NULL, "--watch: growth that triggers a save, e.g. 20MB (default 10MB)" },
-	{ "pid", 0, OPT_PID, "PID", NULL, "--watch: decide on the RSS of local process PID" },
-	{ "help", 'h', OPT_HELP, NULL, "Other", "print this help and exit" },
-	{ "version", 'V', OPT_VERSION, NULL, NULL, "print the version and exit" },
+	CHOICE("text", mode, HPA_MODE_TEXT, "Output (one of)",
+	       "top list by flat and cumulative value, as jeprof --text (default)"),
+	CHOICE("collapse", mode, HPA_MODE_COLLAPSE, NULL,
+	       "folded stacks \"root;...;leaf VALUE\", one line per stack, sorted (flame graphs)"),
+	{ "collapsed", 0, K_CHOICE, F(mode), HPA_MODE_COLLAPSE, NULL, NULL, NULL,
+	  "same as --collapse (jeprof's name)", true },
+	CHOICE("traces", mode, HPA_MODE_TRACES, NULL, "every stack with its value, largest first"),
+	CHOICE("threads", mode, HPA_MODE_THREADS, NULL,
+	       "per-thread totals (jemalloc tN lines), with thread names"),
+	CHOICE("proto", mode, HPA_MODE_PROTO, NULL,
+	       "pprof protobuf, gzipped and symbolized (go tool pprof, Parca, Pyroscope)"),
+	CHOICE("svg", mode, HPA_MODE_SVG, NULL, "interactive flame graph; differential with --base"),
+	CHOICE("csv", mode, HPA_MODE_CSV, NULL, "with --growth: the per-dump series as CSV"),
+	CHOICE("inuse_space", value, HPA_INUSE_SPACE, "Value (one of)",
+	       "bytes in use at dump time (default)"),
+	CHOICE("inuse_objects", value, HPA_INUSE_OBJECTS, NULL, "objects in use at dump time"),
+	CHOICE("alloc_space", value, HPA_ALLOC_SPACE, NULL,
+	       "bytes allocated since start (jemalloc: needs prof_accum:true)"),
+	CHOICE("alloc_objects", value, HPA_ALLOC_OBJECTS, NULL, "objects allocated since start"),
+	FLAG("show_bytes", show_bytes, "Report", "print sizes in bytes (B) instead of MB"),
+	FLAG("cum", cum, NULL, "sort rows by cumulative value instead of flat"),
+	CHOICE("functions", granularity, HPA_BY_FUNCTION, "Granularity (one of)",
+	       "one row per function, inlined ones marked (inline) (default)"),
+	CHOICE("lines", granularity, HPA_BY_LINE, NULL, "one row per function and source line"),
+	CHOICE("addresses", granularity, HPA_BY_ADDRESS, NULL,
+	       "one row per address and inline level, with function and line"),
+	CHOICE("files", granularity, HPA_BY_FILE, NULL, "one row per source file"),
+	FLAG("keep-internal", keep_internal, "Symbols",
+	     "keep allocator frames (malloc, operator new, jemalloc/tcmalloc internals)"),
+	FLAG("no-symbols", no_symbols, NULL,
+	     "do not symbolize: rows are MODULE+0xOFFSET, allocator frames kept"),
+	STRING("sysroot", sysroot, "DIR", NULL,
+	       "look for every mapped file under DIR (profiles from containers, other hosts)"),
+	PARSE("debug-dir", debug_dirs, add_debug_dir, "DIR", NULL,
+	      "also look for separate debug files in DIR (by build-id and debuglink); repeatable"),
+	FLAG("debuginfod", debuginfod, NULL,
+	     "allow debuginfod downloads (DEBUGINFOD_URLS; otherwise ignored)"),
+	{ "output", 'o', K_PARSE, F(output), 0, nonempty_file, "FILE", NULL,
+	  "write to FILE (created only if the run succeeds) instead of stdout", false },
+	FLAG("growth", growth, "Selection",
+	     "the PROFILEs are a series of dumps: rank stacks and functions by steady growth"),
+	PARSE("thread", thread, parse_thread, "N", NULL,
+	      "report jemalloc thread N only (its tN lines) instead of all threads"),
+	PARSE("base", base, nonempty_file, "FILE", NULL,
+	      "subtract profile FILE, matching frames by module and offset (across runs and ASLR)"),
+	FLAG("drop_negative", drop_negative, NULL, "with --base: drop stacks whose difference is negative"),
+	FLAG("normalize", normalize, NULL, "with --base: scale the base to the profile's total first"),
+	FLAG("diff-columns", diff_columns, NULL,
+	     "with --base --collapse: print \"stack BEFORE AFTER\" (differential flame graphs)"),
+	PARSE("focus", focus, parse_regex, "RE", NULL, "keep only stacks with a frame matching RE"),
+	PARSE("ignore", ignore, parse_regex, "RE", NULL, "drop stacks with a frame matching RE"),
+	PARSE("show", show, parse_regex, "RE", NULL, "keep only frames matching RE"),
+	PARSE("hide", hide, parse_regex, "RE", NULL, "drop frames matching RE"),
+	PARSE("nodecount", nodecount, parse_nodecount, "N", NULL, "--text: print at most N rows"),
+	PARSE("nodefraction", nodefraction, parse_nodefraction, "F", NULL,
+	      "--text: drop rows whose |cum| is at most F times |Total|"),
+	FLAG("icicle", icicle, "Flame graphs", "root on top"),
+	STRING("title", title, "TEXT", NULL, "title (default: Flame Graph)"),
+	STRING("subtitle", subtitle, "TEXT", NULL, "second title line"),
+	PARSE("width", width, parse_width, "PIXELS", NULL, "image width (default 1200)"),
+	PARSE("minwidth", minwidth, parse_minwidth, "W", NULL,
+	      "leave out frames narrower than W pixels (default 0.1), or W% of the total"),
+	PARSE("outdir", outdir, nonempty_dir, "DIR", NULL,
+	      "--svg with several dumps: DIR/DUMP.svg per dump and DIR/DUMP.diff.svg per adjacent pair"),
+	PARSE("endpoint", http.endpoint, parse_endpoint, "KIND", "Servers",
+	      "URL kind: brpc, gperftools (GET /pprof/heap), greptime (POST /debug/prof/mem), tikv"),
+	PARSE("timeout", http.timeout, parse_time, "SECONDS", NULL,
+	      "per HTTP request (default 60; connect at most 5)"),
+	PARSE("header", http.headers, add_header, "HEADER", NULL,
+	      "send HEADER, 'Name: value' (a token, say), with each request; repeatable"),
+	PARSE("cacert", http.cacert, nonempty_file, "FILE", NULL,
+	      "https: trust the CAs in FILE instead of the system's (pprof: -tls_ca)"),
+	PARSE("cert", http.cert, nonempty_file, "FILE", NULL,
+	      "https: client certificate, PEM (pprof: -tls_cert)"),
+	PARSE("key", http.key, nonempty_file, "FILE", NULL,
+	      "https: the client certificate's key, PEM (pprof: -tls_key)"),
+	FLAG("insecure", http.insecure, NULL,
+	     "https: do not verify the server's certificate (unsafe; never the default)"),
+	PARSE("tls_ca", http.cacert, nonempty_file, "FILE", NULL, NULL),
+	PARSE("tls_cert", http.cert, nonempty_file, "FILE", NULL, NULL),
+	PARSE("tls_key", http.key, nonempty_file, "FILE", NULL, NULL),
+	STRING("watch", watch, "URL", NULL,
+	       "poll URL and save a profile into --outdir whenever in-use memory grew by --threshold"),
+	PARSE("interval", interval, parse_time, "TIME", NULL,
+	      "--watch: time between checks, e.g. 30s, 10m (default 60s)"),
+	PARSE("threshold", threshold, parse_size, "SIZE", NULL,
+	      "--watch: growth that triggers a save, e.g. 20MB (default 10MB)"),
+	PARSE("pid", pid, parse_pid, "PID", NULL, "--watch: decide on the RSS of local process PID"),
+	{ "help", 'h', K_HELP, 0, 0, NULL, NULL, "Other", "print this help and exit", false },
+	{ "version", 'V', K_VERSION, 0, 0, NULL, NULL, NULL, "print the version and exit", false },
 };
+
+/* The choice fields are enums stored through an int. */
+_Static_assert(sizeof(enum hpa_mode) == sizeof(int) && sizeof(enum hpa_value) == sizeof(int) &&
+	       sizeof(enum hpa_granularity) == sizeof(int), "choice fields are int-sized enums");
 
 void hpa_opts_usage(FILE *fp)
 {
@@ -249,20 +406,27 @@ static const struct opt_def *find_short(char c, const char *arg)
 }
 
 /*
- * One of a group of mutually exclusive options: *given is the option that
- * set *choice before (NULL if none).  Repeating the same choice is fine.
+ * A choice from a group (the entries that share its field): a different
+ * choice of the same group given before is a usage error.  given[] holds,
+ * per group leader, the option that chose.
  */
-static int choose(const char **given, const char *arg, int value, int *choice,
-		  const char *group)
+static int choose(const struct opt_def *o, const char *arg, const char **given, struct hpa_opts *opts)
 {
-	if (*given && *choice != value) {
-		fprintf(stderr, "hpa: %s conflicts with %s: give at most one of %s\n", arg,
-			*given, group);
-		fputs("Try 'hpa --help' for more information.\n", stderr);
-		return -1;
+	size_t lead, i;
+	int *field = (int *)((char *)opts + o->off);
+
+	for (lead = 0; options[lead].kind != K_CHOICE || options[lead].off != o->off; lead++)
+		;
+	if (given[lead] && *field != o->choice) {
+		fprintf(stderr, "hpa: %s conflicts with %s: give at most one of", arg, given[lead]);
+		for (i = lead; i < HPA_ARRAY_SIZE(options); i++)
+			if (options[i].kind == K_CHOICE && options[i].off == o->off && !options[i].alias)
+				fprintf(stderr, "%s --%s", i == lead ? "" : ",", options[i].name);
+		fputs("\nTry 'hpa --help' for more information.\n", stderr);
+		return HPA_OPTS_USAGE;
 	}
-	*given = arg;
-	*choice = value;
+	given[lead] = arg;
+	*field = o->choice;
 	return 0;
 }
 
@@ -298,8 +462,8 @@ static bool any_url(const struct hpa_opts *opts)
 
 int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 {
-	const char *value_opt = NULL, *granularity_opt = NULL, *mode_opt = NULL;
-	int i, stdin_nr, choice;
+	const char *given[HPA_ARRAY_SIZE(options)] = { NULL };
+	int i, stdin_nr;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->mode = HPA_MODE_TEXT;
@@ -312,6 +476,8 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *name, *eq, *val = NULL;
 		const struct opt_def *o;
+		void *field;
+		int rc = 0;
 
 		if (!strcmp(a, "--")) {
 			for (i++; i < argc; i++)
@@ -340,243 +506,29 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		} else if (eq) {
 			return usage_error("option '%s' takes no argument", a);
 		}
-
-		switch (o->id) {
-		case OPT_TEXT:
-		case OPT_COLLAPSE:
-		case OPT_TRACES:
-		case OPT_THREADS:
-		case OPT_PROTO:
-		case OPT_SVG:
-		case OPT_CSV:
-		case OPT_COLLAPSED:
-			choice = (int)opts->mode;
-			if (choose(&mode_opt, a, o->id == OPT_COLLAPSED ? HPA_MODE_COLLAPSE :
-				   (int)(o->id - OPT_TEXT), &choice,
-				   "--text, --collapse, --traces, --threads, --proto, --svg, --csv") < 0)
-				return HPA_OPTS_USAGE;
-			opts->mode = (enum hpa_mode)choice;
+		field = (char *)opts + o->off;
+		switch (o->kind) {
+		case K_FLAG:
+			*(bool *)field = true;
 			break;
-		case OPT_INUSE_SPACE:
-		case OPT_INUSE_OBJECTS:
-		case OPT_ALLOC_SPACE:
-		case OPT_ALLOC_OBJECTS:
-			choice = (int)opts->value;
-			if (choose(&value_opt, a, (int)(o->id - OPT_INUSE_OBJECTS), &choice,
-				   "--inuse_space, --inuse_objects, --alloc_space, --alloc_objects") < 0)
-				return HPA_OPTS_USAGE;
-			opts->value = (enum hpa_value)choice;
+		case K_CHOICE:
+			rc = choose(o, a, given, opts);
 			break;
-		case OPT_SHOW_BYTES:
-			opts->show_bytes = true;
+		case K_STRING:
+			*(const char **)field = val;
 			break;
-		case OPT_CUM:
-			opts->cum = true;
+		case K_PARSE:
+			rc = o->parse(opts, field, a, val);
 			break;
-		case OPT_FUNCTIONS:
-		case OPT_LINES:
-		case OPT_ADDRESSES:
-		case OPT_FILES:
-			choice = (int)opts->granularity;
-			if (choose(&granularity_opt, a, (int)(o->id - OPT_FUNCTIONS), &choice,
-				   "--functions, --lines, --addresses, --files") < 0)
-				return HPA_OPTS_USAGE;
-			opts->granularity = (enum hpa_granularity)choice;
-			break;
-		case OPT_KEEP_INTERNAL:
-			opts->keep_internal = true;
-			break;
-		case OPT_NO_SYMBOLS:
-			opts->no_symbols = true;
-			break;
-		case OPT_SYSROOT:
-			opts->sysroot = val;
-			break;
-		case OPT_DEBUG_DIR:
-			opts->debug_dirs[opts->debug_dirs_nr++] = val;
-			break;
-		case OPT_DEBUGINFOD:
-			opts->debuginfod = true;
-			break;
-		case OPT_THREAD: {
-			char *end;
-			long t = strtol(val, &end, 10);
-			if (*end || end == val || t < 0 || t > INT32_MAX)
-				return usage_error("--thread needs a thread number, not '%s'", val);
-			opts->thread = (int32_t)t;
-			break;
-		}
-		case OPT_BASE:
-			if (!*val)
-				return usage_error("option '%s' needs a file name", a);
-			opts->base = val;
-			break;
-		case OPT_DROP_NEGATIVE:
-			opts->drop_negative = true;
-			break;
-		case OPT_NORMALIZE:
-			opts->normalize = true;
-			break;
-		case OPT_DIFF_COLUMNS:
-			opts->diff_columns = true;
-			break;
-		case OPT_FOCUS:
-		case OPT_IGNORE:
-		case OPT_SHOW:
-		case OPT_HIDE: {
-			struct hpa_filter_re *f = o->id == OPT_FOCUS ? &opts->focus :
-				o->id == OPT_IGNORE ? &opts->ignore :
-				o->id == OPT_SHOW ? &opts->show : &opts->hide;
-			int rc;
-			if (f->set) {
-				regfree(&f->re);
-				f->set = false;
-			}
-			rc = regcomp(&f->re, val, REG_EXTENDED | REG_NOSUB);
-			if (rc) {
-				char msg[256];
-				regerror(rc, &f->re, msg, sizeof(msg));
-				fprintf(stderr, "hpa: %s: bad regular expression '%s': %s\n", a, val, msg);
-				fputs("Try 'hpa --help' for more information.\n", stderr);
-				return HPA_OPTS_USAGE;
-			}
-			f->set = true;
-			break;
-		}
-		case OPT_ICICLE:
-			opts->icicle = true;
-			break;
-		case OPT_TITLE:
-			opts->title = val;
-			break;
-		case OPT_SUBTITLE:
-			opts->subtitle = val;
-			break;
-		case OPT_WIDTH: {
-			char *end;
-			unsigned long w = strtoul(val, &end, 10);
-			if (*end || end == val || w < 100 || w > 100000)
-				return usage_error("--width needs a number of pixels from 100 to 100000, not '%s'", val);
-			opts->width = (unsigned)w;
-			break;
-		}
-		case OPT_MINWIDTH: {
-			char *end;
-			double w = strtod(val, &end);
-			opts->minwidth_pct = *end == '%';
-			if (opts->minwidth_pct)
-				end++;
-			if (*end || end == val || !(w >= 0) || (opts->minwidth_pct && w > 100))
-				return usage_error("--minwidth needs pixels or a percentage, not '%s'", val);
-			opts->minwidth = w;
-			break;
-		}
-		case OPT_ENDPOINT:
-			if (strcmp(val, "brpc") && strcmp(val, "gperftools") && strcmp(val, "greptime") &&
-			    strcmp(val, "tikv"))
-				return usage_error("--endpoint is one of brpc, gperftools, greptime, tikv, not '%s'", val);
-			opts->http.endpoint = val;
-			break;
-		case OPT_CACERT:
-		case OPT_CERT:
-		case OPT_KEY:
-			if (!*val)
-				return usage_error("option '%s' needs a file name", a);
-			*(o->id == OPT_CACERT ? &opts->http.cacert :
-			  o->id == OPT_CERT ? &opts->http.cert : &opts->http.key) = val;
-			break;
-		case OPT_INSECURE:
-			opts->http.insecure = true;
-			break;
-		case OPT_HEADER: {
-			const char *colon = strchr(val, ':');
-			size_t nlen = colon ? (size_t)(colon - val) : 0;
-			if (!colon || !nlen || strcspn(val, " \t") < nlen || strpbrk(val, "\r\n"))
-				return usage_error("%s", "--header needs one 'Name: value' line");
-			opts->http.headers[opts->http.headers_nr++] = val;
-			break;
-		}
-		case OPT_TIMEOUT:
-		case OPT_INTERVAL: {
-			char *end;
-			double t = strtod(val, &end);
-			if (end == val || !(t > 0))
-				return usage_error("--timeout and --interval need a positive time such as 30, 30s, 10m or 1h, not '%s'", val);
-			if (*end == 's' || *end == 'm' || *end == 'h') {
-				t *= *end == 'm' ? 60 : *end == 'h' ? 3600 : 1;
-				end++;
-			}
-			if (*end)
-				return usage_error("--timeout and --interval need a time such as 30, 30s, 10m or 1h, not '%s'", val);
-			if (o->id == OPT_TIMEOUT)
-				opts->http.timeout = t;
-			else
-				opts->interval = t;
-			break;
-		}
-		case OPT_THRESHOLD: {
-			char *end;
-			double b = strtod(val, &end);
-			if (end == val || !(b >= 0))
-				return usage_error("--threshold needs a size, not '%s'", val);
-			if (!strcasecmp(end, "kb") || !strcasecmp(end, "k") || !strcasecmp(end, "kib"))
-				b *= 1024;
-			else if (!strcasecmp(end, "mb") || !strcasecmp(end, "m") || !strcasecmp(end, "mib"))
-				b *= 1048576;
-			else if (!strcasecmp(end, "gb") || !strcasecmp(end, "g") || !strcasecmp(end, "gib"))
-				b *= 1073741824.0;
-			else if (*end && strcasecmp(end, "b"))
-				return usage_error("--threshold needs a size such as 512KB or 20MB, not '%s'", val);
-			opts->threshold = b;
-			break;
-		}
-		case OPT_PID: {
-			char *end;
-			long p = strtol(val, &end, 10);
-			if (*end || end == val || p <= 0)
-				return usage_error("--pid needs a process id, not '%s'", val);
-			opts->pid = p;
-			break;
-		}
-		case OPT_WATCH:
-			opts->watch = val;
-			break;
-		case OPT_GROWTH:
-			opts->growth = true;
-			break;
-		case OPT_OUTDIR:
-			if (!*val)
-				return usage_error("option '%s' needs a directory", a);
-			opts->outdir = val;
-			break;
-		case OPT_NODECOUNT: {
-			char *end;
-			unsigned long n = strtoul(val, &end, 10);
-			if (*end || end == val || val[0] == '-')
-				return usage_error("--nodecount needs a count, not '%s'", val);
-			opts->nodecount = n;
-			break;
-		}
-		case OPT_NODEFRACTION: {
-			char *end;
-			double f = strtod(val, &end);
-			if (*end || end == val || !(f >= 0 && f <= 1))
-				return usage_error("--nodefraction needs a number from 0 to 1, not '%s'", val);
-			opts->nodefraction = f;
-			break;
-		}
-		case OPT_OUTPUT:
-			if (!*val)
-				return usage_error("option '%s' needs a file name", a);
-			opts->output = val;
-			break;
-		case OPT_HELP:
+		case K_HELP:
 			hpa_opts_usage(stdout);
 			return HPA_OPTS_EXIT;
-		case OPT_VERSION:
+		case K_VERSION:
 			printf("hpa %s\n", HPA_VERSION);
 			return HPA_OPTS_EXIT;
 		}
+		if (rc)
+			return HPA_OPTS_USAGE;
 	}
 
 	/* [BINARY] PROFILE...: the first argument is the binary if it is ELF. */

@@ -45,4 +45,23 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
  */
 extern const struct hpa_stack_format hpa_folded_format;
 
+/*
+ * Samples grouped by frame, as the --text rows: each key (what
+ * opts->granularity calls a frame: its display name, with the line, the
+ * runtime address, or the file) with flat, the samples whose innermost
+ * visible frame has it, and cum, the samples that have it anywhere, counted
+ * once per sample even when it recurs.  A sample with no visible frame is
+ * the key "<no stack>"; frames above 0x7fffffffffffffff (kernel, vsyscall)
+ * have no key, as in jeprof.
+ */
+struct hpa_frame_groups {
+	struct hpa_strtab keys;   /* key id = string id (id 0, "", unused) */
+	double *flat, *cum;       /* by key id */
+	double total;             /* the view's weighted total */
+};
+
+void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_opts *opts,
+		      struct hpa_frame_groups *out);
+void hpa_frame_groups_release(struct hpa_frame_groups *g);
+
 #endif

@@ -1,6 +1,7 @@
 /*
- * Grouping the view's samples by the text of their stacks (group.h), for
- * the writers of whole stacks (--collapse, --traces) and --drop_negative.
+ * The grouping engine (group.h): the view's samples grouped by the text of
+ * their stacks (--collapse, --traces, --drop_negative), or by a key of each
+ * frame with flat and cum (--text).
  */
 #include "hpa/compat.h"
 
@@ -9,6 +10,7 @@
 
 #include "hpa/group.h"
 #include "hpa/names.h"
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
 /* Frames joined by ';' root first: "name;" each (writers cut the last ';'). */
@@ -88,4 +90,151 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 	free(buf);
 	*out = groups;
 	return ngroups;
+}
+
+#define NO_KEY UINT32_MAX
+
+struct keys {
+	const struct hpa_profile *prof;
+	const struct hpa_opts *opts;
+	struct hpa_strtab names;   /* key id = string id */
+	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
+	double *flat, *cum;        /* by key id */
+	size_t *stamp;             /* sample index + 1 that last added to cum */
+	size_t vals_alloc;
+};
+
+/* Make flat/cum/stamp cover every key interned so far. */
+static void grow_values(struct keys *k)
+{
+	size_t old = k->vals_alloc, n = k->names.nr * 2;
+
+	if (k->names.nr <= old)
+		return;
+	k->flat = xrealloc(k->flat, st_mult(n, sizeof(*k->flat)));
+	k->cum = xrealloc(k->cum, st_mult(n, sizeof(*k->cum)));
+	k->stamp = xrealloc(k->stamp, st_mult(n, sizeof(*k->stamp)));
+	memset(k->flat + old, 0, (n - old) * sizeof(*k->flat));
+	memset(k->cum + old, 0, (n - old) * sizeof(*k->cum));
+	memset(k->stamp + old, 0, (n - old) * sizeof(*k->stamp));
+	k->vals_alloc = n;
+}
+
+static uint32_t frame_key(struct keys *k, struct hpa_frame f)
+{
+	const struct hpa_profile *prof = k->prof;
+	const struct hpa_location *l = &prof->locs[f.loc];
+	size_t slot = hpa_frame_slot(prof, f);
+	const struct hpa_frame_name *names;
+	const char *display;
+	char *key = NULL;
+	uint32_t id;
+
+	if (k->slot_key[slot])
+		return k->slot_key[slot];
+	if (l->addr >= HPA_KERNEL_FLOOR) {
+		k->slot_key[slot] = NO_KEY;
+		return NO_KEY;
+	}
+	names = hpa_frame_name(prof, f);
+	display = hpa_profile_str(prof, names->display);
+	if (!l->line_nr) {
+		key = k->opts->granularity == HPA_BY_ADDRESS && l->module ?   /* the runtime address too */
+			hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, display) : xstrdup(display);
+	} else {
+		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
+		const char *file = hpa_profile_str(prof, ln->file);
+
+		switch (k->opts->granularity) {
+		case HPA_BY_LINE:
+			key = hpa_xasprintf("%s %s:%u", display, *file ? file : "??", ln->line);
+			break;
+		case HPA_BY_ADDRESS:
+			key = hpa_xasprintf("0x%llx %s %s:%u", (unsigned long long)l->addr, display,
+					    *file ? file : "??", ln->line);
+			break;
+		case HPA_BY_FILE:   /* no file: the frame's place, as for an unknown one */
+			key = *file ? xstrdup(file) : hpa_frame_label(prof, f);
+			break;
+		default:
+			key = xstrdup(display);
+			break;
+		}
+	}
+	id = hpa_strtab_intern(&k->names, key);
+	free(key);
+	grow_values(k);
+	k->slot_key[slot] = id;
+	return id;
+}
+
+static void add(struct keys *k, uint32_t key, size_t sample, double value, bool flat)
+{
+	if (flat)
+		k->flat[key] += value;
+	if (k->stamp[key] != sample + 1) {
+		k->stamp[key] = sample + 1;
+		k->cum[key] += value;
+	}
+}
+
+/* Fill flat/cum; returns the view's total. */
+static double accumulate(struct keys *k, struct hpa_view *view)
+{
+	const struct hpa_profile *prof = k->prof;
+	uint32_t nostack = hpa_strtab_intern(&k->names, "<no stack>");
+	const struct hpa_frame *frames;
+	double total = 0;
+	size_t i, f, nr;
+
+	grow_values(k);
+	for (i = 0; i < prof->samples_nr; i++) {
+		double value;
+		bool leaf = true;
+
+		if (!hpa_view_sample(view, i, &frames, &nr))
+			continue;
+		value = hpa_view_value(view, i);
+		total += value;
+		for (f = 0; f < nr; f++) {
+			uint32_t key = frame_key(k, frames[f]);
+			if (key == NO_KEY)
+				continue;
+			add(k, key, i, value, leaf);
+			leaf = false;
+		}
+		if (leaf)
+			add(k, nostack, i, value, true);
+	}
+	return total;
+}
+
+void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_opts *opts,
+		      struct hpa_frame_groups *out)
+{
+	struct hpa_view view;
+	struct keys k;
+
+	memset(&k, 0, sizeof(k));
+	k.prof = prof;
+	k.opts = opts;
+	hpa_strtab_init(&k.names);
+	k.slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k.slot_key));
+	hpa_view_init(&view, prof, opts);
+	out->total = accumulate(&k, &view);
+	hpa_view_release(&view);
+	grow_values(&k);
+	out->keys = k.names;
+	out->flat = k.flat;
+	out->cum = k.cum;
+	free(k.stamp);
+	free(k.slot_key);
+}
+
+void hpa_frame_groups_release(struct hpa_frame_groups *g)
+{
+	free(g->flat);
+	free(g->cum);
+	hpa_strtab_release(&g->keys);
+	memset(g, 0, sizeof(*g));
 }

@@ -19,6 +19,7 @@
 #include "hpa/strbuf.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
+#include "hpa/unsample.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -214,6 +215,8 @@ int hpa_run(const struct hpa_opts *opts)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 		}
 	}
+	if (!rc)
+		hpa_unsample_profile(&prof);
 	if (!rc)
 		hpa_unify_locations(&prof);
 	if (!rc && !opts->no_symbols) {

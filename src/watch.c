@@ -20,6 +20,7 @@
 #include "hpa/output.h"
 #include "hpa/remote.h"
 #include "hpa/run.h"
+#include "hpa/unsample.h"
 #include "hpa/xalloc.h"
 
 static volatile sig_atomic_t stop;
@@ -56,6 +57,8 @@ static int fetch(const struct hpa_opts *opts, double *total, FILE **raw, size_t 
 
 	hpa_profile_init(&prof);
 	rc = hpa_read_url(&prof, opts->watch, &opts->http, raw, len);
+	if (!rc)
+		hpa_unsample_profile(&prof);
 	if (!rc)
 		*total = hpa_profile_total(&prof, HPA_INUSE_SPACE, HPA_THREAD_ALL);
 	hpa_profile_release(&prof);

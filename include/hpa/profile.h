@@ -11,7 +11,8 @@
  *                as a slice of frames[] and interned by hashing the whole
  *                sequence (one lookup per stack, not per frame); stack 0 is
  *                the empty stack
- *   sample       stack + thread + the four unsampled values
+ *   sample       stack + thread + the four values: as written until
+ *                hpa_unsample_profile(), estimates after
  *   mapping      one line of an input's maps section
  *   input        one profile file that was read into the model
  *   function     (name, system name, file), interned; names are strtab ids
@@ -138,6 +139,7 @@ struct hpa_input {
 	uint32_t map_first, map_nr; /* this input's mappings */
 	bool has_maps;
 	bool is_base;               /* read with --base */
+	bool unsampled;             /* its samples hold estimates (hpa_unsample_profile ran) */
 	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */
 	double weight;              /* factor on its values: 1, or negative for a base */
 };

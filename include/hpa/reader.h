@@ -1,5 +1,8 @@
 /*
- * Reading heap profiles into the model.
+ * Reading heap profiles into the model: the first pass.  Readers keep the
+ * counts as written; unsampling (unsample.h), location identity
+ * (hpa_unify_locations), symbolization, naming and the base are the passes
+ * that follow, in that order (run.c).
  */
 #ifndef HPA_READER_H
 #define HPA_READER_H

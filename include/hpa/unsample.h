@@ -25,4 +25,14 @@ enum {
 unsigned hpa_unsample(enum hpa_sampling sampling, double period,
 		      const uint64_t raw[HPA_NVALUES], double out[HPA_NVALUES]);
 
+/* The notes hpa_unsample() would return for `raw`, without scaling anything. */
+unsigned hpa_unsample_notes(enum hpa_sampling sampling, const uint64_t raw[HPA_NVALUES]);
+
+/*
+ * The unsampling pass: readers store the counts as written; this turns the
+ * samples of every input not yet done into estimates, by the input's
+ * sampling and period.  Run after reading, before anything sums values.
+ */
+void hpa_unsample_profile(struct hpa_profile *prof);
+
 #endif

@@ -213,7 +213,9 @@ void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
 			break;
 		}
 	}
-	notes = hpa_unsample(in->sampling, in->period, raw, v);
+	notes = hpa_unsample_notes(in->sampling, raw);   /* unsampling is a pass of its own */
+	for (i = 0; i < HPA_NVALUES; i++)
+		v[i] = (double)raw[i];
 	if (notes & HPA_UNSAMPLE_BYTES_WITHOUT_OBJECTS)
 		read_note(r, NOTE_BYTES_WITHOUT_OBJECTS);
 	if (notes & HPA_UNSAMPLE_OBJECTS_WITHOUT_BYTES)

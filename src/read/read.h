@@ -74,7 +74,7 @@ int parse_counts(struct reader *r, const char **p, uint64_t raw[HPA_NVALUES]);
 /* Whitespace-separated addresses ("0x" optional, 1-16 hex digits) to r->addrs. */
 int parse_addrs(struct reader *r, const char *p);
 
-/* Unsample `raw` with the input's parameters and append a sample. */
+/* Append a sample of the counts as written (hpa_unsample_profile() scales them later). */
 void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
 		     const uint64_t raw[HPA_NVALUES]);
 

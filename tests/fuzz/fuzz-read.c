@@ -16,6 +16,7 @@
 #include "hpa/profile.h"
 #include "hpa/reader.h"
 #include "hpa/report.h"
+#include "hpa/unsample.h"
 
 /* FUZZ_KIND picks the reader (set by CMake per target). */
 static const char *const prefixes[] = {
@@ -45,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	hpa_profile_init(&prof);
 	if (hpa_read_stream(&prof, in, "fuzz") == 0) {
+		hpa_unsample_profile(&prof);
 		hpa_unify_locations(&prof);
 		hpa_name_frames(&prof);
 		memset(&opts, 0, sizeof(opts));

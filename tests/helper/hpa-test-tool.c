@@ -14,6 +14,7 @@
 
 #include "hpa/profile.h"
 #include "hpa/reader.h"
+#include "hpa/unsample.h"
 
 static void print_thread(const struct hpa_profile *p, int32_t id, const char *name)
 {
@@ -46,6 +47,7 @@ int main(int argc, char **argv)
 	hpa_profile_init(&p);
 	if (hpa_read_profile(&p, argv[2]) < 0)
 		return 1;
+	hpa_unsample_profile(&p);
 	qsort(p.threads, p.threads_nr, sizeof(*p.threads), cmp_thread);
 	print_thread(&p, HPA_THREAD_ALL, NULL);
 	for (i = 0; i < p.threads_nr; i++)

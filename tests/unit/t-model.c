@@ -18,6 +18,7 @@
 #include "hpa/profile.h"
 #include "hpa/reader.h"
 #include "hpa/report.h"
+#include "hpa/unsample.h"
 #include "test.h"
 
 /* One process: libfoo at `lib`, /usr/bin/srv at `exe`; two stacks with `a` and `b` bytes. */
@@ -37,6 +38,7 @@ static void add_input(struct hpa_profile *p, unsigned long long lib, unsigned lo
 		exe, exe + 0x1000, lib, lib + 0x1000);
 	rewind(fp);
 	CHECK_INT_EQ(hpa_read_stream(p, fp, base ? "base" : "profile"), 0);
+	hpa_unsample_profile(p);
 	fclose(fp);
 	if (base) {
 		hpa_profile_input(p, (uint32_t)p->inputs_nr)->is_base = true;

@@ -5,6 +5,7 @@
 
 #include "hpa/profile.h"
 #include "hpa/reader.h"
+#include "hpa/unsample.h"
 #include "test.h"
 
 static int read_text(struct hpa_profile *prof, const char *text, size_t len)
@@ -19,6 +20,7 @@ static int read_text(struct hpa_profile *prof, const char *text, size_t len)
 	fwrite(text, 1, len, fp);
 	rewind(fp);
 	rc = hpa_read_stream(prof, fp, "mem.heap");
+	hpa_unsample_profile(prof);
 	fclose(fp);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "hpa/profile.h"
 #include "hpa/reader.h"
 #include "hpa/report.h"
+#include "hpa/unsample.h"
 #include "test.h"
 
 static void formats(void)
@@ -54,6 +55,7 @@ static char *report(const char *text, const struct hpa_opts *o)
 	rewind(in);
 	hpa_profile_init(&p);
 	CHECK_INT_EQ(hpa_read_stream(&p, in, "t.heap"), 0);
+	hpa_unsample_profile(&p);
 	hpa_unify_locations(&p);
 	hpa_name_frames(&p);
 	CHECK_INT_EQ(hpa_report_text(out, &p, o), 0);

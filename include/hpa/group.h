@@ -17,7 +17,8 @@ struct hpa_stack_format {
 	bool root_first;       /* frame order */
 	const char *prefix;    /* before each frame name */
 	const char *suffix;    /* after each frame name */
-	const char *empty;     /* the whole text of a stack without frames */
+	const char *empty;     /* the whole text of a stack without frames; "": no group */
+	bool leaf_only;        /* the innermost visible frame alone: flat per frame */
 };
 
 /* A distinct stack text and its values: the base's (positive) and the profile's. */
@@ -32,10 +33,13 @@ struct hpa_stack_group {
  * number of groups, *out (malloc'ed, in order of first appearance) and the
  * view's weighted *total.  With `group_of` (one slot per sample), the
  * group of each sample (1-based index into *out), 0 for samples out of view.
+ * With `per_input`, a malloc'ed matrix of each group's weighted value in
+ * each input: (*per_input)[group * inputs_nr + input - 1] (dump series).
  */
 size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *opts,
 			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
-			struct hpa_stack_group **out, double *total, uint32_t *group_of);
+			struct hpa_stack_group **out, double *total, uint32_t *group_of,
+			double **per_input);
 
 /*
  * Folded stacks, as --collapse groups them (and --svg, whose names differ

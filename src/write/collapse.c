@@ -44,7 +44,7 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_strtab_init(&stacks);
-	nlines = hpa_group_stacks(prof, opts, &hpa_folded_format, &stacks, &lines, &total, NULL);
+	nlines = hpa_group_stacks(prof, opts, &hpa_folded_format, &stacks, &lines, &total, NULL, NULL);
 	sort_tab = &stacks;
 	if (nlines > 1)
 		qsort(lines, nlines, sizeof(*lines), cmp_lines);

@@ -24,6 +24,7 @@
 
 struct series {
 	uint32_t name;       /* strtab id */
+	uint32_t order;      /* first appearance: ties keep it */
 	double *v;           /* one value per dump */
 	double gain, slope, steady, score;
 };
@@ -31,29 +32,13 @@ struct series {
 struct growth {
 	size_t dumps;
 	struct hpa_strtab names;
-	struct hpa_hashmap stack_of, func_of;   /* name id -> index + 1 */
 	struct series *stacks, *funcs;
-	size_t nstacks, astacks, nfuncs, afuncs;
+	size_t nstacks, nfuncs;
 };
 
-static char *short_frame(const struct hpa_profile *prof, struct hpa_frame f)
+static char *display_frame(const struct hpa_profile *prof, struct hpa_frame f)
 {
 	return xstrdup(hpa_frame_display(prof, f));
-}
-
-static struct series *series_for(struct growth *g, struct hpa_hashmap *index, struct series **arr,
-				 size_t *nr, size_t *alloc, uint32_t id)
-{
-	uint32_t i = hpa_hashmap_get(index, id);
-
-	if (i)
-		return &(*arr)[i - 1];
-	hpa_hashmap_put(index, id, (uint32_t)(*nr + 1));
-	HPA_GROW(*arr, *nr + 1, *alloc);
-	memset(&(*arr)[*nr], 0, sizeof(**arr));
-	(*arr)[*nr].name = id;
-	(*arr)[*nr].v = xcalloc(g->dumps, sizeof(double));
-	return &(*arr)[(*nr)++];
 }
 
 static void metrics(struct series *s, size_t n)
@@ -82,61 +67,58 @@ static int cmp_series(const void *a, const void *b)
 		return x->score > y->score ? -1 : 1;
 	if (x->gain != y->gain)
 		return x->gain > y->gain ? -1 : 1;
-	return (x->name > y->name) - (x->name < y->name);
+	return (x->order > y->order) - (x->order < y->order);
 }
 
-/* Stack series keyed "leaf < caller < ..." and function series by short name. */
+/*
+ * The series of `fmt`'s groups, one value per dump, from the grouping
+ * engine; names without the format's trailing separator.
+ */
+static struct series *group_series(struct growth *g, const struct hpa_profile *prof,
+				   const struct hpa_opts *opts, const struct hpa_stack_format *fmt,
+				   size_t *nr)
+{
+	struct hpa_strtab texts;
+	struct hpa_stack_group *groups;
+	struct series *out;
+	double *per_input, total;
+	size_t i, cut = strlen(fmt->suffix);
+
+	hpa_strtab_init(&texts);
+	*nr = hpa_group_stacks(prof, opts, fmt, &texts, &groups, &total, NULL, &per_input);
+	out = xcalloc(*nr + 1, sizeof(*out));
+	for (i = 0; i < *nr; i++) {
+		const char *text = hpa_strtab_get(&texts, groups[i].text);
+		size_t len = strlen(text);
+
+		out[i].name = hpa_strtab_intern_len(&g->names, text, len >= cut ? len - cut : len);
+		out[i].order = (uint32_t)i;
+		out[i].v = xmalloc(st_mult(g->dumps, sizeof(*out[i].v)));
+		memcpy(out[i].v, per_input + i * g->dumps, g->dumps * sizeof(*out[i].v));
+		metrics(&out[i], g->dumps);
+	}
+	if (*nr > 1)
+		qsort(out, *nr, sizeof(*out), cmp_series);
+	free(per_input);
+	free(groups);
+	hpa_strtab_release(&texts);
+	return out;
+}
+
+/*
+ * Stacks ("leaf < caller < ...", or folded root first for --collapse) and
+ * functions (the innermost visible frame: where they allocated).
+ */
 static void collect(struct growth *g, const struct hpa_profile *prof, const struct hpa_opts *opts,
 		    bool folded)
 {
-	struct hpa_view view;
-	const struct hpa_frame *frames;
-	char *buf = NULL;
-	size_t alloc = 0, i, k, nr;
+	static const struct hpa_stack_format stacks = {
+		display_frame, false, "", " < ", "<no stack> < ", false
+	};
+	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
 
-	hpa_view_init(&view, prof, opts);
-	for (i = 0; i < prof->samples_nr; i++) {
-		size_t dump = prof->samples[i].input - 1, len = 0;
-		double v;
-
-		if (!hpa_view_sample(&view, i, &frames, &nr))
-			continue;
-		v = hpa_view_value(&view, i);
-		for (k = 0; k < nr; k++) {
-			/* folded: root first joined by ';' (collapse); else leaf first. */
-			struct hpa_frame f = frames[folded ? nr - 1 - k : k];
-			char *name = folded ? hpa_folded_frame(prof, f) : short_frame(prof, f);
-			size_t n = strlen(name);
-			HPA_GROW(buf, len + n + 4, alloc);
-			if (len) {
-				memcpy(buf + len, folded ? ";" : " < ", folded ? 1 : 3);
-				len += folded ? 1 : 3;
-			}
-			memcpy(buf + len, name, n);
-			len += n;
-			if (k == 0 && !folded) {
-				uint32_t fid = hpa_strtab_intern(&g->names, name);
-				series_for(g, &g->func_of, &g->funcs, &g->nfuncs, &g->afuncs, fid)->v[dump] += v;
-			}
-			free(name);
-		}
-		if (!len) {
-			HPA_GROW(buf, 16, alloc);
-			len = (size_t)sprintf(buf, "<no stack>");
-		}
-		series_for(g, &g->stack_of, &g->stacks, &g->nstacks, &g->astacks,
-			   hpa_strtab_intern_len(&g->names, buf, len))->v[dump] += v;
-	}
-	hpa_view_release(&view);
-	free(buf);
-	for (i = 0; i < g->nstacks; i++)
-		metrics(&g->stacks[i], g->dumps);
-	for (i = 0; i < g->nfuncs; i++)
-		metrics(&g->funcs[i], g->dumps);
-	if (g->nstacks > 1)
-		qsort(g->stacks, g->nstacks, sizeof(*g->stacks), cmp_series);
-	if (g->nfuncs > 1)
-		qsort(g->funcs, g->nfuncs, sizeof(*g->funcs), cmp_series);
+	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks, &g->nstacks);
+	g->funcs = group_series(g, prof, opts, &funcs, &g->nfuncs);
 }
 
 static void release(struct growth *g)
@@ -149,8 +131,6 @@ static void release(struct growth *g)
 		free(g->funcs[i].v);
 	free(g->stacks);
 	free(g->funcs);
-	hpa_hashmap_release(&g->stack_of);
-	hpa_hashmap_release(&g->func_of);
 	hpa_strtab_release(&g->names);
 }
 

@@ -48,7 +48,7 @@ static int cmp_traces(const void *a, const void *b)
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	static const struct hpa_stack_format fmt = { frame_text, false, "      ", "\n",
-						     "      <no stack>\n" };
+						     "      <no stack>\n", false };
 	struct hpa_strtab texts;
 	struct hpa_stack_group *traces;
 	size_t ntraces, i;
@@ -58,7 +58,7 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_strtab_init(&texts);
-	ntraces = hpa_group_stacks(prof, opts, &fmt, &texts, &traces, &total, NULL);
+	ntraces = hpa_group_stacks(prof, opts, &fmt, &texts, &traces, &total, NULL, NULL);
 	total = hpa_dust_to_zero(total);
 	sort_tab = &texts;
 	if (ntraces > 1)

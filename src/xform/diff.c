@@ -39,7 +39,7 @@ static void drop_negative(struct hpa_profile *prof, const struct hpa_opts *opts)
 	double total;
 
 	hpa_strtab_init(&texts);
-	hpa_group_stacks(prof, opts, &hpa_folded_format, &texts, &groups, &total, group_of);
+	hpa_group_stacks(prof, opts, &hpa_folded_format, &texts, &groups, &total, group_of, NULL);
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_stack_group *g = group_of[i] ? &groups[group_of[i] - 1] : NULL;
 		if (!g || g->after - g->before >= 0)

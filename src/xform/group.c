@@ -15,13 +15,16 @@
 
 /* Frames joined by ';' root first: "name;" each (writers cut the last ';'). */
 const struct hpa_stack_format hpa_folded_format = {
-	hpa_folded_frame, true, "", ";", "<no stack>;"
+	hpa_folded_frame, true, "", ";", "<no stack>;", false
 };
 
 size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *opts,
 			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
-			struct hpa_stack_group **out, double *total, uint32_t *group_of)
+			struct hpa_stack_group **out, double *total, uint32_t *group_of,
+			double **per_input)
 {
+	double *series = NULL;
+	size_t series_alloc = 0, ninputs = prof->inputs_nr;
 	struct hpa_view view;
 	struct hpa_strtab names;
 	uint32_t *slot_name = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*slot_name));
@@ -45,6 +48,8 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 		value = hpa_view_value(&view, i);
 		*total += value;
 		len = 0;
+		if (fmt->leaf_only && nr > 1)
+			nr = 1;
 		for (k = 0; k < nr; k++) {
 			struct hpa_frame f = frames[fmt->root_first ? nr - 1 - k : k];
 			size_t slot = hpa_frame_slot(prof, f), n;
@@ -65,6 +70,8 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 		}
 		if (!len) {
 			const char *e = fmt->empty;
+			if (!*e)
+				continue;   /* no group for a stack without frames */
 			HPA_GROW(buf, strlen(e) + 1, alloc);
 			len = strlen(e);
 			memcpy(buf, e, len);
@@ -76,7 +83,13 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 			groups[ngroups].text = id;
 			groups[ngroups].before = groups[ngroups].after = 0;
 			ngroups++;
+			if (per_input) {
+				HPA_GROW(series, ngroups * ninputs, series_alloc);
+				memset(series + (ngroups - 1) * ninputs, 0, ninputs * sizeof(*series));
+			}
 		}
+		if (per_input)
+			series[(id - 1) * ninputs + prof->samples[i].input - 1] += value;
 		if (group_of)
 			group_of[i] = id;
 		if (prof->inputs[prof->samples[i].input - 1].is_base)
@@ -89,6 +102,8 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 	free(slot_name);
 	free(buf);
 	*out = groups;
+	if (per_input)
+		*per_input = series;
 	return ngroups;
 }
 

@@ -69,7 +69,7 @@ static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
 	char *out = calloc(1, 4096);
 
 	hpa_strtab_init(&texts);
-	n = hpa_group_stacks(p, o, &hpa_folded_format, &texts, &g, &total, group_of);
+	n = hpa_group_stacks(p, o, &hpa_folded_format, &texts, &g, &total, group_of, NULL);
 	for (i = 0; i < n; i++)
 		len += (size_t)snprintf(out + len, 4096 - len, "%s %g %g\n",
 					hpa_strtab_get(&texts, g[i].text), g[i].before, g[i].after);

@@ -34,11 +34,45 @@ static uint64_t key_hash(uint32_t module, uint64_t offset)
 	return hpa_hash64(hpa_hash64(offset) ^ module);
 }
 
+/*
+ * Each module is opened and symbolized once, in one input: a location whose
+ * representative lies in another input than the first that maps its module
+ * moves to that input's address for the same file offset, when one of its
+ * mappings of the module covers it.
+ */
+static void one_home_per_module(struct hpa_profile *prof, const uint32_t *mod_of_map)
+{
+	size_t i, m;
+
+	for (i = 1; i < prof->locs_nr; i++) {
+		struct hpa_location *l = &prof->locs[i];
+		uint32_t home = 0;
+
+		if (!l->module)
+			continue;
+		for (m = 1; m < prof->mappings_nr && !home; m++)   /* inputs' mappings come in input order */
+			if (mod_of_map[m] - 1 == l->module)
+				home = prof->mappings[m].input;
+		if (!home || home == l->input)
+			continue;
+		for (m = 1; m < prof->mappings_nr; m++) {
+			const struct hpa_mapping *map = &prof->mappings[m];
+			if (map->input != home || mod_of_map[m] - 1 != l->module ||
+			    l->offset < map->offset || l->offset - map->offset >= map->limit - map->start)
+				continue;
+			l->addr = map->start + (l->offset - map->offset);
+			l->mapping = (uint32_t)m;
+			l->input = home;
+			break;
+		}
+	}
+}
+
 void hpa_unify_locations(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
 	uint32_t *remap, *next, *mod_of_map, n = 1;
-	size_t i;
+	size_t i, old_nr;
 
 	/* Key every location by its module and offset. */
 	mod_of_map = xcalloc(prof->mappings_nr, sizeof(*mod_of_map));
@@ -51,9 +85,10 @@ void hpa_unify_locations(struct hpa_profile *prof)
 		l->module = m ? mod_of_map[l->mapping] - 1 : 0;
 		l->offset = l->module ? l->addr - m->start + m->offset : 0;
 	}
-	free(mod_of_map);
-	if (prof->inputs_nr < 2)
+	if (prof->inputs_nr < 2) {
+		free(mod_of_map);
 		return;   /* one input: its addresses are its locations already */
+	}
 
 	/* The first location of each key stands for every other. */
 	remap = xcalloc(prof->locs_nr, sizeof(*remap));
@@ -81,11 +116,14 @@ void hpa_unify_locations(struct hpa_profile *prof)
 	}
 	hpa_hashmap_release(&by_key);
 	free(next);
-	if (n == prof->locs_nr) {   /* nothing matched across inputs */
+	old_nr = prof->locs_nr;
+	prof->locs_nr = n;
+	one_home_per_module(prof, mod_of_map);
+	free(mod_of_map);
+	if (n == old_nr) {   /* nothing matched across inputs: every location kept its id */
 		free(remap);
 		return;
 	}
-	prof->locs_nr = n;
 
 	/*
 	 * Stacks follow in place.  Two stacks of different inputs may now hold

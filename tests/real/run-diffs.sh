@@ -56,6 +56,18 @@ check "same program, two runs: nothing changed" "Total: 0 B" "$(total --base "$a
 # module and file offset): no row is left.
 check "two runs: every frame matched, no row left" "" "$(text --base "$a2" phases "$b2" | sed 1d)"
 
+# Each module is opened once, however many inputs map it (strace counts the
+# opens of the mapped libc; hpa's own loading of libc is the same in both).
+if command -v strace >/dev/null 2>&1; then
+	opens() { strace -f -e trace=openat -o opens.txt "$hpa" --text "$@" >/dev/null 2>&1; grep -c '/usr/lib/x86_64-linux-gnu/libc.so.6"' opens.txt; }
+	check "a module is opened as often for three dumps of two runs as for one dump" \
+		"$(opens phases "$a2")" "$(opens phases "$a1" "$b2" "$a2")"
+	check "... and for --base of another run" "$(opens phases "$a2")" "$(opens --base "$b2" phases "$a2")"
+elif [ "${HPA_REQUIRE_PEERS:-}" = 1 ]; then
+	echo "FAIL: strace not installed"
+	fail=$((fail + 1))
+fi
+
 # --- frames without names, across runs (ASLR) ----------------------------------------
 # libstripped.so keeps only .dynsym: its static helpers have no name.  Two
 # runs allocate 3 and 5 blocks; the diff is the 2 blocks, on the same

@@ -1,10 +1,9 @@
 /*
  * Base profiles (--base).  The base is read into the same model as an input
  * whose samples count negatively (weight -1), so every report subtracts it
- * frame by frame.  Reports aggregate by names, so a frame of the base and
- * one of the profile meet when they have the same symbols (module,
- * function, file, line) even at different addresses: dumps of different
- * runs diff correctly despite ASLR.  Unsymbolized frames meet by address.
+ * frame by frame.  Its frames meet the profile's by module and file offset
+ * (hpa_unify_locations: other runs, ASLR, unnamed frames), and then by
+ * symbols (function, file, line at every inline level: another build).
  */
 #ifndef HPA_DIFF_H
 #define HPA_DIFF_H
@@ -13,10 +12,11 @@
 #include "hpa/profile.h"
 
 /*
- * After reading and symbolizing: with --normalize scale the base to the
- * profile's total (of the selected value and thread); with --drop_negative
- * remove every stack whose difference is negative.  Stacks are compared by
- * their symbolic frames.  Returns 0 (problems are warnings).
+ * The base pass, after symbolizing and naming: re-key the base's frames by
+ * symbols into the profile's locations; with --normalize scale the base to
+ * the profile's total (of the selected value and thread); with
+ * --drop_negative remove every stack whose difference is negative (grouped
+ * as --collapse groups).  Returns 0 (problems are warnings).
  */
 int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts);
 

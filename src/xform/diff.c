@@ -51,12 +51,101 @@ static void drop_negative(struct hpa_profile *prof, const struct hpa_opts *opts)
 	hpa_strtab_release(&texts);
 }
 
+/* A symbolized location's inline chain, for matching: hash of its (function, file, line)s. */
+static uint64_t chain_hash(const struct hpa_profile *prof, const struct hpa_location *l)
+{
+	uint64_t h = hpa_hash64(l->line_nr);
+	size_t k;
+
+	for (k = 0; k < l->line_nr; k++) {
+		const struct hpa_line *ln = &prof->lines[l->line_first + k];
+		h = hpa_hash64(h ^ prof->funcs[ln->func].name);
+		h = hpa_hash64(h ^ ((uint64_t)ln->file << 32 | ln->line));
+	}
+	return h;
+}
+
+static bool same_chain(const struct hpa_profile *prof, const struct hpa_location *a,
+		       const struct hpa_location *b)
+{
+	size_t k;
+
+	if (a->line_nr != b->line_nr)
+		return false;
+	for (k = 0; k < a->line_nr; k++) {
+		const struct hpa_line *x = &prof->lines[a->line_first + k];
+		const struct hpa_line *y = &prof->lines[b->line_first + k];
+		if (prof->funcs[x->func].name != prof->funcs[y->func].name || x->file != y->file ||
+		    x->line != y->line)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The base is re-keyed into the profile by symbolic identity: a frame of
+ * the base whose location the profile does not have, but whose inline chain
+ * (function, file, line at every level) a location of the profile has,
+ * becomes that location.  Locations already meet by module and offset
+ * (hpa_unify_locations); this matches the same code in another build of
+ * the program, so --addresses and --proto diff by symbol too.
+ */
+static void rekey_base(struct hpa_profile *prof)
+{
+	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;
+	uint8_t *used = xcalloc(prof->locs_nr, sizeof(*used));   /* 1 profile, 2 base */
+	uint32_t *next = xcalloc(prof->locs_nr, sizeof(*next)), *remap;
+	size_t i, k, nr;
+
+	for (i = 0; i < prof->samples_nr; i++) {
+		const uint32_t *f = hpa_profile_stack(prof, prof->samples[i].stack, &nr);
+		uint8_t bit = prof->inputs[prof->samples[i].input - 1].is_base ? 2 : 1;
+		for (k = 0; k < nr; k++)
+			used[f[k]] |= bit;
+	}
+	for (i = 1; i < prof->locs_nr; i++) {   /* the profile's symbolized locations, by chain */
+		const struct hpa_location *l = &prof->locs[i];
+		uint64_t h;
+		if (!(used[i] & 1) || !l->line_nr)
+			continue;
+		h = chain_hash(prof, l);
+		next[i] = hpa_hashmap_get(&by_chain, h);
+		hpa_hashmap_put(&by_chain, h, (uint32_t)i);
+	}
+	remap = xcalloc(prof->locs_nr, sizeof(*remap));
+	for (i = 1; i < prof->locs_nr; i++) {
+		const struct hpa_location *l = &prof->locs[i];
+		uint32_t id;
+		if (used[i] != 2 || !l->line_nr)
+			continue;   /* not the base's alone, or no symbols to match by */
+		for (id = hpa_hashmap_get(&by_chain, chain_hash(prof, l)); id; id = next[id])
+			if (same_chain(prof, &prof->locs[id], l))
+				break;
+		remap[i] = id;
+	}
+	/* The base's stacks are its own (stacks are interned per input): rewrite in place. */
+	for (i = 0; i < prof->samples_nr; i++) {
+		uint32_t st = prof->samples[i].stack;
+		uint32_t *f = prof->frames + prof->stacks[st].first;
+		if (!prof->inputs[prof->samples[i].input - 1].is_base)
+			continue;
+		for (k = 0; k < prof->stacks[st].nr; k++)
+			if (remap[f[k]])
+				f[k] = remap[f[k]];
+	}
+	hpa_hashmap_release(&by_chain);
+	free(remap);
+	free(next);
+	free(used);
+}
+
 int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	size_t i;
 
 	if (!opts->base)
 		return 0;
+	rekey_base(prof);
 	if (opts->normalize) {
 		double p = side_total(prof, opts, false), b = side_total(prof, opts, true);
 		if (b == 0) {

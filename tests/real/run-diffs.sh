@@ -56,6 +56,25 @@ check "same program, two runs: nothing changed" "Total: 0 B" "$(total --base "$a
 # module and file offset): no row is left.
 check "two runs: every frame matched, no row left" "" "$(text --base "$a2" phases "$b2" | sed 1d)"
 
+# Another build of the same program (functions aligned to 256 B: the same
+# functions and lines at other offsets): the base's frames are re-keyed by
+# symbol, so even --addresses shows one row per call site with the
+# difference, not the base and the profile side by side.
+$cc -O2 -g -fno-omit-frame-pointer -falign-functions=256 -o phases2 "$src/phases.c" -ldl ||
+	{ echo "FAIL: build phases2"; exit 1; }
+MALLOC_CONF="prof:true,prof_final:false,prof_accum:true,lg_prof_sample:0,prof_prefix:$work/jeP" \
+	LD_PRELOAD="$je" ./phases2 || { echo "FAIL: phases2 under jemalloc"; exit 1; }
+p2=$(one "$work/jeP.*.m1.heap") || exit 1
+[ "$(nm phases | grep ' grow_a' | cut -d' ' -f1)" != "$(nm phases2 | grep ' grow_a' | cut -d' ' -f1)" ] ||
+	echo "note: grow_a has one address in both builds; the check is weaker"
+byaddr=$(text --addresses --base "$a1" "$p2")
+check "another build: Total" "Total: 819200 B" "$(echo "$byaddr" | head -n 1)"
+check "another build, --addresses: grow_a once, with the difference" "655360 655360" \
+	"$(echo "$byaddr" | awk '$7 == "grow_a" { print $1, $4 }')"
+check "another build, --addresses: temp_buf once, with the difference" "-163840 -163840" \
+	"$(echo "$byaddr" | awk '$7 == "temp_buf" { print $1, $4 }')"
+check "another build, --addresses: no unnamed frame of phases" "" "$(echo "$byaddr" | grep 'phases[0-9]*+0x')"
+
 # Each module is opened once, however many inputs map it (strace counts the
 # opens of the mapped libc; hpa's own loading of libc is the same in both).
 if command -v strace >/dev/null 2>&1; then

@@ -36,7 +36,7 @@ struct hpa_stack_group {
  * With `per_input`, a malloc'ed matrix of each group's weighted value in
  * each input: (*per_input)[group * inputs_nr + input - 1] (dump series).
  */
-size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *opts,
+size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
 			struct hpa_stack_group **out, double *total, uint32_t *group_of,
 			double **per_input);
@@ -51,7 +51,7 @@ extern const struct hpa_stack_format hpa_folded_format;
 
 /*
  * Samples grouped by frame, as the --text rows: each key (what
- * opts->granularity calls a frame: its display name, with the line, the
+ * `granularity` calls a frame: its display name, with the line, the
  * runtime address, or the file) with flat, the samples whose innermost
  * visible frame has it, and cum, the samples that have it anywhere, counted
  * once per sample even when it recurs.  A sample with no visible frame is
@@ -64,8 +64,8 @@ struct hpa_frame_groups {
 	double total;             /* the view's weighted total */
 };
 
-void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_opts *opts,
-		      struct hpa_frame_groups *out);
+void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		      enum hpa_granularity granularity, struct hpa_frame_groups *out);
 void hpa_frame_groups_release(struct hpa_frame_groups *g);
 
 #endif

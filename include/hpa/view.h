@@ -18,16 +18,27 @@ struct hpa_frame {
 	uint32_t level;
 };
 
+/* What the view needs of the command line, and nothing else. */
+struct hpa_view_opts {
+	enum hpa_value value;        /* the value summed */
+	int32_t thread;              /* HPA_THREAD_ALL or one jemalloc thread */
+	bool keep_internal;          /* keep allocator frames */
+	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */
+};
+
+/* The view's parameters from the command line's. */
+struct hpa_view_opts hpa_view_opts(const struct hpa_opts *opts);
+
 struct hpa_view {
 	const struct hpa_profile *prof;
-	const struct hpa_opts *opts;
+	struct hpa_view_opts opts;
 	uint8_t *bits;               /* per frame slot: filter matches, once known */
 	struct hpa_frame *buf;
 	size_t buf_alloc;
 };
 
 void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
-		   const struct hpa_opts *opts);
+		   const struct hpa_view_opts *opts);
 void hpa_view_release(struct hpa_view *v);
 
 /*
@@ -41,7 +52,7 @@ bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **fram
 static inline double hpa_view_value(const struct hpa_view *v, size_t i)
 {
 	const struct hpa_sample *s = &v->prof->samples[i];
-	return s->v[v->opts->value] * v->prof->inputs[s->input - 1].weight;
+	return s->v[v->opts.value] * v->prof->inputs[s->input - 1].weight;
 }
 
 /* A frame's slot: its index in lines[], or past them for unknown frames. */

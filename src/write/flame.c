@@ -85,12 +85,13 @@ static char *frame_name(const struct hpa_profile *prof, struct hpa_frame f)
 
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
+	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_view view;
 	uint32_t *slot_name = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*slot_name));
 	const struct hpa_frame *frames;
 	size_t i, k, nr;
 
-	hpa_view_init(&view, prof, opts);
+	hpa_view_init(&view, prof, &vo);
 	for (i = 0; i < prof->samples_nr; i++) {
 		bool base;
 		double v;

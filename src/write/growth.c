@@ -78,6 +78,7 @@ static struct series *group_series(struct growth *g, const struct hpa_profile *p
 				   const struct hpa_opts *opts, const struct hpa_stack_format *fmt,
 				   size_t *nr)
 {
+	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_strtab texts;
 	struct hpa_stack_group *groups;
 	struct series *out;
@@ -85,7 +86,7 @@ static struct series *group_series(struct growth *g, const struct hpa_profile *p
 	size_t i, cut = strlen(fmt->suffix);
 
 	hpa_strtab_init(&texts);
-	*nr = hpa_group_stacks(prof, opts, fmt, &texts, &groups, &total, NULL, &per_input);
+	*nr = hpa_group_stacks(prof, &vo, fmt, &texts, &groups, &total, NULL, &per_input);
 	out = xcalloc(*nr + 1, sizeof(*out));
 	for (i = 0; i < *nr; i++) {
 		const char *text = hpa_strtab_get(&texts, groups[i].text);

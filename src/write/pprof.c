@@ -265,6 +265,7 @@ static void free_profile(PbProfile *p, struct writer *w)
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct writer w;
+	struct hpa_view_opts vo;
 	struct hpa_view view;
 	struct hpa_strtab keys;
 	struct out_sample *samples = NULL;
@@ -301,7 +302,8 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	}
 
 	/* Samples: the view's, grouped by location list (keyed by its text). */
-	hpa_view_init(&view, prof, opts);
+	vo = hpa_view_opts(opts);
+	hpa_view_init(&view, prof, &vo);
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		double weight = prof->inputs[s->input - 1].weight;

@@ -77,6 +77,7 @@ int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *
 
 int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
+	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_frame_groups k;
 	struct row *rows;
 	size_t i, nr = 0, shown;
@@ -85,7 +86,7 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	hpa_group_frames(prof, opts, &k);
+	hpa_group_frames(prof, &vo, opts->granularity, &k);
 	total = k.total;
 	/*
 	 * Sums of unsampled values are not integers (v2 scaling of small

@@ -22,14 +22,14 @@ static int cmp_thread(const void *a, const void *b)
 static double thread_total(const struct hpa_profile *prof, const struct hpa_opts *opts,
 			   int32_t thread)
 {
-	struct hpa_opts o = *opts;
+	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_view view;
 	const struct hpa_frame *frames;
 	double total = 0;
 	size_t i, nr;
 
-	o.thread = thread;
-	hpa_view_init(&view, prof, &o);
+	vo.thread = thread;
+	hpa_view_init(&view, prof, &vo);
 	for (i = 0; i < prof->samples_nr; i++)
 		if (hpa_view_sample(&view, i, &frames, &nr))
 			total += hpa_view_value(&view, i);

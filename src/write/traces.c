@@ -49,6 +49,7 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 {
 	static const struct hpa_stack_format fmt = { frame_text, false, "      ", "\n",
 						     "      <no stack>\n", false };
+	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_strtab texts;
 	struct hpa_stack_group *traces;
 	size_t ntraces, i;
@@ -58,7 +59,7 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_strtab_init(&texts);
-	ntraces = hpa_group_stacks(prof, opts, &fmt, &texts, &traces, &total, NULL, NULL);
+	ntraces = hpa_group_stacks(prof, &vo, &fmt, &texts, &traces, &total, NULL, NULL);
 	total = hpa_dust_to_zero(total);
 	sort_tab = &texts;
 	if (ntraces > 1)

@@ -32,6 +32,7 @@ static double side_total(const struct hpa_profile *prof, const struct hpa_opts *
  */
 static void drop_negative(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
+	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_strtab texts;
 	struct hpa_stack_group *groups;
 	uint32_t *group_of = xcalloc(prof->samples_nr + 1, sizeof(*group_of));
@@ -39,7 +40,7 @@ static void drop_negative(struct hpa_profile *prof, const struct hpa_opts *opts)
 	double total;
 
 	hpa_strtab_init(&texts);
-	hpa_group_stacks(prof, opts, &hpa_folded_format, &texts, &groups, &total, group_of, NULL);
+	hpa_group_stacks(prof, &vo, &hpa_folded_format, &texts, &groups, &total, group_of, NULL);
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_stack_group *g = group_of[i] ? &groups[group_of[i] - 1] : NULL;
 		if (!g || g->after - g->before >= 0)

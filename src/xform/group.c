@@ -18,7 +18,7 @@ const struct hpa_stack_format hpa_folded_format = {
 	hpa_folded_frame, true, "", ";", "<no stack>;", false
 };
 
-size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *opts,
+size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
 			struct hpa_stack_group **out, double *total, uint32_t *group_of,
 			double **per_input)
@@ -111,7 +111,7 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_opts *o
 
 struct keys {
 	const struct hpa_profile *prof;
-	const struct hpa_opts *opts;
+	enum hpa_granularity granularity;
 	struct hpa_strtab names;   /* key id = string id */
 	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
 	double *flat, *cum;        /* by key id */
@@ -154,13 +154,13 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 	names = hpa_frame_name(prof, f);
 	display = hpa_profile_str(prof, names->display);
 	if (!l->line_nr) {
-		key = k->opts->granularity == HPA_BY_ADDRESS && l->module ?   /* the runtime address too */
+		key = k->granularity == HPA_BY_ADDRESS && l->module ?   /* the runtime address too */
 			hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, display) : xstrdup(display);
 	} else {
 		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
 		const char *file = hpa_profile_str(prof, ln->file);
 
-		switch (k->opts->granularity) {
+		switch (k->granularity) {
 		case HPA_BY_LINE:
 			key = hpa_xasprintf("%s %s:%u", display, *file ? file : "??", ln->line);
 			break;
@@ -224,15 +224,15 @@ static double accumulate(struct keys *k, struct hpa_view *view)
 	return total;
 }
 
-void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_opts *opts,
-		      struct hpa_frame_groups *out)
+void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
 {
 	struct hpa_view view;
 	struct keys k;
 
 	memset(&k, 0, sizeof(k));
 	k.prof = prof;
-	k.opts = opts;
+	k.granularity = granularity;
 	hpa_strtab_init(&k.names);
 	k.slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k.slot_key));
 	hpa_view_init(&view, prof, opts);

@@ -19,12 +19,26 @@ enum {
 	M_KNOWN = 0x80
 };
 
+struct hpa_view_opts hpa_view_opts(const struct hpa_opts *opts)
+{
+	struct hpa_view_opts vo;
+
+	vo.value = opts->value;
+	vo.thread = opts->thread;
+	vo.keep_internal = opts->keep_internal;
+	vo.focus = &opts->focus;
+	vo.ignore = &opts->ignore;
+	vo.show = &opts->show;
+	vo.hide = &opts->hide;
+	return vo;
+}
+
 void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
-		   const struct hpa_opts *opts)
+		   const struct hpa_view_opts *opts)
 {
 	memset(v, 0, sizeof(*v));
 	v->prof = prof;
-	v->opts = opts;
+	v->opts = *opts;
 	v->bits = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*v->bits));
 }
 
@@ -54,7 +68,7 @@ static bool any_match(const struct hpa_filter_re *f, const char *const *texts, s
 static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 {
 	const struct hpa_profile *prof = v->prof;
-	const struct hpa_opts *o = v->opts;
+	const struct hpa_view_opts *o = &v->opts;
 	const struct hpa_location *l = &prof->locs[f.loc];
 	size_t slot = hpa_frame_slot(prof, f);
 	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
@@ -77,13 +91,13 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 			fileline = hpa_xasprintf("%s:%u", file, ln->line);
 		texts[4] = fileline;
 	}
-	if (o->focus.set && any_match(&o->focus, texts, 5))
+	if (o->focus->set && any_match(o->focus, texts, 5))
 		bits |= M_FOCUS;
-	if (o->ignore.set && any_match(&o->ignore, texts, 5))
+	if (o->ignore->set && any_match(o->ignore, texts, 5))
 		bits |= M_IGNORE;
-	if (o->show.set && any_match(&o->show, texts, 5))
+	if (o->show->set && any_match(o->show, texts, 5))
 		bits |= M_SHOW;
-	if (o->hide.set && any_match(&o->hide, texts, 5))
+	if (o->hide->set && any_match(o->hide, texts, 5))
 		bits |= M_HIDE;
 	free(fileline);
 	v->bits[slot] = bits;
@@ -93,13 +107,13 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **frames, size_t *nr)
 {
 	const struct hpa_profile *prof = v->prof;
-	const struct hpa_opts *o = v->opts;
+	const struct hpa_view_opts *o = &v->opts;
 	const struct hpa_sample *s = &prof->samples[i];
 	const uint32_t *locs;
 	size_t nlocs, n = 0, j, k;
 	unsigned skip;
-	bool filtering = o->focus.set || o->ignore.set || o->show.set || o->hide.set;
-	bool focused = !o->focus.set;
+	bool filtering = o->focus->set || o->ignore->set || o->show->set || o->hide->set;
+	bool focused = !o->focus->set;
 
 	if (s->thread != o->thread || prof->inputs[s->input - 1].weight == 0)
 		return false;   /* another thread, or an input switched off (--outdir) */
@@ -125,7 +139,7 @@ bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **fram
 				return false;
 			if (bits & M_FOCUS)
 				focused = true;
-			if ((bits & M_HIDE) || (o->show.set && !(bits & M_SHOW)))
+			if ((bits & M_HIDE) || (o->show->set && !(bits & M_SHOW)))
 				continue;
 			v->buf[kept++] = v->buf[j];
 		}

@@ -61,6 +61,7 @@ static struct hpa_opts default_opts(void)
 /* The folded groups as "stack before after" lines, in order of first appearance. */
 static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
 {
+	struct hpa_view_opts vo;
 	struct hpa_strtab texts;
 	struct hpa_stack_group *g;
 	uint32_t *group_of = calloc(p->samples_nr + 1, sizeof(*group_of));
@@ -69,7 +70,8 @@ static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
 	char *out = calloc(1, 4096);
 
 	hpa_strtab_init(&texts);
-	n = hpa_group_stacks(p, o, &hpa_folded_format, &texts, &g, &total, group_of, NULL);
+	vo = hpa_view_opts(o);
+	n = hpa_group_stacks(p, &vo, &hpa_folded_format, &texts, &g, &total, group_of, NULL);
 	for (i = 0; i < n; i++)
 		len += (size_t)snprintf(out + len, 4096 - len, "%s %g %g\n",
 					hpa_strtab_get(&texts, g[i].text), g[i].before, g[i].after);

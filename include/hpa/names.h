@@ -33,6 +33,7 @@ struct hpa_frame_name {
 	uint32_t shortn;    /* jeprof's short name (C++ arguments dropped); the label */
 	uint32_t display;   /* shortn, an inlined callee marked " (inline)": report rows */
 	uint32_t folded;    /* full, an inlined callee marked "[inline]", folded-safe */
+	uint32_t graph;     /* full, an inlined callee marked " [inline]": flame graphs */
 	bool inlined;       /* an inlined callee, not its location's outermost function */
 	bool known;         /* symbolized (else the names are its label) */
 };

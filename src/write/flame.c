@@ -75,14 +75,6 @@ static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t name)
 	return id;
 }
 
-/* The full name, an inlined callee marked " [inline]"; an unknown frame's label. */
-static char *frame_name(const struct hpa_profile *prof, struct hpa_frame f)
-{
-	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
-
-	return hpa_xasprintf("%s%s", hpa_profile_str(prof, n->full), n->inlined ? " [inline]" : "");
-}
-
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
@@ -110,11 +102,9 @@ static void build(struct tree *t, const struct hpa_profile *prof, const struct h
 			t->nodes[0].after += v;
 		for (k = nr; k-- > 0;) {
 			size_t slot = hpa_frame_slot(prof, frames[k]);
-			if (!slot_name[slot]) {
-				char *s = frame_name(prof, frames[k]);
-				slot_name[slot] = hpa_strtab_intern(&t->names, s);
-				free(s);
-			}
+			if (!slot_name[slot])
+				slot_name[slot] = hpa_strtab_intern(&t->names,
+					hpa_profile_str(prof, hpa_frame_name(prof, frames[k])->graph));
 			node = child_of(t, node, slot_name[slot]);
 			if (t->dumps)
 				t->series[(size_t)node * t->dumps + prof->samples[i].input - 1] += v;

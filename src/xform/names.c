@@ -68,6 +68,9 @@ static void name_one(struct hpa_profile *prof, struct hpa_frame_name *n, const c
 	hpa_folded_name(s);
 	n->folded = hpa_strtab_intern(&prof->strs, s);
 	free(s);
+	s = hpa_xasprintf("%s%s", full, inlined ? " [inline]" : "");
+	n->graph = hpa_strtab_intern(&prof->strs, s);
+	free(s);
 }
 
 void hpa_name_frames(struct hpa_profile *prof)

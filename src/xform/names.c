@@ -48,11 +48,24 @@ char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f)
 	return xstrdup(hpa_profile_str(prof, hpa_frame_name(prof, f)->folded));
 }
 
-/* All names of one frame, from its full name (or label) and inline flag. */
-static void name_one(struct hpa_profile *prof, struct hpa_frame_name *n, const char *full,
-		     bool known, bool inlined)
+/* `base` with `mark` appended when `inlined`, interned (sb is scratch). */
+static uint32_t intern_marked(struct hpa_profile *prof, struct hpa_strbuf *sb, const char *base,
+			      bool inlined, const char *mark, bool folded)
 {
-	char *s = xstrdup(full), *t;
+	sb->len = 0;
+	hpa_sb_adds(sb, base);
+	if (inlined)
+		hpa_sb_adds(sb, mark);
+	if (folded)
+		hpa_folded_name(sb->buf);
+	return hpa_strtab_intern(&prof->strs, sb->buf);
+}
+
+/* All names of one frame, from its full name (or label) and inline flag. */
+static void name_one(struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa_frame_name *n,
+		     const char *full, bool known, bool inlined)
+{
+	char *s = xstrdup(full);
 
 	n->known = known;
 	n->inlined = inlined;
@@ -60,21 +73,15 @@ static void name_one(struct hpa_profile *prof, struct hpa_frame_name *n, const c
 	if (known)
 		hpa_short_name(s);
 	n->shortn = hpa_strtab_intern(&prof->strs, s);
-	t = hpa_xasprintf("%s%s", s, inlined ? " (inline)" : "");
-	n->display = hpa_strtab_intern(&prof->strs, t);
-	free(t);
-	free(s);
-	s = hpa_xasprintf("%s%s", full, inlined ? "[inline]" : "");
-	hpa_folded_name(s);
-	n->folded = hpa_strtab_intern(&prof->strs, s);
-	free(s);
-	s = hpa_xasprintf("%s%s", full, inlined ? " [inline]" : "");
-	n->graph = hpa_strtab_intern(&prof->strs, s);
+	n->display = intern_marked(prof, sb, s, inlined, " (inline)", false);
+	n->folded = intern_marked(prof, sb, full, inlined, "[inline]", true);
+	n->graph = intern_marked(prof, sb, full, inlined, " [inline]", false);
 	free(s);
 }
 
 void hpa_name_frames(struct hpa_profile *prof)
 {
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 	size_t i, lv;
 
 	free(prof->names);
@@ -86,17 +93,18 @@ void hpa_name_frames(struct hpa_profile *prof)
 
 		if (!l->line_nr) {
 			char *label = hpa_frame_label(prof, f);
-			name_one(prof, &prof->names[prof->lines_nr + i], label, false, false);
+			name_one(prof, &sb, &prof->names[prof->lines_nr + i], label, false, false);
 			free(label);
 			continue;
 		}
 		for (lv = 0; lv < l->line_nr; lv++) {
 			const struct hpa_line *ln = &prof->lines[l->line_first + lv];
-			name_one(prof, &prof->names[l->line_first + lv],
+			name_one(prof, &sb, &prof->names[l->line_first + lv],
 				 hpa_profile_str(prof, prof->funcs[ln->func].name), true,
 				 lv + 1 < l->line_nr);
 		}
 	}
+	hpa_sb_release(&sb);
 }
 
 const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, struct hpa_frame f)

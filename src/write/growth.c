@@ -23,7 +23,8 @@
 #include "hpa/xalloc.h"
 
 struct series {
-	uint32_t name;       /* strtab id */
+	const char *name;    /* in the growth's texts, without the trailing separator: */
+	int name_len;        /* print with %.*s */
 	uint32_t order;      /* first appearance: ties keep it */
 	double *v;           /* one value per dump */
 	double gain, slope, steady, score;
@@ -31,7 +32,7 @@ struct series {
 
 struct growth {
 	size_t dumps;
-	struct hpa_strtab names;
+	struct hpa_strtab stack_texts, func_texts;   /* the grouping engine's, kept */
 	struct series *stacks, *funcs;
 	size_t nstacks, nfuncs;
 };
@@ -76,23 +77,23 @@ static int cmp_series(const void *a, const void *b)
  */
 static struct series *group_series(struct growth *g, const struct hpa_profile *prof,
 				   const struct hpa_opts *opts, const struct hpa_stack_format *fmt,
-				   size_t *nr)
+				   struct hpa_strtab *texts, size_t *nr)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
-	struct hpa_strtab texts;
 	struct hpa_stack_group *groups;
 	struct series *out;
 	double *per_input, total;
 	size_t i, cut = strlen(fmt->suffix);
 
-	hpa_strtab_init(&texts);
-	*nr = hpa_group_stacks(prof, &vo, fmt, &texts, &groups, &total, NULL, &per_input);
+	hpa_strtab_init(texts);
+	*nr = hpa_group_stacks(prof, &vo, fmt, texts, &groups, &total, NULL, &per_input);
 	out = xcalloc(*nr + 1, sizeof(*out));
 	for (i = 0; i < *nr; i++) {
-		const char *text = hpa_strtab_get(&texts, groups[i].text);
+		const char *text = hpa_strtab_get(texts, groups[i].text);
 		size_t len = strlen(text);
 
-		out[i].name = hpa_strtab_intern_len(&g->names, text, len >= cut ? len - cut : len);
+		out[i].name = text;
+		out[i].name_len = (int)(len >= cut ? len - cut : len);
 		out[i].order = (uint32_t)i;
 		out[i].v = xmalloc(st_mult(g->dumps, sizeof(*out[i].v)));
 		memcpy(out[i].v, per_input + i * g->dumps, g->dumps * sizeof(*out[i].v));
@@ -102,7 +103,6 @@ static struct series *group_series(struct growth *g, const struct hpa_profile *p
 		qsort(out, *nr, sizeof(*out), cmp_series);
 	free(per_input);
 	free(groups);
-	hpa_strtab_release(&texts);
 	return out;
 }
 
@@ -118,8 +118,9 @@ static void collect(struct growth *g, const struct hpa_profile *prof, const stru
 	};
 	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
 
-	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks, &g->nstacks);
-	g->funcs = group_series(g, prof, opts, &funcs, &g->nfuncs);
+	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
+				 &g->stack_texts, &g->nstacks);
+	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->nfuncs);
 }
 
 static void release(struct growth *g)
@@ -132,7 +133,8 @@ static void release(struct growth *g)
 		free(g->funcs[i].v);
 	free(g->stacks);
 	free(g->funcs);
-	hpa_strtab_release(&g->names);
+	hpa_strtab_release(&g->stack_texts);
+	hpa_strtab_release(&g->func_texts);
 }
 
 static void table(FILE *fp, const struct growth *g, const struct series *rows, size_t nr,
@@ -156,16 +158,19 @@ static void table(FILE *fp, const struct growth *g, const struct series *rows, s
 			hpa_format_value(num, sizeof(num), s->v[d], opts);
 			fprintf(fp, " %11s", num);
 		}
-		fprintf(fp, "  %s\n", hpa_strtab_get(&g->names, s->name));
+		fprintf(fp, "  %.*s\n", s->name_len, s->name);
 	}
 	if (nr > limit)
 		fprintf(fp, "(%zu more; --nodecount N shows N, --csv all)\n", nr - limit);
 }
 
-static void csv_field(FILE *fp, const char *s)
+/* A quoted CSV field of the first `len` bytes of s (len < 0: all of it). */
+static void csv_field(FILE *fp, const char *s, int len)
 {
+	const char *end = len < 0 ? s + strlen(s) : s + len;
+
 	fputc('"', fp);
-	for (; *s; s++) {
+	for (; s < end; s++) {
 		if (*s == '"')
 			fputc('"', fp);
 		fputc(*s, fp);
@@ -180,7 +185,7 @@ static void csv_rows(FILE *fp, const struct growth *g, const struct series *rows
 
 	for (i = 0; i < nr; i++) {
 		fprintf(fp, "%s,", kind);
-		csv_field(fp, hpa_strtab_get(&g->names, rows[i].name));
+		csv_field(fp, rows[i].name, rows[i].name_len);
 		fprintf(fp, ",%.0f,%.2f,%.4f", rows[i].gain, rows[i].slope, rows[i].steady);
 		for (d = 0; d < g->dumps; d++)
 			fprintf(fp, ",%.0f", rows[i].v[d]);
@@ -197,19 +202,18 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		return -1;
 	memset(&g, 0, sizeof(g));
 	g.dumps = prof->inputs_nr;
-	hpa_strtab_init(&g.names);
 	collect(&g, prof, opts, opts->mode == HPA_MODE_COLLAPSE);
 	if (opts->mode == HPA_MODE_COLLAPSE) {
 		for (i = 0; i < g.nstacks; i++) {
 			long long gain = (long long)g.stacks[i].gain;
 			if (gain)
-				fprintf(fp, "%s %lld\n", hpa_strtab_get(&g.names, g.stacks[i].name), gain);
+				fprintf(fp, "%.*s %lld\n", g.stacks[i].name_len, g.stacks[i].name, gain);
 		}
 	} else if (opts->mode == HPA_MODE_CSV) {
 		fputs("kind,name,gain,slope,steadiness", fp);
 		for (i = 0; i < g.dumps; i++) {
 			fputs(",", fp);
-			csv_field(fp, prof->inputs[i].path);
+			csv_field(fp, prof->inputs[i].path, -1);
 		}
 		fputc('\n', fp);
 		csv_rows(fp, &g, g.stacks, g.nstacks, "stack");

@@ -9,7 +9,6 @@
 
 #include "hpa/compat.h"
 #include "hpa/profile.h"
-#include "hpa/view.h"
 
 /*
  * The name of a frame hpa could not symbolize; malloc'ed: "MODULE+0xOFFSET"

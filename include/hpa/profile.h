@@ -267,11 +267,26 @@ const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
  * Location identity across inputs: every location in a mapped file is
  * keyed by (module, file offset), the module being the file's build-id when
  * known, else its path; locations with the same key become one, and the
- * frames of every stack follow (two stacks may then hold the same frames).  Addresses in no mapping, or in anonymous memory,
- * stay addresses of their own input.  Run once, after every input and its
- * mappings are read and before symbolization.
+ * frames of every stack follow (two stacks may then hold the same frames).
+ * Addresses in no mapping, or in anonymous memory, stay addresses of their
+ * own input.  A location then lives in the first input that maps its
+ * module, so each module is symbolized once.  Run once, after every input
+ * and its mappings are read (and unsampled), before symbolization.
  */
 void hpa_unify_locations(struct hpa_profile *prof);
+
+/* One frame: inline level `level` (0 = innermost) of location `loc`. */
+struct hpa_frame {
+	uint32_t loc;
+	uint32_t level;
+};
+
+/* A frame's slot: its index in lines[], or past them for unknown frames. */
+static inline size_t hpa_frame_slot(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	const struct hpa_location *l = &prof->locs[f.loc];
+	return l->line_nr ? l->line_first + f.level : prof->lines_nr + f.loc;
+}
 
 /* Sum of value `v` over the samples of `thread`, in sample order, weighted. */
 double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread);

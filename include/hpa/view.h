@@ -12,12 +12,6 @@
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 
-/* One frame: inline level `level` (0 = innermost) of location `loc`. */
-struct hpa_frame {
-	uint32_t loc;
-	uint32_t level;
-};
-
 /* What the view needs of the command line, and nothing else. */
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
@@ -53,13 +47,6 @@ static inline double hpa_view_value(const struct hpa_view *v, size_t i)
 {
 	const struct hpa_sample *s = &v->prof->samples[i];
 	return s->v[v->opts.value] * v->prof->inputs[s->input - 1].weight;
-}
-
-/* A frame's slot: its index in lines[], or past them for unknown frames. */
-static inline size_t hpa_frame_slot(const struct hpa_profile *prof, struct hpa_frame f)
-{
-	const struct hpa_location *l = &prof->locs[f.loc];
-	return l->line_nr ? l->line_first + f.level : prof->lines_nr + f.loc;
 }
 
 #endif

@@ -90,10 +90,8 @@ static int save(const struct hpa_opts *opts, FILE *raw, size_t len, char *name, 
 		while ((n = fread(buf, 1, sizeof(buf), raw)) > 0)
 			fwrite(buf, 1, n, out.fp);
 		if (ferror(raw))
-			hpa_error("%s: cannot read the fetched answer back", opts->watch);
-		rc = hpa_output_close(&out, !ferror(raw));
-		if (!rc && ferror(raw))
-			rc = -1;
+			hpa_error("%s: cannot read the fetched answer back", path);
+		rc = hpa_output_close(&out, !ferror(raw));   /* -1 when not ok */
 	}
 	free(path);
 	return rc;

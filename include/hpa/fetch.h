@@ -32,6 +32,21 @@ struct hpa_http_opts {
 bool hpa_is_url(const char *s);
 
 /*
+ * Where the parts of a URL lie, as written: the authority after "://"
+ * (user information, if any, up to the last '@' in it, then host[:port])
+ * and the path, which starts where the authority ends (at '/', '?', '#' or
+ * the end).
+ */
+struct hpa_url_span {
+	const char *auth;     /* start of the authority */
+	const char *at;       /* the '@' ending user information, or NULL */
+	const char *host;     /* host[:port]: after `at`, else `auth` */
+	const char *path;     /* end of the authority */
+};
+
+void hpa_url_span(const char *url, struct hpa_url_span *s);
+
+/*
  * `url` fit for messages and file names: a password in it becomes "***"
  * (a user name alone, often a token, too), and so do the values of query
  * parameters named like secrets (token, key, secret, password, auth,

@@ -40,25 +40,26 @@ static uint64_t key_hash(uint32_t module, uint64_t offset)
  * moves to that input's address for the same file offset, when one of its
  * mappings of the module covers it.
  */
-static void one_home_per_module(struct hpa_profile *prof, const uint32_t *mod_of_map)
+static void one_home_per_module(struct hpa_profile *prof, const uint32_t *module_of_map)
 {
+	struct hpa_hashmap home_of = HPA_HASHMAP_INIT;   /* module -> first input that maps it */
 	size_t i, m;
 
+	for (m = 1; m < prof->mappings_nr; m++)   /* mappings come in input order */
+		if (module_of_map[m] && !hpa_hashmap_get(&home_of, module_of_map[m]))
+			hpa_hashmap_put(&home_of, module_of_map[m], prof->mappings[m].input);
 	for (i = 1; i < prof->locs_nr; i++) {
 		struct hpa_location *l = &prof->locs[i];
-		uint32_t home = 0;
+		uint32_t home = l->module ? hpa_hashmap_get(&home_of, l->module) : 0;
+		const struct hpa_input *in;
 
-		if (!l->module)
-			continue;
-		for (m = 1; m < prof->mappings_nr && !home; m++)   /* inputs' mappings come in input order */
-			if (mod_of_map[m] - 1 == l->module)
-				home = prof->mappings[m].input;
 		if (!home || home == l->input)
 			continue;
-		for (m = 1; m < prof->mappings_nr; m++) {
+		in = hpa_profile_input(prof, home);
+		for (m = in->map_first; m < (size_t)in->map_first + in->map_nr; m++) {
 			const struct hpa_mapping *map = &prof->mappings[m];
-			if (map->input != home || mod_of_map[m] - 1 != l->module ||
-			    l->offset < map->offset || l->offset - map->offset >= map->limit - map->start)
+			if (module_of_map[m] != l->module || l->offset < map->offset ||
+			    l->offset - map->offset >= map->limit - map->start)
 				continue;
 			l->addr = map->start + (l->offset - map->offset);
 			l->mapping = (uint32_t)m;
@@ -66,27 +67,28 @@ static void one_home_per_module(struct hpa_profile *prof, const uint32_t *mod_of
 			break;
 		}
 	}
+	hpa_hashmap_release(&home_of);
 }
 
 void hpa_unify_locations(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
-	uint32_t *remap, *next, *mod_of_map, n = 1;
+	uint32_t *remap, *next, *module_of_map, n = 1;
 	size_t i, old_nr;
 
 	/* Key every location by its module and offset. */
-	mod_of_map = xcalloc(prof->mappings_nr, sizeof(*mod_of_map));
+	module_of_map = xcalloc(prof->mappings_nr, sizeof(*module_of_map));
 	for (i = 1; i < prof->mappings_nr; i++)
-		mod_of_map[i] = module_of(prof, (uint32_t)i) + 1;   /* +1: 0 is "not yet" */
+		module_of_map[i] = module_of(prof, (uint32_t)i);
 	for (i = 1; i < prof->locs_nr; i++) {
 		struct hpa_location *l = &prof->locs[i];
 		const struct hpa_mapping *m = l->mapping ? &prof->mappings[l->mapping] : NULL;
 
-		l->module = m ? mod_of_map[l->mapping] - 1 : 0;
+		l->module = m ? module_of_map[l->mapping] : 0;
 		l->offset = l->module ? l->addr - m->start + m->offset : 0;
 	}
 	if (prof->inputs_nr < 2) {
-		free(mod_of_map);
+		free(module_of_map);
 		return;   /* one input: its addresses are its locations already */
 	}
 
@@ -118,8 +120,8 @@ void hpa_unify_locations(struct hpa_profile *prof)
 	free(next);
 	old_nr = prof->locs_nr;
 	prof->locs_nr = n;
-	one_home_per_module(prof, mod_of_map);
-	free(mod_of_map);
+	one_home_per_module(prof, module_of_map);
+	free(module_of_map);
 	if (n == old_nr) {   /* nothing matched across inputs: every location kept its id */
 		free(remap);
 		return;

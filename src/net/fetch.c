@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,21 +154,16 @@ static FILE *temp_file(int *err)
 /* Host and port of the URL curl last used, "host:port", into buf. */
 static void host_port(CURL *h, const char *url, char *buf, size_t size)
 {
+	struct hpa_url_span sp;
 	char *eff = NULL;
-	const char *u, *sep, *end, *at, *p;
+	const char *u, *end;
 	long port = 0;
 
 	if (lc.curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK || !eff)
 		eff = (char *)url;
-	sep = strstr(eff, "://");
-	u = sep ? sep + 3 : eff;
-	end = u + strcspn(u, "/?#");
-	at = NULL;
-	for (p = u; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (at)
-		u = at + 1;
+	hpa_url_span(eff, &sp);
+	u = sp.host;
+	end = sp.path;
 	if (memchr(u, ':', (size_t)(end - u)) && u[0] != '[') {
 		snprintf(buf, size, "%.*s", (int)(end - u), u);
 		return;
@@ -334,6 +328,16 @@ static long millis(double s)
 	return s * 1000 < 1 ? 1 : s * 1000 > 1e12 ? (long)1e12 : (long)(s * 1000);
 }
 
+/* Append to a header list; libcurl fails only when out of memory. */
+static struct curl_slist *add_header(struct curl_slist *list, const char *header)
+{
+	struct curl_slist *next = lc.curl_slist_append(list, header);
+
+	if (!next)
+		abort();
+	return next;
+}
+
 /* Set one option; 0 or the failing option's error. */
 #define SET(h, opt, val) do {                                           \
 		CURLcode set_rc_ = lc.curl_easy_setopt((h), (opt), (val));  \
@@ -346,7 +350,7 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 {
 	double total = ho->timeout > 0 ? ho->timeout : 60;
 	double conn = total < HPA_HTTP_CONNECT_MAX ? total : HPA_HTTP_CONNECT_MAX;
-	char errbuf[CURL_ERROR_SIZE] = "", reason[96] = "", msg[1024], *agent;
+	char errbuf[CURL_ERROR_SIZE] = "", reason[96] = "", msg[1024];
 	struct sink sink = { NULL, 0, false, 0 };
 	struct curl_slist *headers = NULL;
 	bool post = !strcmp(method, "POST"), content_type = false;
@@ -376,19 +380,13 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 		return report(url, "libcurl cannot start a request", ho, warn_only);
 	}
 	for (i = 0; i < ho->headers_nr; i++) {
-		struct curl_slist *next = lc.curl_slist_append(headers, ho->headers[i]);
-		if (!next)
-			abort();
-		headers = next;
+		headers = add_header(headers, ho->headers[i]);
 		content_type |= !strncasecmp(ho->headers[i], "content-type:", 13);
 	}
 	if (post && !content_type)
-		headers = lc.curl_slist_append(headers, "Content-Type: text/plain");
+		headers = add_header(headers, "Content-Type: text/plain");
 	/* No "Expect: 100-continue" wait before a large /pprof/symbol body. */
-	headers = lc.curl_slist_append(headers, "Expect:");
-	if (!headers)
-		abort();
-	agent = hpa_xasprintf("hpa/%s", HPA_VERSION);
+	headers = add_header(headers, "Expect:");
 
 	SET(h, CURLOPT_URL, url);
 	SET(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -404,7 +402,7 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 		SET(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 		SET(h, CURLOPT_NOPROGRESS, 0L);
 	}
-	SET(h, CURLOPT_USERAGENT, agent);
+	SET(h, CURLOPT_USERAGENT, "hpa/" HPA_VERSION);
 	SET(h, CURLOPT_HTTPHEADER, headers);
 	SET(h, CURLOPT_ACCEPT_ENCODING, "");
 	SET(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HPA_HTTP_MAX);
@@ -450,7 +448,6 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 	}
 	lc.curl_easy_cleanup(h);
 	lc.curl_slist_free_all(headers);
-	free(agent);
 	if (rc != CURLE_OK) {
 		fclose(sink.fp);
 		return report(url, msg, ho, warn_only);

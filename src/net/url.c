@@ -17,6 +17,19 @@ bool hpa_is_url(const char *s)
 	return !strncasecmp(s, "http://", 7) || !strncasecmp(s, "https://", 8);
 }
 
+void hpa_url_span(const char *url, struct hpa_url_span *s)
+{
+	const char *sep = strstr(url, "://"), *p;
+
+	s->auth = sep ? sep + 3 : url;
+	s->path = s->auth + strcspn(s->auth, "/?#");
+	s->at = NULL;
+	for (p = s->auth; p < s->path; p++)
+		if (*p == '@')
+			s->at = p;
+	s->host = s->at ? s->at + 1 : s->auth;
+}
+
 /* A query parameter whose value is a secret, by its name. */
 static bool secret_param(const char *name, size_t len)
 {
@@ -39,10 +52,8 @@ static bool secret_param(const char *name, size_t len)
  */
 static void split_secrets(const char *url, struct hpa_strbuf *out, char ***secrets)
 {
-	const char *sep = strstr(url, "://");
-	const char *auth = sep ? sep + 3 : url;
-	const char *auth_end = auth + strcspn(auth, "/?#");
-	const char *at = NULL, *p, *q;
+	struct hpa_url_span sp;
+	const char *p, *q;
 	size_t n = 0, alloc = 0;
 	char **list = NULL;
 
@@ -54,24 +65,21 @@ static void split_secrets(const char *url, struct hpa_strbuf *out, char ***secre
 	} while (0)
 #define COPY(s, l) do { if (out) hpa_sb_add(out, (s), (l)); } while (0)
 
-	for (p = auth; p < auth_end; p++)
-		if (*p == '@')
-			at = p;
-	COPY(url, (size_t)(auth - url));
-	if (at) {
-		const char *colon = memchr(auth, ':', (size_t)(at - auth));
+	hpa_url_span(url, &sp);
+	COPY(url, (size_t)(sp.auth - url));
+	if (sp.at) {
+		const char *colon = memchr(sp.auth, ':', (size_t)(sp.at - sp.auth));
 		if (colon) {
-			COPY(auth, (size_t)(colon - auth));
+			COPY(sp.auth, (size_t)(colon - sp.auth));
 			COPY(":***@", 5);
-			SECRET(colon + 1, (size_t)(at - colon - 1));
+			SECRET(colon + 1, (size_t)(sp.at - colon - 1));
 		} else {
 			COPY("***@", 4);
-			SECRET(auth, (size_t)(at - auth));
+			SECRET(sp.auth, (size_t)(sp.at - sp.auth));
 		}
-		auth = at + 1;
 	}
-	COPY(auth, (size_t)(auth_end - auth));
-	p = auth_end;
+	COPY(sp.host, (size_t)(sp.path - sp.host));
+	p = sp.path;
 	q = p + strcspn(p, "?#");
 	COPY(p, (size_t)(q - p));
 	if (*q == '?') {

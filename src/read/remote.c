@@ -24,10 +24,10 @@ struct endpoint {
 /* Where the path of `url` starts (its end when it has none). */
 static const char *path_start(const char *url)
 {
-	const char *sep = strstr(url, "://");
-	const char *p = sep ? sep + 3 : url;
+	struct hpa_url_span sp;
 
-	return p + strcspn(p, "/?#");
+	hpa_url_span(url, &sp);
+	return sp.path;
 }
 
 /* Method and path for `url`, from --endpoint or from the URL's path. */
@@ -65,11 +65,9 @@ static int resolve(const char *url, const char *kind, struct endpoint *e)
 /* `url` with its path replaced by `path` (query and fragment kept). */
 static char *with_path(const char *url, const char *path)
 {
-	const char *p = path_start(url), *rest = p + strcspn(p, "?#");
-	char *s;
+	const char *p = path_start(url);
 
-	s = hpa_xasprintf("%.*s%s%s", (int)(p - url), url, path, rest);
-	return s;
+	return hpa_xasprintf("%.*s%s%s", (int)(p - url), url, path, p + strcspn(p, "?#"));
 }
 
 int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_http_opts *ho,

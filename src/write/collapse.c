@@ -16,9 +16,7 @@
 #include <string.h>
 
 #include "hpa/report.h"
-#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
-#include "hpa/symbolize.h"
 #include "hpa/view.h"
 
 static long long trunc_ll(double v)

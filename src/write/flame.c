@@ -20,9 +20,8 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
-#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
-#include "hpa/symbolize.h"
+#include "hpa/view.h"
 #include "hpa/xalloc.h"
 
 #define FONT 12

@@ -17,22 +17,22 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
-#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
-#include "hpa/symbolize.h"
+#include "hpa/view.h"
 #include "hpa/xalloc.h"
 
 struct series {
 	const char *name;    /* in the growth's texts, without the trailing separator: */
 	int name_len;        /* print with %.*s */
 	uint32_t order;      /* first appearance: ties keep it */
-	double *v;           /* one value per dump */
+	double *v;           /* one value per dump, in the growth's values */
 	double gain, slope, steady, score;
 };
 
 struct growth {
 	size_t dumps;
 	struct hpa_strtab stack_texts, func_texts;   /* the grouping engine's, kept */
+	double *stack_values, *func_values;          /* its per-dump values, kept */
 	struct series *stacks, *funcs;
 	size_t nstacks, nfuncs;
 };
@@ -77,16 +77,16 @@ static int cmp_series(const void *a, const void *b)
  */
 static struct series *group_series(struct growth *g, const struct hpa_profile *prof,
 				   const struct hpa_opts *opts, const struct hpa_stack_format *fmt,
-				   struct hpa_strtab *texts, size_t *nr)
+				   struct hpa_strtab *texts, double **values, size_t *nr)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_stack_group *groups;
 	struct series *out;
-	double *per_input, total;
+	double total;
 	size_t i, cut = strlen(fmt->suffix);
 
 	hpa_strtab_init(texts);
-	*nr = hpa_group_stacks(prof, &vo, fmt, texts, &groups, &total, NULL, &per_input);
+	*nr = hpa_group_stacks(prof, &vo, fmt, texts, &groups, &total, NULL, values);
 	out = xcalloc(*nr + 1, sizeof(*out));
 	for (i = 0; i < *nr; i++) {
 		const char *text = hpa_strtab_get(texts, groups[i].text);
@@ -95,13 +95,11 @@ static struct series *group_series(struct growth *g, const struct hpa_profile *p
 		out[i].name = text;
 		out[i].name_len = (int)(len >= cut ? len - cut : len);
 		out[i].order = (uint32_t)i;
-		out[i].v = xmalloc(st_mult(g->dumps, sizeof(*out[i].v)));
-		memcpy(out[i].v, per_input + i * g->dumps, g->dumps * sizeof(*out[i].v));
+		out[i].v = *values + i * g->dumps;
 		metrics(&out[i], g->dumps);
 	}
 	if (*nr > 1)
 		qsort(out, *nr, sizeof(*out), cmp_series);
-	free(per_input);
 	free(groups);
 	return out;
 }
@@ -119,18 +117,14 @@ static void collect(struct growth *g, const struct hpa_profile *prof, const stru
 	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
 
 	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
-				 &g->stack_texts, &g->nstacks);
-	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->nfuncs);
+				 &g->stack_texts, &g->stack_values, &g->nstacks);
+	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs);
 }
 
 static void release(struct growth *g)
 {
-	size_t i;
-
-	for (i = 0; i < g->nstacks; i++)
-		free(g->stacks[i].v);
-	for (i = 0; i < g->nfuncs; i++)
-		free(g->funcs[i].v);
+	free(g->stack_values);
+	free(g->func_values);
 	free(g->stacks);
 	free(g->funcs);
 	hpa_strtab_release(&g->stack_texts);

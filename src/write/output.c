@@ -14,6 +14,7 @@ int hpa_output_open(struct hpa_output *out, const char *path,
 		    const char *const *inputs, size_t nr)
 {
 	struct stat ost, ist;
+	bool exists;
 	size_t i;
 	int fd;
 
@@ -22,17 +23,16 @@ int hpa_output_open(struct hpa_output *out, const char *path,
 		out->fp = stdout;
 		return 0;
 	}
-	if (stat(path, &ost) == 0) {
-		for (i = 0; i < nr; i++) {
-			if (!inputs[i] || !strcmp(inputs[i], "-") || stat(inputs[i], &ist) < 0)
-				continue;
-			if (ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
-				return hpa_error("%s: refusing to overwrite an input file", path);
-		}
+	exists = stat(path, &ost) == 0;
+	for (i = 0; exists && i < nr; i++) {
+		if (!inputs[i] || !strcmp(inputs[i], "-") || stat(inputs[i], &ist) < 0)
+			continue;
+		if (ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
+			return hpa_error("%s: refusing to overwrite an input file", path);
 	}
-	if (stat(path, &ost) == 0 && S_ISDIR(ost.st_mode))
+	if (exists && S_ISDIR(ost.st_mode))
 		return hpa_error("%s: is a directory", path);
-	if (stat(path, &ost) == 0 && !S_ISREG(ost.st_mode)) {
+	if (exists && !S_ISREG(ost.st_mode)) {
 		/* A device or FIFO (/dev/null, /dev/stdout, a pipe): written as is,
 		 * never replaced by a renamed file. */
 		out->fp = fopen(path, "w");

@@ -12,7 +12,6 @@
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
-#include "hpa/symbolize.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 

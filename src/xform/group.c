@@ -238,7 +238,6 @@ void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts
 	hpa_view_init(&view, prof, opts);
 	out->total = accumulate(&k, &view);
 	hpa_view_release(&view);
-	grow_values(&k);
 	out->keys = k.names;
 	out->flat = k.flat;
 	out->cum = k.cum;

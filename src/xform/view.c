@@ -6,7 +6,6 @@
 
 #include "hpa/names.h"
 #include "hpa/strip.h"
-#include "hpa/symbolize.h"
 #include "hpa/strbuf.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"

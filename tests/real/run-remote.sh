@@ -140,6 +140,7 @@ tls_server wrongname; wrong=$tport
 tls_server otherca; selfsigned=$tport
 tls_server server -Verify 1 -verifyCAfile ../tls/ca.pem -verify_return_error; mutual=$tport
 tls() { timeout 30 "$hpa" --text --show_bytes --no-symbols "$@" 2>err.txt; }
+tls_fail() { tls "$@" >/dev/null; echo "exit=$? $(cat err.txt)"; }   # exit status and message
 check "https: the same Total as the file" "$jtotal" \
 	"$(tls --cacert tls/ca.pem "https://127.0.0.1:$plain/pprof/heap" | head -n 1)"
 check "https: by host name" "$jtotal" \
@@ -148,16 +149,16 @@ check "https: pprof's -tls_ca" "$jtotal" \
 	"$(tls -tls_ca tls/ca.pem "https://127.0.0.1:$plain/pprof/heap" | head -n 1)"
 check "https: a CA the system does not know" \
 	"exit=1 hpa: https://127.0.0.1:$plain/pprof/heap: TLS: the server's certificate is not trusted (SSL certificate problem: unable to get local issuer certificate); name its CA with --cacert FILE" \
-	"$(tls "https://127.0.0.1:$plain/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+	"$(tls_fail "https://127.0.0.1:$plain/pprof/heap")"
 check "https: the wrong CA" \
 	"exit=1 hpa: https://127.0.0.1:$plain/pprof/heap: TLS: the server's certificate is not trusted (SSL certificate problem: unable to get local issuer certificate)" \
-	"$(tls --cacert tls/otherca.pem "https://127.0.0.1:$plain/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+	"$(tls_fail --cacert tls/otherca.pem "https://127.0.0.1:$plain/pprof/heap")"
 check "https: a certificate for another host name" \
 	"exit=1 hpa: https://127.0.0.1:$wrong/pprof/heap: TLS: the server's certificate is not for this host (SSL: no alternative certificate subject name matches target host name '127.0.0.1')" \
-	"$(tls --cacert tls/ca.pem "https://127.0.0.1:$wrong/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+	"$(tls_fail --cacert tls/ca.pem "https://127.0.0.1:$wrong/pprof/heap")"
 check "https: a self-signed certificate" \
 	"exit=1 hpa: https://127.0.0.1:$selfsigned/pprof/heap: TLS: the server's certificate is not trusted (SSL certificate problem: self-signed certificate)" \
-	"$(tls --cacert tls/ca.pem "https://127.0.0.1:$selfsigned/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+	"$(tls_fail --cacert tls/ca.pem "https://127.0.0.1:$selfsigned/pprof/heap")"
 check "https: --insecure skips the check, and says so" "hpa: warning: --insecure: the server's certificate is not verified $jtotal" \
 	"$(out=$(tls --insecure "https://127.0.0.1:$wrong/pprof/heap" | head -n 1); echo "$(cat err.txt) $out")"
 check "mutual TLS: the client certificate" "$jtotal" \
@@ -174,7 +175,7 @@ check "mutual TLS: a client certificate the server does not trust, says so" "1" 
 	"$(grep -c "^hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: the server refused the client certificate tls/stranger.pem (.*unknown ca.*)\$" err.txt)"
 check "mutual TLS: a key that does not match" \
 	"exit=1 hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: cannot use the client certificate tls/server.pem (unable to set private key file: 'tls/client.key' type PEM)" \
-	"$(tls --cacert tls/ca.pem --cert tls/server.pem --key tls/client.key "https://127.0.0.1:$mutual/pprof/heap" >/dev/null; echo "exit=$? $(cat err.txt)")"
+	"$(tls_fail --cacert tls/ca.pem --cert tls/server.pem --key tls/client.key "https://127.0.0.1:$mutual/pprof/heap")"
 
 # --watch: 1, 1, 6, 6, 16 MiB in use: saves at the first, third and fifth check.
 mk() { printf 'heap_v2/1\n@ 0x1\n  t*: 1: %s [0: 0]\n' "$1" > "$2"; }

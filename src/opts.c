@@ -15,6 +15,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/opts.h"
+#include "hpa/report.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -565,11 +566,10 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE)
 		return usage_error("%s", "--diff-columns goes with --collapse");
 	if (opts->growth && (opts->profiles_nr < 2 || opts->base || opts->outdir ||
-			     (opts->mode != HPA_MODE_TEXT && opts->mode != HPA_MODE_SVG &&
-			      opts->mode != HPA_MODE_COLLAPSE && opts->mode != HPA_MODE_CSV)))
+			     !hpa_writer_for(opts)))
 		return usage_error("%s", "--growth needs two or more PROFILEs, no --base or --outdir, "
 				   "and --text, --svg, --collapse or --csv");
-	if (opts->mode == HPA_MODE_CSV && !opts->growth)
+	if (!hpa_writer_for(opts))   /* the only mode with no writer of its own */
 		return usage_error("%s", "--csv goes with --growth");
 	if (opts->outdir && (opts->mode != HPA_MODE_SVG || opts->output || opts->base))
 		return usage_error("%s", "--outdir goes with --svg, without --output and --base");

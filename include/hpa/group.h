@@ -6,6 +6,7 @@
 #define HPA_GROUP_H
 
 #include "hpa/compat.h"
+#include "hpa/hashmap.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
@@ -67,5 +68,68 @@ struct hpa_frame_groups {
 void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		      enum hpa_granularity granularity, struct hpa_frame_groups *out);
 void hpa_frame_groups_release(struct hpa_frame_groups *g);
+
+/*
+ * Whole stacks grouped by a writer's own frame identity (pprof's
+ * locations, which hold an address's inline levels together): the
+ * format's key_of() maps the frames at frames[0..nr) (leaf first) to one
+ * key and says how many of them it covers (at least 1); a stack without
+ * frames is the one key empty().  Keys are non-zero.
+ */
+struct hpa_path_format {
+	uint32_t (*key_of)(void *ctx, const struct hpa_frame *frames, size_t nr, size_t *used);
+	uint32_t (*empty)(void *ctx);
+	void *ctx;
+};
+
+/* A distinct key sequence, leaf first: pool[first .. first + n), and its weighted values. */
+struct hpa_path_group {
+	size_t first, n;
+	double v[HPA_NVALUES];       /* every value type, the base's negative */
+};
+
+/* Returns the number of groups, *out and *pool (malloc'ed), in order of first appearance. */
+size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool);
+
+/* Which of a frame's names (names.h) keys a call tree's nodes. */
+enum hpa_name_kind { HPA_NAME_FULL, HPA_NAME_SHORT, HPA_NAME_DISPLAY, HPA_NAME_FOLDED, HPA_NAME_GRAPH };
+
+/* One of a frame's names, as a profile string id. */
+uint32_t hpa_frame_name_id(const struct hpa_profile *prof, struct hpa_frame f, enum hpa_name_kind kind);
+
+/*
+ * The view's samples as a call tree: stacks merged on common prefixes, a
+ * node per (parent, frame name), root first (the flame graph) or leaf
+ * first (callers of each allocation site).  Node 0 is the root, "all";
+ * every node is created after its parent, so a walk from the last node to
+ * the first visits children before parents.
+ */
+struct hpa_call_node {
+	uint32_t name;               /* profile string id; 0 for the root */
+	uint32_t parent, child, next;   /* node ids; child/next 0 = none */
+	uint32_t depth;              /* the root is 0 */
+	double after, before;        /* inclusive: the profile's, and the base's (positive) */
+};
+
+struct hpa_call_tree {
+	struct hpa_call_node *nodes;
+	size_t nr, alloc;
+	bool diff;                   /* a --base input took part */
+	size_t dumps;                /* with per_input: the number of inputs */
+	double *series;              /* with per_input: series[node * dumps + input - 1] */
+	struct hpa_hashmap by_key;   /* (parent, name) -> node */
+	size_t series_alloc;
+};
+
+struct hpa_tree_opts {
+	enum hpa_name_kind name;     /* what a node is called, and merged by */
+	bool leaf_first;             /* stacks innermost frame first */
+	bool per_input;              /* keep each input's value per node (dump series) */
+};
+
+void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		    const struct hpa_tree_opts *topts, struct hpa_call_tree *out);
+void hpa_call_tree_release(struct hpa_call_tree *t);
 
 #endif

@@ -281,6 +281,12 @@ struct hpa_frame {
 	uint32_t level;
 };
 
+/* |v| below a millionth of a byte or object is rounding left by a diff: 0. */
+static inline double hpa_dust_to_zero(double v)
+{
+	return v < 1e-6 && v > -1e-6 ? 0 : v;
+}
+
 /* A frame's slot: its index in lines[], or past them for unknown frames. */
 static inline size_t hpa_frame_slot(const struct hpa_profile *prof, struct hpa_frame f)
 {

@@ -45,11 +45,12 @@ typedef int hpa_writer_fn(FILE *fp, const struct hpa_profile *prof, const struct
 
 struct hpa_writer {
 	enum hpa_mode mode;
+	bool series;               /* for --growth */
 	const char *name;
 	hpa_writer_fn *write;
 };
 
-/* The writer for the options' output mode (--growth has its own but for --svg). */
+/* The writer for the options' output mode and --growth; NULL if there is none. */
 const struct hpa_writer *hpa_writer_for(const struct hpa_opts *opts);
 
 /* --alloc_* on a profile without accumulated data: an error (-1) saying so. */
@@ -60,12 +61,6 @@ void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *o
 
 /* jeprof's Percent: "%.1f%%" of x*100/total; nan, +inf, -inf when total is 0. */
 void hpa_format_percent(char *buf, size_t size, double x, double total);
-
-/* |v| below a millionth of a byte or object is rounding left by a diff: 0. */
-static inline double hpa_dust_to_zero(double v)
-{
-	return v < 1e-6 && v > -1e-6 ? 0 : v;
-}
 
 /* "objects", "B" or "MB". */
 const char *hpa_units(const struct hpa_opts *opts);

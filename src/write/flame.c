@@ -20,8 +20,8 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
-#include "hpa/strtab.h"
-#include "hpa/view.h"
+#include "hpa/group.h"
+#include "hpa/growth.h"
 #include "hpa/xalloc.h"
 
 #define FONT 12
@@ -29,119 +29,56 @@
 #define FRAME_H 16
 #define XPAD 10
 
-struct node {
-	uint32_t name;           /* id in names */
-	uint32_t parent, child, next;
-	double after, before;    /* inclusive: the profile's and the base's */
-	double width;            /* layout value */
-	double x;                /* layout start, in value units */
-	uint32_t depth;
-};
-
+/* The engine's call tree (group.h) and the layout of each node. */
 struct tree {
-	struct hpa_strtab names;
-	struct node *nodes;      /* [0] is the root, "all" */
-	size_t nr, alloc;
-	struct hpa_hashmap by_key;   /* (parent, name) -> node */
+	const struct hpa_profile *prof;
+	struct hpa_call_tree ct;
+	struct hpa_call_node *nodes; /* ct.nodes */
+	size_t nr, dumps;            /* ct.nr, ct.dumps */
 	bool diff;
-	size_t dumps;                /* --growth: values per dump, per node */
-	double *series;
-	size_t series_alloc;
+	double *width;               /* per node: layout value */
+	double *x;                   /* per node: layout start, in value units */
 };
 
-static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t name)
+static const char *node_name(const struct tree *t, uint32_t id)
 {
-	uint64_t key = (uint64_t)parent << 32 | name;
-	uint32_t id = hpa_hashmap_get(&t->by_key, key);
-	struct node *n;
-
-	if (id)
-		return id;
-	HPA_GROW(t->nodes, t->nr + 1, t->alloc);
-	id = (uint32_t)t->nr++;
-	n = &t->nodes[id];
-	memset(n, 0, sizeof(*n));
-	n->name = name;
-	n->parent = parent;
-	n->depth = t->nodes[parent].depth + 1;
-	n->next = t->nodes[parent].child;
-	t->nodes[parent].child = id;
-	hpa_hashmap_put(&t->by_key, key, id);
-	if (t->dumps) {
-		HPA_GROW(t->series, t->nr * t->dumps, t->series_alloc);
-		memset(t->series + (size_t)id * t->dumps, 0, t->dumps * sizeof(*t->series));
-	}
-	return id;
+	return id ? hpa_profile_str(t->prof, t->nodes[id].name) : "all";
 }
 
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
-	struct hpa_view view;
-	uint32_t *slot_name = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*slot_name));
-	const struct hpa_frame *frames;
-	size_t i, k, nr;
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, false, opts->growth };
+	size_t i;
 
-	hpa_view_init(&view, prof, &vo);
-	for (i = 0; i < prof->samples_nr; i++) {
-		bool base;
-		double v;
-		uint32_t node = 0;
-
-		if (!hpa_view_sample(&view, i, &frames, &nr))
-			continue;
-		base = prof->inputs[prof->samples[i].input - 1].is_base;
-		v = hpa_view_value(&view, i);
-		t->diff |= base;
-		if (t->dumps)
-			t->series[prof->samples[i].input - 1] += v;
-		else if (base)
-			t->nodes[0].before -= v;
-		else
-			t->nodes[0].after += v;
-		for (k = nr; k-- > 0;) {
-			size_t slot = hpa_frame_slot(prof, frames[k]);
-			if (!slot_name[slot])
-				slot_name[slot] = hpa_strtab_intern(&t->names,
-					hpa_profile_str(prof, hpa_frame_name(prof, frames[k])->graph));
-			node = child_of(t, node, slot_name[slot]);
-			if (t->dumps)
-				t->series[(size_t)node * t->dumps + prof->samples[i].input - 1] += v;
-			else if (base)
-				t->nodes[node].before -= v;
-			else
-				t->nodes[node].after += v;
-		}
-	}
-	hpa_view_release(&view);
-	free(slot_name);
+	t->prof = prof;
+	hpa_group_tree(prof, &vo, &to, &t->ct);
+	t->nodes = t->ct.nodes;
+	t->nr = t->ct.nr;
+	t->dumps = t->ct.dumps;
+	t->diff = t->ct.diff;
 	/* --growth: first dump -> last dump, like a base diff. */
 	for (i = 0; t->dumps && i < t->nr; i++) {
-		t->nodes[i].before = t->series[i * t->dumps];
-		t->nodes[i].after = t->series[i * t->dumps + t->dumps - 1];
+		t->nodes[i].before = t->ct.series[i * t->dumps];
+		t->nodes[i].after = t->ct.series[i * t->dumps + t->dumps - 1];
 		t->diff = true;
 	}
+	t->width = xcalloc(t->nr, sizeof(*t->width));
+	t->x = xcalloc(t->nr, sizeof(*t->x));
 }
 
 /* --growth: share of steps in which a node grew (dir 1) or shrank (dir -1). */
 static double steadiness(const struct tree *t, uint32_t node, int dir)
 {
-	const double *v = t->series + (size_t)node * t->dumps;
-	size_t i, n = 0;
-
-	for (i = 0; i + 1 < t->dumps; i++)
-		n += dir > 0 ? v[i + 1] > v[i] : v[i + 1] < v[i];
-	return t->dumps > 1 ? (double)n / (double)(t->dumps - 1) : 0;
+	return hpa_steadiness(t->ct.series + (size_t)node * t->dumps, t->dumps, dir);
 }
 
 static const struct tree *sort_tree;
 
 static int cmp_children(const void *a, const void *b)
 {
-	const struct node *x = &sort_tree->nodes[*(const uint32_t *)a];
-	const struct node *y = &sort_tree->nodes[*(const uint32_t *)b];
-	return strcmp(hpa_strtab_get(&sort_tree->names, x->name),
-		      hpa_strtab_get(&sort_tree->names, y->name));
+	return strcmp(node_name(sort_tree, *(const uint32_t *)a),
+		      node_name(sort_tree, *(const uint32_t *)b));
 }
 
 /*
@@ -157,18 +94,18 @@ static uint32_t *layout(struct tree *t, size_t *count)
 
 	/* Bottom-up widths: nodes were created after their parents. */
 	for (i = t->nr; i-- > 0;) {
-		struct node *nd = &t->nodes[i];
+		const struct hpa_call_node *nd = &t->nodes[i];
 		double own = nd->after > 0 ? nd->after : (nd->before > 0 && t->diff ? nd->before : 0);
 		double kidsum = 0;
 		uint32_t c;
 
 		for (c = nd->child; c; c = t->nodes[c].next)
-			kidsum += t->nodes[c].width;
-		nd->width = own > kidsum ? own : kidsum;
+			kidsum += t->width[c];
+		t->width[i] = own > kidsum ? own : kidsum;
 	}
 	sort_tree = t;
 	stack[sp++] = 0;
-	t->nodes[0].x = 0;
+	t->x[0] = 0;
 	while (sp) {
 		uint32_t id = stack[--sp], c;
 		size_t nk = 0;
@@ -181,10 +118,10 @@ static uint32_t *layout(struct tree *t, size_t *count)
 		}
 		if (nk > 1)
 			qsort(kids, nk, sizeof(*kids), cmp_children);
-		x = t->nodes[id].x;
+		x = t->x[id];
 		for (i = 0; i < nk; i++) {
-			t->nodes[kids[i]].x = x;
-			x += t->nodes[kids[i]].width;
+			t->x[kids[i]] = x;
+			x += t->width[kids[i]];
 		}
 		for (i = nk; i-- > 0;)   /* pushed reversed: drawn in name order */
 			stack[sp++] = kids[i];
@@ -303,13 +240,14 @@ static void human(char *out, size_t size, double v, const struct hpa_opts *opts)
 	snprintf(out, size, u ? "%.2f %s" : "%.0f %s", v, units[u]);
 }
 
-static void tooltip(FILE *fp, const struct tree *t, const struct node *nd, double total,
+static void tooltip(FILE *fp, const struct tree *t, uint32_t id, double total,
 		    const struct hpa_opts *opts)
 {
+	const struct hpa_call_node *nd = &t->nodes[id];
 	char a[48], b[48], ha[48];
 	double delta = nd->after - nd->before;
 
-	put_escaped(fp, nd == t->nodes ? "all" : hpa_strtab_get(&t->names, nd->name), SIZE_MAX);
+	put_escaped(fp, node_name(t, id), SIZE_MAX);
 	snprintf(a, sizeof(a), "%.0f", nd->after);
 	human(ha, sizeof(ha), nd->after, opts);
 	if (!t->diff) {
@@ -338,27 +276,16 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	memset(&t, 0, sizeof(t));
-	hpa_strtab_init(&t.names);
-	hpa_hashmap_init(&t.by_key);
-	HPA_GROW(t.nodes, 1, t.alloc);
-	memset(&t.nodes[0], 0, sizeof(t.nodes[0]));
-	t.nr = 1;
-	if (opts->growth) {
-		t.dumps = prof->inputs_nr;
-		t.series = xcalloc(t.dumps, sizeof(*t.series));
-		t.series_alloc = t.dumps;
-	}
 	build(&t, prof, opts);
 	order = layout(&t, &count);
-	total = t.nodes[0].width;
+	total = t.width[0];
 	scale = total > 0 ? inner / total : 0;
 	minw = opts->minwidth_pct ? opts->minwidth * total / 100 :
 		(scale > 0 ? (opts->minwidth > 0 ? opts->minwidth : 0.1) / scale : 0);
 	for (i = 0; i < count; i++) {
-		const struct node *nd = &t.nodes[order[i]];
-		if (nd->width <= 0 || nd->width < minw) {
-			pruned += nd->width > 0;
+		const struct hpa_call_node *nd = &t.nodes[order[i]];
+		if (t.width[order[i]] <= 0 || t.width[order[i]] < minw) {
+			pruned += t.width[order[i]] > 0;
 			continue;
 		}
 		if (nd->depth > max_depth)
@@ -425,14 +352,15 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	}
 	fputs("<g id=\"frames\">\n", fp);
 	for (i = 0; total > 0 && i < count; i++) {
-		const struct node *nd = &t.nodes[order[i]];
-		double x = nd->x * scale + XPAD, w = nd->width * scale;
+		const struct hpa_call_node *nd = &t.nodes[order[i]];
+		double nx = t.x[order[i]], nw = t.width[order[i]];
+		double x = nx * scale + XPAD, w = nw * scale;
 		int y = opts->icicle ? top + (int)nd->depth * FRAME_H :
 			height - bottom - (int)(nd->depth + 1) * FRAME_H;
-		const char *name = nd == t.nodes ? "all" : hpa_strtab_get(&t.names, nd->name);
+		const char *name = node_name(&t, order[i]);
 		size_t chars = (size_t)floor(w / FONTW), len = utf8_chars(name);
 
-		if (nd->width <= 0 || nd->width < minw)
+		if (nw <= 0 || nw < minw)
 			continue;
 		shown++;
 		if (t.dumps) {
@@ -444,14 +372,14 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			diff_colour(nd->depth ? nd->after - nd->before : 0, max_delta, colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
-		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"><title>", nd->x / total,
-			nd->width / total, nd->depth);
-		tooltip(fp, &t, nd, t.nodes[0].after, opts);
+		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"><title>", nx / total,
+			nw / total, nd->depth);
+		tooltip(fp, &t, order[i], t.nodes[0].after, opts);
 		if (t.dumps) {
 			size_t d;
 			fprintf(fp, "; grew in %.0f%% of steps:", steadiness(&t, order[i], 1) * 100);
 			for (d = 0; d < t.dumps; d++)
-				fprintf(fp, " %.0f", t.series[(size_t)order[i] * t.dumps + d]);
+				fprintf(fp, " %.0f", t.ct.series[(size_t)order[i] * t.dumps + d]);
 		}
 		fprintf(fp, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, FRAME_H - 1, colour,
@@ -472,9 +400,8 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	fputs("</svg>\n", fp);
 
 	free(order);
-	free(t.series);
-	free(t.nodes);
-	hpa_hashmap_release(&t.by_key);
-	hpa_strtab_release(&t.names);
+	free(t.width);
+	free(t.x);
+	hpa_call_tree_release(&t.ct);
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include "profile.pb-c.h"
 
 #include "hpa/diag.h"
+#include "hpa/group.h"
 #include "hpa/report.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
@@ -40,11 +41,6 @@ typedef Perftools__Profiles__Label PbLabel;
 /* Output columns, pprof's heap order, and the model value of each. */
 static const enum hpa_value columns[4] = {
 	HPA_ALLOC_OBJECTS, HPA_ALLOC_SPACE, HPA_INUSE_OBJECTS, HPA_INUSE_SPACE
-};
-
-struct out_sample {
-	size_t first, n;     /* its location ids: pool[first .. first + n) */
-	double v[4];
 };
 
 struct writer {
@@ -193,6 +189,22 @@ static uint64_t no_stack_location(struct writer *w)
 	return pl->id;
 }
 
+/* The grouping engine's key of a frame: consecutive levels of one address are one location. */
+static uint32_t path_key(void *ctx, const struct hpa_frame *frames, size_t nr, size_t *used)
+{
+	size_t e = 1;
+
+	while (e < nr && frames[e].loc == frames[0].loc && frames[e].level == frames[e - 1].level + 1)
+		e++;
+	*used = e;
+	return (uint32_t)location_id(ctx, frames[0].loc, frames[0].level, (uint32_t)e);
+}
+
+static uint32_t path_empty(void *ctx)
+{
+	return (uint32_t)no_stack_location(ctx);
+}
+
 static PbValueType *value_type(struct writer *w, const char *type, const char *unit)
 {
 	PbValueType *vt = xcalloc(1, sizeof(*vt));
@@ -266,14 +278,11 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 {
 	struct writer w;
 	struct hpa_view_opts vo;
-	struct hpa_view view;
-	struct hpa_strtab keys;
-	struct out_sample *samples = NULL;
+	struct hpa_path_format fmt = { path_key, path_empty, &w };
+	struct hpa_path_group *samples = NULL;
 	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	uint64_t *ids = NULL, *pool = NULL;
-	char *text = NULL;
-	size_t nsamples = 0, asamples = 0, aids = 0, npool = 0, apool = 0, atext = 0, i, k, nr, m;
-	const struct hpa_frame *frames;
+	uint32_t *pool = NULL;
+	size_t nsamples, i, k, m;
 	double cum[4] = { 0 }, done[4] = { 0 };
 	uint8_t *buf;
 	size_t len;
@@ -285,7 +294,6 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	w.prof = prof;
 	w.opts = opts;
 	hpa_strtab_init(&w.strs);
-	hpa_strtab_init(&keys);
 	w.map_out = xcalloc(prof->mappings_nr, sizeof(*w.map_out));
 	w.map_all_named = xmalloc(prof->mappings_nr * sizeof(bool));
 	memset(w.map_all_named, 1, prof->mappings_nr * sizeof(bool));
@@ -301,46 +309,9 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		}
 	}
 
-	/* Samples: the view's, grouped by location list (keyed by its text). */
+	/* Samples: the view's, grouped by location list. */
 	vo = hpa_view_opts(opts);
-	hpa_view_init(&view, prof, &vo);
-	for (i = 0; i < prof->samples_nr; i++) {
-		const struct hpa_sample *s = &prof->samples[i];
-		double weight = prof->inputs[s->input - 1].weight;
-		size_t n = 0, klen = 0;
-		uint32_t key;
-
-		if (!hpa_view_sample(&view, i, &frames, &nr))
-			continue;
-		HPA_GROW(ids, nr + 1, aids);
-		for (k = 0; k < nr;) {   /* consecutive levels of one address: one location */
-			size_t e = k + 1;
-			while (e < nr && frames[e].loc == frames[k].loc &&
-			       frames[e].level == frames[e - 1].level + 1)
-				e++;
-			ids[n++] = location_id(&w, frames[k].loc, frames[k].level, (uint32_t)(e - k));
-			k = e;
-		}
-		if (!n)
-			ids[n++] = no_stack_location(&w);
-		HPA_GROW(text, n * 21 + 1, atext);
-		for (k = 0; k < n; k++)
-			klen += (size_t)sprintf(text + klen, "%llu,", (unsigned long long)ids[k]);
-		key = hpa_strtab_intern_len(&keys, text, klen);
-		if (key > nsamples) {   /* a new group: ids dense from 1 */
-			HPA_GROW(samples, nsamples + 1, asamples);
-			memset(&samples[nsamples], 0, sizeof(samples[nsamples]));
-			HPA_GROW(pool, npool + n, apool);
-			memcpy(pool + npool, ids, n * sizeof(*ids));
-			samples[nsamples].first = npool;
-			samples[nsamples].n = n;
-			npool += n;
-			nsamples++;
-		}
-		for (k = 0; k < 4; k++)
-			samples[key - 1].v[k] += s->v[columns[k]] * weight;
-	}
-	hpa_view_release(&view);
+	nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool);
 
 	p.n_sample = nsamples;
 	p.sample = xcalloc(nsamples + 1, sizeof(*p.sample));
@@ -350,13 +321,14 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		perftools__profiles__sample__init(ps);
 		ps->n_location_id = samples[i].n;
 		ps->location_id = xmalloc(samples[i].n * sizeof(uint64_t));
-		memcpy(ps->location_id, pool + samples[i].first, samples[i].n * sizeof(uint64_t));
+		for (k = 0; k < samples[i].n; k++)
+			ps->location_id[k] = pool[samples[i].first + k];
 		ps->n_value = 4;
 		ps->value = xcalloc(4, sizeof(*ps->value));
 		for (k = 0; k < 4; k++) {
 			/* floor of the running sum: the column totals come out exact */
 			double next;
-			cum[k] += samples[i].v[k];
+			cum[k] += samples[i].v[columns[k]];
 			next = floor(hpa_dust_to_zero(cum[k]) + 1e-9);
 			ps->value[k] = (int64_t)(next - done[k]);
 			done[k] = next;
@@ -410,15 +382,12 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	free(buf);
 	free_profile(&p, &w);
 	free(samples);
-	free(ids);
 	free(pool);
-	free(text);
 	free(w.map_out);
 	free(w.map_all_named);
 	free(w.map_inline);
 	hpa_hashmap_release(&w.loc_by_key);
 	hpa_hashmap_release(&w.func_by_key);
-	hpa_strtab_release(&keys);
 	hpa_strtab_release(&w.strs);
 	return rc;
 }

@@ -7,24 +7,26 @@
 #include "hpa/diag.h"
 #include "hpa/report.h"
 
+/* A row per (mode, series): --growth reads the inputs as one series of dumps. */
 static const struct hpa_writer writers[] = {
-	{ HPA_MODE_TEXT, "text", hpa_report_text },
-	{ HPA_MODE_COLLAPSE, "collapse", hpa_report_collapse },
-	{ HPA_MODE_TRACES, "traces", hpa_report_traces },
-	{ HPA_MODE_THREADS, "threads", hpa_report_threads },
-	{ HPA_MODE_PROTO, "proto", hpa_report_pprof },
-	{ HPA_MODE_SVG, "svg", hpa_report_svg },
-	{ HPA_MODE_CSV, "growth", hpa_report_growth },
+	{ HPA_MODE_TEXT, false, "text", hpa_report_text },
+	{ HPA_MODE_COLLAPSE, false, "collapse", hpa_report_collapse },
+	{ HPA_MODE_TRACES, false, "traces", hpa_report_traces },
+	{ HPA_MODE_THREADS, false, "threads", hpa_report_threads },
+	{ HPA_MODE_PROTO, false, "proto", hpa_report_pprof },
+	{ HPA_MODE_SVG, false, "svg", hpa_report_svg },
+	{ HPA_MODE_TEXT, true, "growth", hpa_report_growth },
+	{ HPA_MODE_CSV, true, "growth csv", hpa_report_growth },
+	{ HPA_MODE_COLLAPSE, true, "growth collapse", hpa_report_growth },
+	{ HPA_MODE_SVG, true, "growth svg", hpa_report_svg },   /* coloured by steadiness */
 };
 
 const struct hpa_writer *hpa_writer_for(const struct hpa_opts *opts)
 {
-	/* --growth: its own tables (text, --csv, --collapse); --svg colours the graph. */
-	enum hpa_mode mode = opts->growth && opts->mode != HPA_MODE_SVG ? HPA_MODE_CSV : opts->mode;
 	size_t i;
 
 	for (i = 0; i < HPA_ARRAY_SIZE(writers); i++)
-		if (writers[i].mode == mode)
+		if (writers[i].mode == opts->mode && writers[i].series == opts->growth)
 			return &writers[i];
-	HPA_BUG("no writer for mode %d", (int)mode);
+	return NULL;
 }

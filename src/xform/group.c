@@ -252,3 +252,72 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g)
 	hpa_strtab_release(&g->keys);
 	memset(g, 0, sizeof(*g));
 }
+
+/* A key sequence as NUL-free bytes for the string table: 5 bytes a key, each with its top bit set. */
+static size_t encode_path(char *buf, const uint32_t *keys, size_t n)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t k = keys[i];
+		int b;
+		for (b = 0; b < 5; b++, k >>= 7)
+			buf[len++] = (char)(0x80 | (k & 0x7f));
+	}
+	return len;
+}
+
+size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool_out)
+{
+	struct hpa_view view;
+	struct hpa_strtab paths;
+	struct hpa_path_group *groups = NULL;
+	uint32_t *keys = NULL, *pool = NULL;
+	char *text = NULL;
+	size_t ngroups = 0, agroups = 0, akeys = 0, npool = 0, apool = 0, atext = 0, i, k, nr;
+	const struct hpa_frame *frames;
+
+	hpa_strtab_init(&paths);
+	hpa_view_init(&view, prof, opts);
+	for (i = 0; i < prof->samples_nr; i++) {
+		const struct hpa_sample *s = &prof->samples[i];
+		double weight = prof->inputs[s->input - 1].weight;
+		size_t n = 0, used, len;
+		uint32_t id;
+
+		if (!hpa_view_sample(&view, i, &frames, &nr))
+			continue;
+		HPA_GROW(keys, nr + 1, akeys);
+		for (k = 0; k < nr; k += used) {
+			used = 1;
+			keys[n++] = fmt->key_of(fmt->ctx, frames + k, nr - k, &used);
+			if (!used)
+				used = 1;
+		}
+		if (!n)
+			keys[n++] = fmt->empty(fmt->ctx);
+		HPA_GROW(text, n * 5 + 1, atext);
+		len = encode_path(text, keys, n);
+		id = hpa_strtab_intern_len(&paths, text, len);
+		if (id > ngroups) {   /* a new group: ids dense from 1 */
+			HPA_GROW(groups, ngroups + 1, agroups);
+			memset(&groups[ngroups], 0, sizeof(groups[ngroups]));
+			HPA_GROW(pool, npool + n, apool);
+			memcpy(pool + npool, keys, n * sizeof(*keys));
+			groups[ngroups].first = npool;
+			groups[ngroups].n = n;
+			npool += n;
+			ngroups++;
+		}
+		for (k = 0; k < HPA_NVALUES; k++)
+			groups[id - 1].v[k] += s->v[k] * weight;
+	}
+	hpa_view_release(&view);
+	hpa_strtab_release(&paths);
+	free(keys);
+	free(text);
+	*out = groups;
+	*pool_out = pool;
+	return ngroups;
+}

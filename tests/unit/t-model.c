@@ -2,8 +2,9 @@
  * The model's passes, on small profiles written here: location identity
  * across inputs (hpa_unify_locations), frame names made once
  * (hpa_name_frames), the grouping engine (hpa_group_stacks), the base pass
- * (--drop_negative, --normalize), and a pprof round trip (--proto written,
- * read back, the same stacks and values).
+ * (--drop_negative, --normalize), the engine's call tree and key paths,
+ * the growth pass, and a pprof round trip (--proto written, read back, the
+ * same stacks and values).
  */
 #include "hpa/compat.h"
 
@@ -13,6 +14,7 @@
 
 #include "hpa/diff.h"
 #include "hpa/group.h"
+#include "hpa/growth.h"
 #include "hpa/names.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
@@ -193,10 +195,122 @@ static void test_pprof_round_trip(void)
 	hpa_profile_release(&q);
 }
 
+/* A node's name, "all" for the root. */
+static const char *node_name(const struct hpa_profile *p, const struct hpa_call_tree *t, uint32_t id)
+{
+	return id ? hpa_profile_str(p, t->nodes[id].name) : "all";
+}
+
+static uint32_t loc_key(void *ctx, const struct hpa_frame *frames, size_t nr, size_t *used)
+{
+	(void)ctx;
+	(void)nr;
+	*used = 1;
+	return frames[0].loc;
+}
+
+static uint32_t no_key(void *ctx)
+{
+	(void)ctx;
+	return 99;
+}
+
+static void test_tree_paths_growth(void)
+{
+	struct hpa_profile p;
+	struct hpa_opts o = default_opts();
+	struct hpa_view_opts vo;
+	struct hpa_tree_opts to = { HPA_NAME_FULL, false, true };
+	struct hpa_call_tree t;
+	struct hpa_path_format fmt = { loc_key, no_key, NULL };
+	struct hpa_path_group *g;
+	struct hpa_growth gr;
+	uint32_t *pool, c;
+	size_t n;
+	const double steps[] = { 1, 2, 1, 3 };
+
+	/* Two dumps of one process: 300 + 20 B, then 100 + 50 B (at other addresses). */
+	hpa_profile_init(&p);
+	add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
+	add_input(&p, 0x7f1230000000ULL, 0x555600000000ULL, 100, 50, false);
+	hpa_unify_locations(&p);
+	hpa_name_frames(&p);
+	o.base = NULL;
+	vo = hpa_view_opts(&o);
+
+	/* Root first: all -> srv -> libfoo+0x2020 -> {0x2010, 0x2040}. */
+	hpa_group_tree(&p, &vo, &to, &t);
+	CHECK_INT_EQ(t.nr, 5);
+	CHECK(!t.diff);
+	CHECK_INT_EQ(t.dumps, 2);
+	CHECK_DBL_EQ(t.nodes[0].after, 470, 1e-6);
+	c = t.nodes[0].child;
+	CHECK_STR_EQ(node_name(&p, &t, c), "srv+0x1030");
+	CHECK_INT_EQ(t.nodes[c].next, 0);
+	CHECK_DBL_EQ(t.nodes[c].after, 470, 1e-6);
+	c = t.nodes[c].child;
+	CHECK_STR_EQ(node_name(&p, &t, c), "libfoo.so.1+0x2020");
+	CHECK_INT_EQ(t.nodes[c].depth, 2);
+	for (c = t.nodes[c].child; c; c = t.nodes[c].next) {
+		bool first = !strcmp(node_name(&p, &t, c), "libfoo.so.1+0x2010");
+		CHECK(first || !strcmp(node_name(&p, &t, c), "libfoo.so.1+0x2040"));
+		CHECK_DBL_EQ(t.nodes[c].after, first ? 400 : 70, 1e-6);
+		CHECK_DBL_EQ(t.series[c * 2], first ? 300 : 20, 1e-6);
+		CHECK_DBL_EQ(t.series[c * 2 + 1], first ? 100 : 50, 1e-6);
+		CHECK_INT_EQ(t.nodes[c].child, 0);
+	}
+	hpa_call_tree_release(&t);
+
+	/* Leaf first: the two allocation sites under the root, each with its callers. */
+	to.leaf_first = true;
+	to.per_input = false;
+	hpa_group_tree(&p, &vo, &to, &t);
+	CHECK_INT_EQ(t.nr, 7);
+	CHECK(t.series == NULL);
+	for (c = t.nodes[0].child, n = 0; c; c = t.nodes[c].next, n++) {
+		uint32_t up = t.nodes[t.nodes[c].child].child;
+		CHECK_STR_EQ(node_name(&p, &t, up), "srv+0x1030");
+		CHECK_DBL_EQ(t.nodes[up].after, t.nodes[c].after, 1e-6);
+	}
+	CHECK_INT_EQ(n, 2);
+	hpa_call_tree_release(&t);
+
+	/* Key paths: one group per distinct location list, every value type summed. */
+	n = hpa_group_paths(&p, &vo, &fmt, &g, &pool);
+	CHECK_INT_EQ(n, 2);
+	CHECK_INT_EQ(g[0].n, 3);
+	CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ pool[g[0].first], 0 }), "libfoo.so.1+0x2010");
+	CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ pool[g[1].first], 0 }), "libfoo.so.1+0x2040");
+	CHECK_INT_EQ(pool[g[0].first + 2], pool[g[1].first + 2]);
+	CHECK_DBL_EQ(g[0].v[HPA_INUSE_SPACE], 400, 1e-6);
+	CHECK_DBL_EQ(g[1].v[HPA_INUSE_SPACE], 70, 1e-6);
+	CHECK_DBL_EQ(g[0].v[HPA_INUSE_OBJECTS], 2, 1e-6);
+	free(g);
+	free(pool);
+
+	/* Growth: the stack that grew comes first though the other is larger. */
+	CHECK_DBL_EQ(hpa_steadiness(steps, 4, 1), 2.0 / 3, 1e-9);
+	CHECK_DBL_EQ(hpa_steadiness(steps, 4, -1), 1.0 / 3, 1e-9);
+	hpa_growth(&p, &vo, true, &gr);
+	CHECK_INT_EQ(gr.dumps, 2);
+	CHECK_INT_EQ(gr.nstacks, 2);
+	CHECK_INT_EQ(gr.nfuncs, 2);
+	CHECK_STR_EQ(gr.stacks[0].name, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2040;");
+	CHECK_INT_EQ(gr.stacks[0].name_len, (int)strlen(gr.stacks[0].name) - 1);
+	CHECK_DBL_EQ(gr.stacks[0].gain, 30, 1e-6);
+	CHECK_DBL_EQ(gr.stacks[0].steady, 1, 1e-9);
+	CHECK_DBL_EQ(gr.stacks[1].gain, -200, 1e-6);
+	CHECK_DBL_EQ(gr.stacks[1].score, 0, 1e-9);
+	CHECK_STR_EQ(gr.funcs[0].name, "libfoo.so.1+0x2040 < ");
+	hpa_growth_release(&gr);
+	hpa_profile_release(&p);
+}
+
 int main(void)
 {
 	test_identity_and_grouping();
 	test_two_modules_one_address();
+	test_tree_paths_growth();
 	test_pprof_round_trip();
 	TEST_MAIN_END();
 }

@@ -1,0 +1,49 @@
+/*
+ * The growth pass: what grows steadily across a series of dumps.
+ *
+ * Each input is one dump, in order.  For every stack (as the view shows it)
+ * and every function (its flat value, i.e. where it allocated) the pass
+ * keeps the value in each dump, then: gain = last - first, slope =
+ * least-squares slope per dump, steadiness = share of steps that grew.  The
+ * rank score is gain times steadiness, so a stack that grows in every dump
+ * comes above one that spikes once and falls back (gain ~0) or churns
+ * (steadiness ~0.5, gain ~0), and above a one-time jump (steadiness
+ * 1/(N-1)).  Writers print the series (--growth text, --csv, --collapse);
+ * the flame graph colours its call tree by the same steadiness.
+ */
+#ifndef HPA_GROWTH_H
+#define HPA_GROWTH_H
+
+#include "hpa/compat.h"
+#include "hpa/profile.h"
+#include "hpa/strtab.h"
+#include "hpa/view.h"
+
+struct hpa_series {
+	const char *name;    /* in the growth's texts, without the trailing separator: */
+	int name_len;        /* print with %.*s */
+	uint32_t order;      /* first appearance: ties keep it */
+	double *v;           /* one value per dump, in the growth's values */
+	double gain, slope, steady, score;
+};
+
+struct hpa_growth {
+	size_t dumps;
+	struct hpa_series *stacks, *funcs;   /* ranked, best first */
+	size_t nstacks, nfuncs;
+	struct hpa_strtab stack_texts, func_texts;   /* the grouping engine's, kept */
+	double *stack_values, *func_values;          /* its per-dump values, kept */
+};
+
+/*
+ * Series of every stack ("leaf < caller < ...", or folded root first when
+ * `folded`) and every function, ranked.
+ */
+void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts, bool folded,
+		struct hpa_growth *out);
+void hpa_growth_release(struct hpa_growth *g);
+
+/* Share of the n - 1 steps of v[] that grew (dir 1) or shrank (dir -1). */
+double hpa_steadiness(const double *v, size_t n, int dir);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * The growth pass (growth.h): per-dump series from the grouping engine,
+ * with their metrics and rank.
+ */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/group.h"
+#include "hpa/growth.h"
+#include "hpa/names.h"
+#include "hpa/xalloc.h"
+
+double hpa_steadiness(const double *v, size_t n, int dir)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i + 1 < n; i++)
+		k += dir > 0 ? v[i + 1] > v[i] : v[i + 1] < v[i];
+	return n > 1 ? (double)k / (double)(n - 1) : 0;
+}
+
+static char *display_frame(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	return xstrdup(hpa_frame_display(prof, f));
+}
+
+static void metrics(struct hpa_series *s, size_t n)
+{
+	double mx = (n - 1) / 2.0, num = 0, den = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s->v[i] = hpa_dust_to_zero(s->v[i]);
+		num += (i - mx) * (s->v[i] - 0);
+		den += (i - mx) * (i - mx);
+	}
+	s->gain = s->v[n - 1] - s->v[0];
+	s->slope = den > 0 ? num / den : 0;
+	s->steady = hpa_steadiness(s->v, n, 1);
+	s->score = (s->gain > 0 ? s->gain : 0) * s->steady;
+}
+
+static int cmp_series(const void *a, const void *b)
+{
+	const struct hpa_series *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->gain != y->gain)
+		return x->gain > y->gain ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/*
+ * The series of `fmt`'s groups, one value per dump, from the grouping
+ * engine; names without the format's trailing separator.
+ */
+static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_profile *prof,
+				   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt,
+				   struct hpa_strtab *texts, double **values, size_t *nr)
+{
+	struct hpa_stack_group *groups;
+	struct hpa_series *out;
+	double total;
+	size_t i, cut = strlen(fmt->suffix);
+
+	hpa_strtab_init(texts);
+	*nr = hpa_group_stacks(prof, vo, fmt, texts, &groups, &total, NULL, values);
+	out = xcalloc(*nr + 1, sizeof(*out));
+	for (i = 0; i < *nr; i++) {
+		const char *text = hpa_strtab_get(texts, groups[i].text);
+		size_t len = strlen(text);
+
+		out[i].name = text;
+		out[i].name_len = (int)(len >= cut ? len - cut : len);
+		out[i].order = (uint32_t)i;
+		out[i].v = *values + i * g->dumps;
+		metrics(&out[i], g->dumps);
+	}
+	if (*nr > 1)
+		qsort(out, *nr, sizeof(*out), cmp_series);
+	free(groups);
+	return out;
+}
+
+/*
+ * Stacks ("leaf < caller < ...", or folded root first for --collapse) and
+ * functions (the innermost visible frame: where they allocated).
+ */
+void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts, bool folded,
+		struct hpa_growth *g)
+{
+	static const struct hpa_stack_format stacks = {
+		display_frame, false, "", " < ", "<no stack> < ", false
+	};
+	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
+
+	memset(g, 0, sizeof(*g));
+	g->dumps = prof->inputs_nr;
+	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
+				 &g->stack_texts, &g->stack_values, &g->nstacks);
+	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs);
+}
+
+void hpa_growth_release(struct hpa_growth *g)
+{
+	free(g->stack_values);
+	free(g->func_values);
+	free(g->stacks);
+	free(g->funcs);
+	hpa_strtab_release(&g->stack_texts);
+	hpa_strtab_release(&g->func_texts);
+}

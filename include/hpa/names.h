@@ -37,6 +37,24 @@ struct hpa_frame_name {
 	bool known;         /* symbolized (else the names are its label) */
 };
 
+/*
+ * The language of a function named `name` (demangled) and `system_name`
+ * (as in the binary): `known` when DWARF said, else the mangling scheme
+ * (_Z: C++, _R or a legacy Rust hash: Rust), else the name's shape (Go's
+ * "pkg.(*T).m" and "path/pkg.f", JS's "(anonymous)", C++'s "::" and
+ * argument lists).
+ */
+enum hpa_lang hpa_name_lang(const char *name, const char *system_name, enum hpa_lang known);
+
+/*
+ * The short name of `name` by its language's rule, malloc'ed: C++ and
+ * Rust drop argument and template lists and a return type (jeprof's rule);
+ * Go drops the import path ("github.com/x/pkg.(*T).m" -> "pkg.(*T).m", as
+ * pprof does); every other name is kept whole.  Never empty: a rule that
+ * would leave nothing keeps the name.
+ */
+char *hpa_lang_short_name(const char *name, enum hpa_lang lang);
+
 /* Name every frame of the profile; run after symbolization, before any report. */
 void hpa_name_frames(struct hpa_profile *prof);
 

@@ -86,11 +86,22 @@ enum hpa_sym_source {
 	HPA_SYM_SYMTAB     /* ELF symbol table (.symtab or .dynsym): function only */
 };
 
+/* A function's source language, when its names need one to be shortened right. */
+enum hpa_lang {
+	HPA_LANG_UNKNOWN,      /* decided from the name's shape */
+	HPA_LANG_C,
+	HPA_LANG_CXX,
+	HPA_LANG_RUST,
+	HPA_LANG_GO,
+	HPA_LANG_OTHER         /* known, and none of the above: names kept whole */
+};
+
 struct hpa_function {
 	uint32_t name;         /* demangled name (strtab id) */
 	uint32_t system_name;  /* name in the binary, e.g. mangled (strtab id) */
 	uint32_t filename;     /* source file (strtab id), 0 if unknown */
 	uint32_t start_line;   /* line of its declaration, 0 if unknown */
+	uint8_t lang;          /* enum hpa_lang, from DWARF when hpa symbolized it */
 };
 
 struct hpa_line {
@@ -136,6 +147,7 @@ struct hpa_input {
 	enum hpa_sampling sampling;
 	double period;              /* R of the unsampling formula */
 	uint64_t header_period;     /* number written in the header, 0 if none */
+	bool trunc_records;         /* estimates cut to whole numbers per record (Go's rule) */
 	uint32_t map_first, map_nr; /* this input's mappings */
 	bool has_maps;
 	bool is_base;               /* read with --base */

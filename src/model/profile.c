@@ -316,6 +316,7 @@ uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
 	prof->funcs[id].system_name = sn;
 	prof->funcs[id].filename = fn;
 	prof->funcs[id].start_line = 0;
+	prof->funcs[id].lang = HPA_LANG_UNKNOWN;
 	prof->func_next[id] = first;
 	prof->funcs_nr++;
 	hpa_hashmap_put(&prof->func_by_hash, h, id);

@@ -51,6 +51,16 @@ static void resolve_sampling(struct hpa_input *in, const uint64_t totals[HPA_NVA
 	if (strstr(type, "_v2")) {
 		in->sampling = HPA_SAMPLING_V2;
 		in->period = period ? (double)period : DEFAULT_PERIOD;
+	} else if (!strcmp(type, "heap") && period) {
+		/*
+		 * "heap/N" is Go's runtime (N = 2 x MemProfileRate), which samples
+		 * by Poisson process as jemalloc does: its producer's rule, as
+		 * google/pprof follows it, is v2 with period N/2 (jeprof: v1),
+		 * each record's estimate cut to a whole number.
+		 */
+		in->sampling = HPA_SAMPLING_V2;
+		in->period = (double)period / 2;
+		in->trunc_records = true;
 	} else {
 		in->sampling = HPA_SAMPLING_V1;
 		in->period = period ? (double)period / 2 : DEFAULT_PERIOD;

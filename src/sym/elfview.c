@@ -135,7 +135,8 @@ char *elf_view_bias(const struct elf_view *v, uint64_t start, uint64_t offset,
 				 "that was mapped", v->file, (unsigned long long)offset);
 	if (v->ehdr.e_type == ET_EXEC) {
 		uint64_t want = page_vaddr(ph, offset);
-		if (start != want)
+		/* start 0: no maps section, the binary stands for the whole address space */
+		if (start != want && start != 0)
 			return hpa_xasprintf("%s is a fixed-address executable linked at 0x%llx, but the "
 					 "profile mapped it at 0x%llx: not the binary that ran",
 					 v->file, (unsigned long long)want, (unsigned long long)start);

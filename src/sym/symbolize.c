@@ -84,6 +84,24 @@ struct symbolizer {
 	struct cu_index *cus;    /* CUs indexed so far, for the current input */
 	size_t ncus, acus;
 	struct hpa_hashmap cu_by_key;
+	struct cu_ranges *cu_ranges;   /* modules without .debug_aranges, for the current input */
+	size_t ncu_ranges, acu_ranges;
+};
+
+/*
+ * A module's compile units by their ranges, for files that have no
+ * .debug_aranges (Go's), where libdw finds no CU for an address.
+ */
+struct cu_span {
+	Dwarf_Addr low, high;
+	Dwarf_Die cu;
+};
+
+struct cu_ranges {
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	struct cu_span *spans;   /* sorted by low */
+	size_t nspans;
 };
 
 /* Mappings that are not files, or files never to open. */
@@ -264,6 +282,75 @@ static void cu_indexes_free(struct symbolizer *s)
 	hpa_hashmap_release(&s->cu_by_key);
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+	const struct cu_span *x = a, *y = b;
+	return (x->low > y->low) - (x->low < y->low);
+}
+
+static struct cu_ranges *cu_ranges_get(struct symbolizer *s, Dwfl_Module *mod)
+{
+	struct cu_ranges *r;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias = 0;
+	size_t i, aspans = 0;
+
+	for (i = 0; i < s->ncu_ranges; i++)
+		if (s->cu_ranges[i].mod == mod)
+			return &s->cu_ranges[i];
+	HPA_GROW(s->cu_ranges, s->ncu_ranges + 1, s->acu_ranges);
+	r = &s->cu_ranges[s->ncu_ranges++];
+	memset(r, 0, sizeof(*r));
+	r->mod = mod;
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		r->bias = bias;
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			HPA_GROW(r->spans, r->nspans + 1, aspans);
+			r->spans[r->nspans].low = start;
+			r->spans[r->nspans].high = end;
+			r->spans[r->nspans].cu = *cu;
+			r->nspans++;
+		}
+	}
+	if (r->nspans > 1)
+		qsort(r->spans, r->nspans, sizeof(*r->spans), cmp_span);
+	return r;
+}
+
+/* The CU holding pc by its own ranges, when libdw's lookup finds none. */
+static Dwarf_Die *cu_by_ranges(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc,
+			       Dwarf_Addr *bias)
+{
+	struct cu_ranges *r = cu_ranges_get(s, mod);
+	size_t lo = 0, hi = r->nspans;
+
+	*bias = r->bias;
+	while (lo < hi) {   /* first span with low > pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->spans[mid].low <= pc - r->bias)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc - r->bias < r->spans[lo - 1].high)
+		return &r->spans[lo - 1].cu;
+	return NULL;
+}
+
+static void cu_ranges_free(struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncu_ranges; i++)
+		free(s->cu_ranges[i].spans);
+	s->ncu_ranges = 0;
+}
+
 /* The innermost function DIE whose ranges hold `pc` (CU-relative), or -1. */
 static int32_t innermost(const struct cu_index *ci, Dwarf_Addr pc)
 {
@@ -313,18 +400,33 @@ static const char *symtab_function(Dwfl_Module *mod, Dwarf_Addr pc)
 	return name;
 }
 
-static bool is_cxx_or_rust(Dwarf_Die *cu)
+/* A compile unit's language, as far as names care. */
+static enum hpa_lang cu_lang(Dwarf_Die *cu)
 {
 	switch (dwarf_srclang(cu)) {
 	case DW_LANG_C_plus_plus:
 	case DW_LANG_C_plus_plus_03:
 	case DW_LANG_C_plus_plus_11:
 	case DW_LANG_C_plus_plus_14:
+		return HPA_LANG_CXX;
 	case DW_LANG_Rust:
-		return true;
-	default:
-		return false;
+		return HPA_LANG_RUST;
+	case DW_LANG_Go:
+		return HPA_LANG_GO;
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+		return HPA_LANG_C;
+	default:   /* none, assembler, Fortran, ...: decided by the name's shape */
+		return HPA_LANG_UNKNOWN;
 	}
+}
+
+static bool is_cxx_or_rust(Dwarf_Die *cu)
+{
+	enum hpa_lang l = cu_lang(cu);
+	return l == HPA_LANG_CXX || l == HPA_LANG_RUST;
 }
 
 /*
@@ -354,6 +456,8 @@ static uint32_t die_function(struct symbolizer *s, struct cu_index *ci, struct f
 		name = "??";
 	d->func = hpa_profile_intern_function(s->prof, name, linkage ? linkage : name,
 					      dwarf_decl_file(&d->die));
+	if (!s->prof->funcs[d->func].lang)
+		s->prof->funcs[d->func].lang = (uint8_t)cu_lang(&ci->cu);
 	if (!s->prof->funcs[d->func].start_line) {
 		int line = 0;
 		if (dwarf_decl_line(&d->die, &line) == 0 && line > 0)
@@ -397,6 +501,8 @@ static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 	uint32_t file = 0, line = 0;
 	int32_t d;
 
+	if (!cu)
+		cu = cu_by_ranges(s, mod, pc, &bias);
 	if (!cu)
 		return false;
 	ci = cu_index_get(s, mod, cu);
@@ -569,6 +675,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 
 	free(build_ids);
 	cu_indexes_free(s);
+	cu_ranges_free(s);
 	dwfl_end(dwfl);
 	for (i = 0; i < nmods; i++) {
 		free(mods[i].file);
@@ -623,5 +730,6 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	free(s.debuginfo_path);
 	free(s.chain);
 	free(s.cus);
+	free(s.cu_ranges);
 	return rc;
 }

@@ -63,15 +63,14 @@ static uint32_t intern_marked(struct hpa_profile *prof, struct hpa_strbuf *sb, c
 
 /* All names of one frame, from its full name (or label) and inline flag. */
 static void name_one(struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa_frame_name *n,
-		     const char *full, bool known, bool inlined)
+		     const char *full, const struct hpa_function *fn, bool inlined)
 {
-	char *s = xstrdup(full);
+	char *s = fn ? hpa_lang_short_name(full, hpa_name_lang(full,
+			hpa_profile_str(prof, fn->system_name), (enum hpa_lang)fn->lang)) : xstrdup(full);
 
-	n->known = known;
+	n->known = fn != NULL;
 	n->inlined = inlined;
 	n->full = hpa_strtab_intern(&prof->strs, full);
-	if (known)
-		hpa_short_name(s);
 	n->shortn = hpa_strtab_intern(&prof->strs, s);
 	n->display = intern_marked(prof, sb, s, inlined, " (inline)", false);
 	n->folded = intern_marked(prof, sb, full, inlined, "[inline]", true);
@@ -93,15 +92,14 @@ void hpa_name_frames(struct hpa_profile *prof)
 
 		if (!l->line_nr) {
 			char *label = hpa_frame_label(prof, f);
-			name_one(prof, &sb, &prof->names[prof->lines_nr + i], label, false, false);
+			name_one(prof, &sb, &prof->names[prof->lines_nr + i], label, NULL, false);
 			free(label);
 			continue;
 		}
 		for (lv = 0; lv < l->line_nr; lv++) {
-			const struct hpa_line *ln = &prof->lines[l->line_first + lv];
+			const struct hpa_function *fn = &prof->funcs[prof->lines[l->line_first + lv].func];
 			name_one(prof, &sb, &prof->names[l->line_first + lv],
-				 hpa_profile_str(prof, prof->funcs[ln->func].name), true,
-				 lv + 1 < l->line_nr);
+				 hpa_profile_str(prof, fn->name), fn, lv + 1 < l->line_nr);
 		}
 	}
 	hpa_sb_release(&sb);

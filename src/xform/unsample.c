@@ -57,8 +57,14 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 		struct hpa_sample *s = &prof->samples[i];
 		const struct hpa_input *in = &prof->inputs[s->input - 1];
 
-		if (!in->unsampled)
+		if (!in->unsampled) {
 			scale(in->sampling, in->period, s->v);
+			if (in->trunc_records) {
+				unsigned k;
+				for (k = 0; k < HPA_NVALUES; k++)
+					s->v[k] = trunc(s->v[k]);
+			}
+		}
 	}
 	for (i = 0; i < prof->inputs_nr; i++)
 		prof->inputs[i].unsampled = true;

@@ -171,14 +171,16 @@ static void gperf_headers(void)
 	CHECK_INT_EQ(READ(&p, "heap profile: 2: 600000 [ 2: 600000] @ heap_v2/65536\n"
 			  "1: 300000 [1: 300000] @ 0x1\n1: 300000 [1: 300000] @ 0x2\n"), 0);
 	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_V2);
+	CHECK(!p.inputs[0].trunc_records);
 	CHECK_INT_EQ((long long)total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 606231);
 	hpa_profile_release(&p);
 
 	hpa_profile_init(&p);
 	CHECK_INT_EQ(READ(&p, "heap profile: 4: 266528 [123: 11284472] @ heap/1048576\n"
 			  "# a Go comment\n"), 0);
-	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_V1);
+	CHECK_INT_EQ(p.inputs[0].sampling, HPA_SAMPLING_V2);   /* Go's rule, not jeprof's v1 */
 	CHECK_DBL_EQ(p.inputs[0].period, 524288, 0);
+	CHECK(p.inputs[0].trunc_records);
 	hpa_profile_release(&p);
 
 	hpa_profile_init(&p);

@@ -1,0 +1,124 @@
+/*
+ * Short names by language (names.h): jeprof's C++ rule drops every
+ * parenthesized group, which is right for C++ and Rust but turns Go's
+ * "pkg.(*T).m" into "pkg..m" (merging methods of different types) and
+ * JavaScript's "(anonymous)" into nothing.  So the rule follows the
+ * function's language.
+ */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/names.h"
+#include "hpa/symbolize.h"
+#include "hpa/xalloc.h"
+
+static bool is_word(char c)
+{
+	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+/* A legacy Rust symbol: _ZN...17h<16 hex digits>E. */
+static bool rust_legacy_hash(const char *sym)
+{
+	const char *h = strstr(sym, "17h");
+	size_t i;
+
+	for (; h; h = strstr(h + 1, "17h")) {
+		for (i = 0; i < 16 && ((h[3 + i] >= '0' && h[3 + i] <= '9') ||
+				       (h[3 + i] >= 'a' && h[3 + i] <= 'f')); i++)
+			;
+		if (i == 16 && h[19] == 'E')
+			return true;
+	}
+	return false;
+}
+
+/* Go: "pkg.f", "pkg.(*T).m", "example.com/a/pkg.T.m.func1": no blanks, no "::". */
+static bool go_shaped(const char *name)
+{
+	const char *p = name, *dot;
+
+	if (strstr(name, ".(*"))
+		return true;
+	while (*p && (is_word(*p) || *p == '.' || *p == '/' || *p == '-' || *p == '~'))
+		p++;
+	dot = strchr(name, '.');
+	/* A path with a package: "a/b.c" (Java and JS names have no '/') */
+	return !*p && dot && strchr(name, '/') && strchr(name, '/') < strrchr(name, '.');
+}
+
+/* C++ by shape: "ns::f", or "f(args)" / "f(args) const" with a word before the '('. */
+static bool cxx_shaped(const char *name)
+{
+	const char *open = strchr(name, '('), *close = strrchr(name, ')');
+
+	if (strstr(name, "::"))
+		return true;
+	if (!open || !close || open == name || !is_word(open[-1]))
+		return false;
+	close++;
+	while (*close == ' ')
+		close++;
+	return !*close || !strcmp(close, "const");
+}
+
+enum hpa_lang hpa_name_lang(const char *name, const char *system_name, enum hpa_lang known)
+{
+	if (known != HPA_LANG_UNKNOWN)
+		return known;
+	if (system_name && (!strncmp(system_name, "_R", 2) ||
+			    ((!strncmp(system_name, "_ZN", 3) || !strncmp(system_name, "__ZN", 4)) &&
+			     rust_legacy_hash(system_name))))
+		return HPA_LANG_RUST;
+	if (system_name && (!strncmp(system_name, "_Z", 2) || !strncmp(system_name, "__Z", 3)))
+		return HPA_LANG_CXX;
+	if (name[0] == '(' || name[0] == '<')   /* JS "(anonymous)", Python "<module>" */
+		return HPA_LANG_OTHER;
+	if (go_shaped(name))
+		return HPA_LANG_GO;
+	if (cxx_shaped(name))
+		return HPA_LANG_CXX;
+	return HPA_LANG_UNKNOWN;   /* kept whole */
+}
+
+/* Go: drop the import path's folders, "a.b/c/pkg.f" -> "pkg.f". */
+static void go_short_name(char *name)
+{
+	char *p = name, *slash = NULL;
+
+	while (*p && (is_word(*p) || *p == '.' || *p == '/' || *p == '-' || *p == '~')) {
+		if (*p == '/')
+			slash = p;
+		p++;
+	}
+	/* Only a path that is followed by "pkg.something". */
+	if (slash && strchr(slash + 1, '.') && slash[1] != '.')
+		memmove(name, slash + 1, strlen(slash + 1) + 1);
+}
+
+char *hpa_lang_short_name(const char *name, enum hpa_lang lang)
+{
+	char *s = xstrdup(name), *p;
+
+	switch (lang) {
+	case HPA_LANG_CXX:
+	case HPA_LANG_RUST:
+		hpa_short_name(s);
+		break;
+	case HPA_LANG_GO:
+		go_short_name(s);
+		break;
+	default:
+		break;
+	}
+	for (p = s; *p == ' ' || *p == '\t'; p++)
+		;
+	if (!*p) {   /* no rule leaves a name empty */
+		free(s);
+		s = xstrdup(name);
+	}
+	return s;
+}

@@ -1,0 +1,95 @@
+#!/bin/sh
+# Names by language, and Go's heap formats by Go's rules, on a real Go
+# program (tests/real/go/heapgo.go) and a pprof file with JavaScript names:
+#  - Go methods of two types keep their receivers ("main.(*treeNode).insert",
+#    never "main..insert"), in the .pb.gz and in the legacy text form;
+#  - the legacy text ("heap profile: ... @ heap/N") is unsampled as Go's
+#    runtime and go tool pprof do (v2, R = N/2): four totals equal pprof's;
+#  - it is symbolized from the Go binary's DWARF (no .debug_aranges);
+#  - Node.js's "(anonymous)" and "(external)" stay names: --text sums to 100%.
+# Skipped (77) without go or protoc unless HPA_REQUIRE_PEERS=1.
+#
+# usage: run-lang.sh HPA TOPDIR WORKDIR
+set -u
+hpa=$1 top=$2 work=$3
+. "$(dirname "$0")/lib.sh"
+
+command -v go >/dev/null || missing "go (apt-get install golang-go)"
+command -v protoc >/dev/null || missing "protoc (apt-get install protobuf-compiler)"
+
+fresh_dir "$work"
+export HOME="$work" GOCACHE="$work/gocache" GOPATH="$work/gopath" GO111MODULE=off \
+	GOTOOLCHAIN=local GOTELEMETRY=off
+pprof() { go tool pprof "$@" 2>/dev/null; }
+
+cp "$top/tests/real/go/heapgo.go" . &&
+go build -o heapgo heapgo.go || { echo "FAIL: go build"; exit 1; }
+./heapgo heap.pb.gz heap.txt || { echo "FAIL: heapgo"; exit 1; }
+check "legacy header is heap/N" "heap/8192" "$(sed -n '1s/.*@ //p' heap.txt)"
+
+names() {   # the function names of --text, one per line, sorted
+	"$hpa" --text "$@" 2>/dev/null | awk 'NR > 1 { n = $6; for (i = 7; i <= NF; i++) n = n " " $i; print n }' | sort
+}
+for f in heap.pb.gz heap.txt; do
+	bin=./heapgo
+	n=$(names $bin $f)
+	check "$f: (*treeNode).insert" 1 "$(printf '%s\n' "$n" | grep -c '^main\.(\*treeNode)\.insert')"
+	check "$f: (*listNode).insert" 1 "$(printf '%s\n' "$n" | grep -c '^main\.(\*listNode)\.insert')"
+	check "$f: no receiver dropped" 0 "$(printf '%s\n' "$n" | grep -c '\.\.')"
+	check "$f: no empty name" 0 "$(printf '%s\n' "$n" | grep -c '^$')"
+done
+
+# Totals of the legacy text: go tool pprof's, exactly, for all four values.
+column() {   # column N FILE: the sum of value column N of go tool pprof -raw
+	pprof -raw "$2" | awk -v c="$1" '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+		s && $1 ~ /^-?[0-9]+$/ { sub(":", "", $4); t += $c } END { printf "%.0f\n", t }'
+}
+total() { "$hpa" --text --show_bytes --"$1" ./heapgo heap.txt 2>/dev/null | sed -n '1s/Total: \([0-9-]*\).*/\1/p'; }
+check "heap/N alloc_objects = pprof" "$(column 1 heap.txt)" "$(total alloc_objects)"
+check "heap/N alloc_space = pprof" "$(column 2 heap.txt)" "$(total alloc_space)"
+check "heap/N inuse_objects = pprof" "$(column 3 heap.txt)" "$(total inuse_objects)"
+check "heap/N inuse_space = pprof" "$(column 4 heap.txt)" "$(total inuse_space)"
+check "heap/N = the runtime's own .pb.gz" "$(column 4 heap.pb.gz)" "$(total inuse_space)"
+# jeprof's v1 rule would be ~12% low: make sure the test can tell.
+v1=$(awk 'NR == 1 { gsub(/[^0-9 ]/, " "); print $2 }' heap.txt)
+check "raw inuse bytes are below the estimate" 1 \
+	"$(awk -v a="$v1" -v b="$(total inuse_space)" 'BEGIN { print (a < b) ? 1 : 0 }')"
+# Symbolized from DWARF: file and line of the allocation.
+check "heap/N lines from Go's DWARF" 1 \
+	"$("$hpa" --text --lines ./heapgo heap.txt 2>/dev/null | grep -c 'main\.(\*treeNode)\.insert (inline) .*heapgo\.go:26$')"
+
+# A pprof file with Node.js names, written with protoc --encode.
+cat > js.txtpb <<'PB'
+sample_type { type: 1 unit: 2 }
+sample { location_id: 1 location_id: 3 value: 750 }
+sample { location_id: 2 location_id: 3 value: 200 }
+sample { location_id: 4 value: 50 }
+location { id: 1 line { function_id: 1 } }
+location { id: 2 line { function_id: 2 } }
+location { id: 3 line { function_id: 3 } }
+location { id: 4 line { function_id: 4 } }
+function { id: 1 name: 3 }
+function { id: 2 name: 4 }
+function { id: 3 name: 5 }
+function { id: 4 name: 6 }
+string_table: ""
+string_table: "space"
+string_table: "bytes"
+string_table: "(anonymous)"
+string_table: "(external)"
+string_table: "Module._compile"
+string_table: "processTicksAndRejections (node:internal/process/task_queues)"
+PB
+protoc --proto_path="$top/proto" --encode=perftools.profiles.Profile profile.proto < js.txtpb | gzip > js.pb.gz ||
+	{ echo "FAIL: protoc --encode"; exit 1; }
+out=$("$hpa" --text --show_bytes js.pb.gz 2>/dev/null)
+check "js: Total" "Total: 1000 B" "$(printf '%s\n' "$out" | sed -n 1p)"
+check "js: (anonymous) row" "750 75.0% 75.0%" "$(printf '%s\n' "$out" | awk '$6 == "(anonymous)" { print $1, $2, $3 }')"
+check "js: (external) row" "200 20.0% 95.0%" "$(printf '%s\n' "$out" | awk '$6 == "(external)" { print $1, $2, $3 }')"
+check "js: sum% reaches 100%" "100.0%" "$(printf '%s\n' "$out" | awk 'NR > 1 && $1 > 0 { s = $3 } END { print s }')"
+check "js: a name with parentheses kept whole" 1 \
+	"$(printf '%s\n' "$out" | grep -c ' processTicksAndRejections (node:internal/process/task_queues)$')"
+check "js: folded names" "Module._compile;(anonymous) 750" \
+	"$("$hpa" --collapse js.pb.gz 2>/dev/null | grep anonymous)"
+
+finish

@@ -42,12 +42,16 @@ static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const 
 		    "(right only for a non-PIE program)", binary);
 	{
 		struct hpa_mapping m = { 0 };
+		/* A path as maps lines write them: "prog" would read as a pseudo-file. */
+		char *path = binary[0] == '/' || binary[0] == '.' ? xstrdup(binary) :
+			hpa_xasprintf("./%s", binary);
 		m.start = 0;
 		m.limit = UINT64_MAX;
 		memcpy(m.perms, "r-xp", 5);
-		m.path = (char *)binary;
+		m.path = path;
 		m.input = input;
 		hpa_profile_add_mapping(prof, &m);
+		free(path);
 		in = hpa_profile_input(prof, input);
 		in->map_first = (uint32_t)prof->mappings_nr - 1;
 		in->map_nr = 1;

@@ -31,7 +31,7 @@ names() {   # the function names of --text, one per line, sorted
 	"$hpa" --text "$@" 2>/dev/null | awk 'NR > 1 { n = $6; for (i = 7; i <= NF; i++) n = n " " $i; print n }' | sort
 }
 for f in heap.pb.gz heap.txt; do
-	bin=./heapgo
+	bin=heapgo   # a bare name, as users type it
 	n=$(names $bin $f)
 	check "$f: (*treeNode).insert" 1 "$(printf '%s\n' "$n" | grep -c '^main\.(\*treeNode)\.insert')"
 	check "$f: (*listNode).insert" 1 "$(printf '%s\n' "$n" | grep -c '^main\.(\*listNode)\.insert')"

@@ -103,6 +103,35 @@ static bool is_label(const struct hpa_profile *prof, uint32_t func)
 	return i > 2 && n[i] == ' ' && n[i + 1] == '(' && n[strlen(n) - 1] == ')';
 }
 
+
+/* A "thread" label's value: "N", "tN" or the number N, 0 <= N <= INT32_MAX. */
+static int thread_label(const PbProfile *p, const Perftools__Profiles__Label *lb, int32_t *out)
+{
+	const char *s, *d;
+	uint64_t n = 0;
+
+	if (!lb->str) {
+		if (lb->num < 0 || lb->num > INT32_MAX)
+			return -1;
+		*out = (int32_t)lb->num;
+		return 0;
+	}
+	s = pstr(p, lb->str);
+	if (!s)
+		return -1;
+	d = s + (s[0] == 't');
+	if (!*d)
+		return -1;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9')
+			return -1;
+		n = n * 10 + (uint64_t)(*d - '0');
+		if (n > INT32_MAX)
+			return -1;
+	}
+	*out = (int32_t)n;
+	return 0;
+}
 static int convert(struct reader *r, const PbProfile *p)
 {
 	struct hpa_profile *prof = r->prof;
@@ -235,9 +264,12 @@ static int convert(struct reader *r, const PbProfile *p)
 		}
 		for (j = 0; thread_key && j < ps->n_label; j++) {
 			const Perftools__Profiles__Label *lb = ps->label[j];
-			if (lb->key == thread_key)
-				thread = lb->str ? (int32_t)atoi(pstr(p, lb->str) + (pstr(p, lb->str)[0] == 't'))
-						 : (int32_t)lb->num;
+			if (lb->key == thread_key && thread_label(p, lb, &thread) < 0) {
+				hpa_error_at(&r->io.pos, "pprof profile: sample %zu has thread label \"%.40s\"; "
+					     "expected a thread number from 0 to %d", i + 1,
+					     lb->str && pstr(p, lb->str) ? pstr(p, lb->str) : "(a number out of range)", INT32_MAX);
+				goto out;
+			}
 		}
 		for (k = 0; k < HPA_NVALUES; k++)
 			v[k] = col[k] >= 0 ? (double)ps->value[col[k]] : 0;

@@ -80,12 +80,14 @@ static int unsupported(struct reader *r, const char *line)
 }
 
 #define BINARY_MAX ((size_t)2 << 30)
+#define ZLIB_CHUNK ((size_t)1 << 30)   /* zlib's avail_in/avail_out are 32-bit */
 
 /* Gunzip `in` (any number of members); fails past BINARY_MAX bytes. */
 static int gunzip(struct reader *r, const uint8_t *in, size_t len, uint8_t **out, size_t *outlen)
 {
 	z_stream z;
-	size_t cap = len * 4 + 4096, n = 0;
+	size_t cap = len < (BINARY_MAX - 4096) / 4 ? len * 4 + 4096 : BINARY_MAX, n = 0;
+	size_t left = len;   /* input not yet handed to zlib, whose counts are 32-bit */
 	uint8_t *buf = xmalloc(cap);
 	int rc = Z_OK;
 
@@ -95,10 +97,13 @@ static int gunzip(struct reader *r, const uint8_t *in, size_t len, uint8_t **out
 		return hpa_error_at(&r->io.pos, "zlib: cannot start decompression");
 	}
 	z.next_in = (uint8_t *)in;
-	z.avail_in = (uInt)len;
-	while (rc != Z_STREAM_END || z.avail_in) {
+	while (rc != Z_STREAM_END || z.avail_in || left) {
 		if (rc == Z_STREAM_END && inflateReset(&z) != Z_OK)
 			break;
+		if (!z.avail_in && left) {
+			z.avail_in = (uInt)(left < ZLIB_CHUNK ? left : ZLIB_CHUNK);
+			left -= z.avail_in;
+		}
 		if (n == cap) {
 			if (cap >= BINARY_MAX) {
 				inflateEnd(&z);
@@ -110,9 +115,14 @@ static int gunzip(struct reader *r, const uint8_t *in, size_t len, uint8_t **out
 			buf = xrealloc(buf, cap);
 		}
 		z.next_out = buf + n;
-		z.avail_out = (uInt)(cap - n);
-		rc = inflate(&z, Z_NO_FLUSH);
-		n = cap - z.avail_out;
+		z.avail_out = (uInt)(cap - n < ZLIB_CHUNK ? cap - n : ZLIB_CHUNK);
+		{
+			size_t before = z.avail_out;
+			rc = inflate(&z, Z_NO_FLUSH);
+			n += before - z.avail_out;
+		}
+		if (rc == Z_BUF_ERROR && !z.avail_in && left)
+			continue;   /* the next chunk of input */
 		if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
 			inflateEnd(&z);
 			free(buf);
@@ -134,9 +144,15 @@ static bool looks_like_text(const uint8_t *b, size_t n)
 	size_t i;
 	bool line_ok = true;
 
+	while (n && *b == '\n') {   /* leading blank lines: any number, no recursion */
+		b++;
+		n--;
+	}
+	if (!n)
+		return true;   /* blank lines only: an empty text profile */
 	for (i = 0; i < n && i < 64; i++) {
 		if (b[i] == '\n')
-			return i > 0 && line_ok ? true : i == 0 ? looks_like_text(b + 1, n - 1) : line_ok;
+			return line_ok;
 		if ((b[i] < 0x20 && b[i] != '\t' && b[i] != '\r') || b[i] == 0x7f)
 			line_ok = false;
 	}

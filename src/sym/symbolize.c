@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -633,7 +634,14 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 	dwfl_report_begin(dwfl);
 	for (i = 0; i < nmods; i++)
 		report_module(s, dwfl, &mods[i], in, main);
-	dwfl_report_end(dwfl, NULL, NULL);
+	if (dwfl_report_end(dwfl, NULL, NULL) != 0) {
+		/* Nothing reported can be used: every module stays unnamed, and says why. */
+		for (i = 0; i < nmods; i++)
+			if (!mods[i].why)
+				mods[i].why = hpa_xasprintf("libdwfl: %s", dwfl_errmsg(-1));
+		for (i = 0; i < nmods; i++)
+			mods[i].mod = NULL;
+	}
 	/* The build-id of each module that could be used. */
 	build_ids = xcalloc(nmods + 1, sizeof(*build_ids));
 	for (i = 0; i < nmods; i++) {
@@ -690,6 +698,7 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 {
 	struct symbolizer s;
+	char cwd[PATH_MAX];
 	size_t i, n;
 	int rc = 0;
 
@@ -705,10 +714,16 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	}
 	elf_version(EV_CURRENT);
 
-	/* ":.debug:/usr/lib/debug[:SYSROOT/usr/lib/debug][:DIR...]" */
+	/*
+	 * ":.debug:/usr/lib/debug[:SYSROOT/usr/lib/debug][:DIR...]"; libdwfl
+	 * takes a relative DIR from the binary's folder, the user means the
+	 * current one.
+	 */
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
 	n = 64 + (opts->sysroot ? strlen(opts->sysroot) : 0);
 	for (i = 0; i < opts->debug_dirs_nr; i++)
-		n += strlen(opts->debug_dirs[i]) + 1;
+		n += strlen(opts->debug_dirs[i]) + strlen(cwd) + 2;
 	s.debuginfo_path = xmalloc(n);
 	strcpy(s.debuginfo_path, ":.debug:/usr/lib/debug");
 	if (opts->sysroot) {
@@ -718,6 +733,10 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	}
 	for (i = 0; i < opts->debug_dirs_nr; i++) {
 		strcat(s.debuginfo_path, ":");
+		if (opts->debug_dirs[i][0] != '/' && cwd[0]) {
+			strcat(s.debuginfo_path, cwd);
+			strcat(s.debuginfo_path, "/");
+		}
 		strcat(s.debuginfo_path, opts->debug_dirs[i]);
 	}
 	s.callbacks.find_elf = dwfl_build_id_find_elf;

@@ -59,7 +59,9 @@ int hpa_output_open(struct hpa_output *out, const char *path,
 	{
 		mode_t mask = umask(0);   /* mkstemp made it 0600: give it the usual mode */
 		umask(mask);
-		fchmod(fd, 0666 & ~mask);
+		if (fchmod(fd, 0666 & ~mask) < 0)   /* e.g. a file system without modes: 0600 stays */
+			hpa_warn("%s: cannot set the mode of %s: %s; it stays 0600", path, out->tmp,
+				 strerror(errno));
 	}
 	return 0;
 }

@@ -226,11 +226,15 @@ static int gzip_write(FILE *fp, const uint8_t *data, size_t len)
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return hpa_error("zlib: cannot start compression");
 	z.next_in = (uint8_t *)data;
-	z.avail_in = (uInt)len;
 	do {
+		size_t chunk = len < ((size_t)1 << 30) ? len : (size_t)1 << 30;   /* zlib counts in 32 bits */
+		if (!z.avail_in && len) {
+			z.avail_in = (uInt)chunk;
+			len -= chunk;
+		}
 		z.next_out = out;
 		z.avail_out = sizeof(out);
-		rc = deflate(&z, Z_FINISH);
+		rc = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
 		if (rc == Z_STREAM_ERROR)
 			break;
 		if (fwrite(out, 1, sizeof(out) - z.avail_out, fp) != sizeof(out) - z.avail_out)

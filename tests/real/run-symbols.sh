@@ -107,6 +107,10 @@ je_bid=$(je_run je-bid ./bid) || exit 1
 check "build-id debug file via --debug-dir" "819200 819200" \
 	"$(func_row inuse_space bid "$je_bid" "make_buf (inline)" "--debug-dir $work/dbg")"
 check "stripped, no debug dir: no name" "" "$(func_row inuse_space bid "$je_bid" "make_buf (inline)")"
+# A relative --debug-dir is from the current folder (libdwfl alone takes it from the binary's).
+mkdir -p sub
+check "relative --debug-dir from the current folder" "819200 819200" \
+	"$(cd sub && func_row inuse_space ../bid "$je_bid" "make_buf (inline)" "--debug-dir ../dbg")"
 "$hpa" --text bid "$je_bid" >/dev/null 2>warn.txt
 check "stripped, no debug dir: warning names the module" "1" \
 	"$(grep -c '^hpa: warning: bid: [0-9]* addresses without symbols ([0-9.]*% of inuse_space): .*looked in bid, /usr/lib/debug$' warn.txt)"

@@ -1,0 +1,1 @@
+--threads bad/thread-label-str.pb

@@ -31,8 +31,8 @@ static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const 
 	struct hpa_input *in = hpa_profile_input(prof, input);
 	struct hpa_pos pos = { in->path, 0 };
 
-	if (in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF))
-		return;   /* a pprof file without mappings needs none */
+	if ((in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF)) || in->no_samples)
+		return;   /* a pprof file without mappings needs none; an empty one was named */
 	if (!binary) {
 		hpa_warn_at(&pos, "no MAPPED_LIBRARIES section; addresses cannot be attributed "
 			    "to modules");

@@ -150,6 +150,7 @@ struct hpa_input {
 	bool trunc_records;         /* estimates cut to whole numbers per record (Go's rule) */
 	uint32_t map_first, map_nr; /* this input's mappings */
 	bool has_maps;
+	bool no_samples;            /* no records, or all counts zero (said when read) */
 	bool is_base;               /* read with --base */
 	bool unsampled;             /* its samples hold estimates (hpa_unsample_profile ran) */
 	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */

@@ -26,6 +26,12 @@ struct read_note_count {
 	uint64_t first_line, count;
 };
 
+/* A line of a symbol section: an address and its names, "outer--inlined". */
+struct read_symbol {
+	uint64_t addr;
+	char *names;
+};
+
 struct reader {
 	struct hpa_lineio io;
 	struct hpa_profile *prof;
@@ -35,6 +41,10 @@ struct reader {
 	uint64_t *addrs;               /* stack being parsed, leaf first */
 	size_t addrs_nr, addrs_alloc;
 	struct read_note_count notes[NOTE_NR];
+	bool symbolized;               /* a "--- symbol" section came first */
+	struct read_symbol *syms;      /* its lines */
+	size_t syms_nr, syms_alloc;
+	char *symbol_binary;           /* its "binary=" */
 	char err[256];                 /* what the last failed parser found */
 };
 
@@ -87,6 +97,12 @@ int read_maps(struct reader *r, const char *marker);
 /* Format bodies; `header` is the (trimmed) header line. */
 int read_jemalloc(struct reader *r, const char *header);
 int read_gperf(struct reader *r, const char *header);
+
+/* jeprof's symbol section, after its "--- symbol" line (symbolized.c). */
+int read_symbol_section(struct reader *r);
+/* Name the input's locations from it, once the embedded profile is read. */
+void read_apply_symbols(struct reader *r);
+void read_symbols_release(struct reader *r);
 
 /* A pprof Profile message (already gunzipped). */
 int read_pprof(struct reader *r, const uint8_t *data, size_t len);

@@ -64,7 +64,7 @@ static int unsupported(struct reader *r, const char *line)
 
 	read_quote(line, q, sizeof(q));
 	if (is_marker(line, "symbol"))
-		return hpa_error_at(&r->io.pos, "symbolized profiles (\"--- symbol\") are not supported yet");
+		return hpa_error_at(&r->io.pos, "a second symbol section (\"--- symbol\")");
 	if (is_marker(line, "contention") || is_marker(line, "Stacks:"))
 		return hpa_error_at(&r->io.pos, "contention profiles are not supported; hpa reads heap profiles");
 	if (is_marker(line, "profile"))
@@ -277,6 +277,11 @@ static int read_body(struct reader *r)
 			}
 			continue;
 		}
+		if (is_marker(line, "symbol") && !r->symbolized) {
+			if (read_symbol_section(r) < 0)
+				return -1;
+			continue;
+		}
 		if (is_marker(line, "heap"))
 			continue;
 		if (is_marker(line, "growth")) {
@@ -294,6 +299,34 @@ static int read_body(struct reader *r)
 	return hpa_error_at(&r->io.pos, "empty profile (no header line)");
 }
 
+/* A profile with nothing to report says so first (its other warnings would mislead). */
+static void note_empty(struct reader *r)
+{
+	const struct hpa_profile *prof = r->prof;
+	struct hpa_input *in = hpa_profile_input(r->prof, r->input);
+	struct hpa_pos pos = { in->path, 0 };
+	size_t i, n = 0;
+	bool any = false;
+
+	for (i = 0; i < prof->samples_nr; i++) {
+		const struct hpa_sample *s = &prof->samples[i];
+		int k;
+		if (s->input != r->input)
+			continue;
+		n++;
+		for (k = 0; k < HPA_NVALUES && !any; k++)
+			any = s->v[k] != 0;
+	}
+	if (any)
+		return;
+	in->no_samples = true;
+	if (!n)
+		hpa_warn_at(&pos, "no samples: the profile has a header but no records (a dump taken "
+			    "before anything was allocated, or with profiling inactive)");
+	else
+		hpa_warn_at(&pos, "no samples: all %zu record%s have zero counts", n, n == 1 ? "" : "s");
+}
+
 static int read_input(struct hpa_profile *prof, struct reader *r)
 {
 	int rc;
@@ -301,6 +334,10 @@ static int read_input(struct hpa_profile *prof, struct reader *r)
 	r->prof = prof;
 	r->input = hpa_profile_add_input(prof, r->io.pos.path);
 	rc = read_body(r);
+	if (rc == 0 && r->symbolized)
+		read_apply_symbols(r);
+	if (rc == 0)
+		note_empty(r);
 	if (rc == 0) {
 		if (r->io.pos.line && !r->io.newline)
 			hpa_warn_at(&r->io.pos, "no newline at end of profile; it may be truncated");
@@ -308,6 +345,7 @@ static int read_input(struct hpa_profile *prof, struct reader *r)
 		hpa_profile_assign_mappings(prof, r->input);
 	}
 	free(r->addrs);
+	read_symbols_release(r);
 	return rc;
 }
 

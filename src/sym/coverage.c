@@ -49,10 +49,16 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
 	size_t nr = 0, alloc = 0, i, f;
 	double total = 0, value;
-	bool base = false;
+	bool base = false, empty = true;
 
-	for (i = 0; i < prof->inputs_nr; i++)
+	for (i = 0; i < prof->inputs_nr; i++) {
 		base |= prof->inputs[i].is_base;
+		empty &= prof->inputs[i].no_samples;
+	}
+	if (empty) {   /* "no samples" was said: names would not change anything */
+		free(seen);
+		return;
+	}
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		size_t n;

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for the readers.  The input follows FUZZ_PREFIX (a
  * header that steers it into one reader: jemalloc, gperftools, the maps
- * section; empty for the dispatch, gzip and pprof paths), is read as a
+ * section, jeprof's symbol section; empty for the dispatch, gzip and pprof
+ * paths), is read as a
  * profile, and, when that succeeds, reported as text and collapsed stacks.
  */
 #include "hpa/compat.h"
@@ -24,6 +25,7 @@ static const char *const prefixes[] = {
 	"heap_v2/1\n",                                             /* 1: jemalloc */
 	"heap profile: 1: 1 [1: 1] @ heap_v2/524288\n",            /* 2: gperftools */
 	"heap_v2/1\n@ 0x55d000001100\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n", /* 3: maps */
+	"--- symbol\n",                                           /* 4: jeprof's symbolized */
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -120,6 +120,23 @@ if [ -x /usr/bin/jeprof ]; then
 		check "$(basename "$f") top-10 flat equals jeprof's" "$want" "$got"
 		want=$(/usr/bin/jeprof --text --show_bytes "$bin" "$f" 2>/dev/null | awk '$6 == "main" { print $4 }')
 		check "$(basename "$f") main cum equals jeprof's" "$want" "$(func_row inuse_space "$bin" "$f" main | cut -d' ' -f2)"
+
+		# jeprof's symbolized container (--raw writes the symbol section of
+		# a local file, then stops; the dump follows it, as for a remote
+		# one): read without a binary, the same report as jeprof's on it,
+		# names included (jeprof's own, cleaned of its @@VERSION).
+		sym="$f.symbolized"
+		/usr/bin/jeprof --raw "$bin" "$f" > "$sym" 2>/dev/null
+		cat "$f" >> "$sym"
+		for v in inuse_space inuse_objects; do
+			want=$(/usr/bin/jeprof --text --show_bytes --"$v" "$sym" 2>/dev/null | head -n 1)
+			check "$(basename "$sym") $v equals jeprof" "$want" \
+				"$("$hpa" --text --show_bytes --"$v" "$sym" 2>/dev/null | head -n 1)"
+		done
+		want=$(/usr/bin/jeprof --text --show_bytes "$sym" 2>/dev/null | sed -n '2,16p' | sed 's/@@[^ ]*$//')
+		check "$(basename "$sym") top-15 equals jeprof's" "$want" \
+			"$("$hpa" --text --show_bytes "$sym" 2>/dev/null | sed -n '2,16p')"
+		check "$(basename "$sym") read without warnings" "" "$("$hpa" --text "$sym" 2>&1 >/dev/null)"
 	done
 elif [ "${HPA_REQUIRE_PEERS:-}" = 1 ]; then
 	echo "FAIL: /usr/bin/jeprof not installed (apt-get install libjemalloc-dev)"

@@ -1,0 +1,1 @@
+--text bad/all-zero.heap

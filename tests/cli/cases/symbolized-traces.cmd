@@ -1,0 +1,1 @@
+--traces jemalloc/symbolized.heap

@@ -154,6 +154,7 @@ struct hpa_input {
 	bool is_base;               /* read with --base */
 	bool unsampled;             /* its samples hold estimates (hpa_unsample_profile ran) */
 	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */
+	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */
 	double weight;              /* factor on its values: 1, or negative for a base */
 };
 

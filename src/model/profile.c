@@ -57,6 +57,7 @@ void hpa_profile_release(struct hpa_profile *prof)
 	for (i = 0; i < prof->inputs_nr; i++) {
 		free(prof->inputs[i].path);
 		free(prof->inputs[i].symbol_url);
+		free(prof->inputs[i].value_types);
 	}
 	for (i = 1; i < prof->mappings_nr; i++)
 		free(prof->mappings[i].path);

@@ -72,14 +72,17 @@ static int find_columns(struct reader *r, const PbProfile *p, int col[HPA_NVALUE
 			}
 		}
 	}
-	if (!found) {
+	{
 		char types[256] = "";
 		for (i = 0; i < p->n_sample_type && strlen(types) < 200; i++) {
 			strcat(types, i ? ", " : "");
 			strncat(types, pstr(p, p->sample_type[i]->type), 40);
 		}
-		return hpa_error_at(&r->io.pos, "pprof profile has no heap sample types (inuse_space, "
-				    "alloc_space, ...); it has: %s", *types ? types : "none");
+		if (!found)
+			return hpa_error_at(&r->io.pos, "pprof profile has no heap sample types "
+					    "(inuse_space, alloc_space, ...); it has: %s",
+					    *types ? types : "none");
+		hpa_profile_input(r->prof, r->input)->value_types = xstrdup(types);
 	}
 	return 0;
 }

@@ -42,6 +42,7 @@ struct reader {
 	size_t addrs_nr, addrs_alloc;
 	struct read_note_count notes[NOTE_NR];
 	bool symbolized;               /* a "--- symbol" section came first */
+	unsigned jemalloc_lines;       /* "<jemalloc>: ..." lines before the header */
 	struct read_symbol *syms;      /* its lines */
 	size_t syms_nr, syms_alloc;
 	char *symbol_binary;           /* its "binary=" */

@@ -58,11 +58,48 @@ static bool is_marker(const char *line, const char *word)
 	return starts_with(line, word);
 }
 
+/* Java's "--- heapz 1 ---" (also contentionz, profilez): the kind's word, or NULL. */
+static const char *java_kind(const char *line)
+{
+	static const char *const kinds[] = { "heapz", "contentionz", "profilez", "profile" };
+	const char *p = line;
+	size_t i, n;
+
+	if (!starts_with(p, "---"))
+		return NULL;
+	for (p += 3; *p == ' '; p++)
+		;
+	for (i = 0; i < HPA_ARRAY_SIZE(kinds); i++) {
+		n = strlen(kinds[i]);
+		if (!strncmp(p, kinds[i], n) && p[n] == ' ') {
+			const char *d = p + n;
+			while (*d == ' ')
+				d++;
+			if (*d < '0' || *d > '9')
+				return NULL;
+			while (*d >= '0' && *d <= '9')
+				d++;
+			while (*d == ' ')
+				d++;
+			return starts_with(d, "---") ? kinds[i] : NULL;
+		}
+	}
+	return NULL;
+}
+
 static int unsupported(struct reader *r, const char *line)
 {
 	char q[64];
+	const char *java = java_kind(line);
 
 	read_quote(line, q, sizeof(q));
+	if (java)
+		return hpa_error_at(&r->io.pos, "unsupported profile type: java %s (\"%s\"); hpa reads "
+				    "jemalloc, gperftools/tcmalloc, Go and pprof heap profiles", java, q);
+	if (line[0] == '{' || line[0] == '[')
+		return hpa_error_at(&r->io.pos, "unsupported profile type: JSON (a Chrome DevTools "
+				    ".heapsnapshot or .heapprofile, or a trace); hpa reads jemalloc, "
+				    "gperftools/tcmalloc, Go and pprof heap profiles");
 	if (is_marker(line, "symbol"))
 		return hpa_error_at(&r->io.pos, "a second symbol section (\"--- symbol\")");
 	if (is_marker(line, "contention") || is_marker(line, "Stacks:"))
@@ -277,12 +314,20 @@ static int read_body(struct reader *r)
 			}
 			continue;
 		}
+		if (starts_with(line, "<jemalloc>:")) {
+			/* prof_leak's summary, written into the dump file by a redirect. */
+			char q[160];
+			if (!r->jemalloc_lines++)
+				hpa_warn_at(&r->io.pos, "jemalloc's own message before the header skipped: "
+					    "\"%s\"", read_quote(line, q, sizeof(q)));
+			continue;
+		}
 		if (is_marker(line, "symbol") && !r->symbolized) {
 			if (read_symbol_section(r) < 0)
 				return -1;
 			continue;
 		}
-		if (is_marker(line, "heap"))
+		if (is_marker(line, "heap") && !java_kind(line))
 			continue;
 		if (is_marker(line, "growth")) {
 			r->growth_marker = true;

@@ -63,6 +63,7 @@ static int cmp_rows(const void *pa, const void *pb)
 
 int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
+	const char *what = hpa_value_name(opts->value);
 	size_t i;
 
 	if (opts->value != HPA_ALLOC_SPACE && opts->value != HPA_ALLOC_OBJECTS)
@@ -70,9 +71,23 @@ int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *
 	for (i = 0; i < prof->samples_nr; i++)
 		if (prof->samples[i].v[opts->value] != 0)
 			return 0;
-	return hpa_error("%s: no allocation (accumulated) data in the profile; jemalloc "
-			 "records it only with MALLOC_CONF=prof_accum:true",
-			 prof->inputs_nr ? prof->inputs[0].path : "profile");
+	if (!prof->inputs_nr)
+		return hpa_error("no %s in the profile", what);
+	/* What is missing, in the terms of the profile's producer. */
+	switch (prof->inputs[0].format) {
+	case HPA_FORMAT_PPROF:
+		return hpa_error("%s: no %s values in this pprof profile (sample types: %s); its producer "
+				 "recorded in-use memory only (Node.js and Pyroscope heap profiles do; "
+				 "Go's have allocations too)", prof->inputs[0].path, what,
+				 prof->inputs[0].value_types ? prof->inputs[0].value_types : "none");
+	case HPA_FORMAT_GPERF:
+		return hpa_error("%s: no %s values: a tcmalloc heap sample (@ heap_v2) holds what is "
+				 "in use only; HEAPPROFILE dumps (@ heapprofile) and Go's have both",
+				 prof->inputs[0].path, what);
+	default:
+		return hpa_error("%s: no allocation (accumulated) data in the profile; jemalloc "
+				 "records it only with MALLOC_CONF=prof_accum:true", prof->inputs[0].path);
+	}
 }
 
 int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)

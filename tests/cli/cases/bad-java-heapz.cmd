@@ -1,0 +1,1 @@
+--text bad/java-heapz.heap

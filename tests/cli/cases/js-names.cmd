@@ -1,0 +1,1 @@
+--text --show_bytes pprof/js-names.pb.gz

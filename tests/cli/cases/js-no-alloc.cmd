@@ -1,0 +1,1 @@
+--text --alloc_space pprof/js-names.pb.gz

@@ -1,0 +1,1 @@
+--text --show_bytes example/demo jemalloc/leak-summary.heap

@@ -1,6 +1,6 @@
 /*
  * Maps sections: "MAPPED_LIBRARIES:" (jemalloc, gperftools) and
- * "--- Memory map: ---" (with "build=DIR" / "$build" expansion), holding
+ * "--- Memory map: ---" (with "name=value" lines and "$name" expansion), holding
  * /proc/PID/maps lines or the older "START-END: PATH" form.
  */
 #include "hpa/compat.h"
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 #include "read.h"
 
@@ -96,33 +97,98 @@ static bool is_word_char(char c)
 	       (c >= 'A' && c <= 'Z');
 }
 
-/* Replace each "$build" not followed by a word character with `dir`. */
-static char *expand_build(const char *line, const char *dir)
-{
-	size_t dl = strlen(dir), cap = strlen(line) + 1, used = 0;
-	char *out = xmalloc(cap);
-	const char *p = line;
+/* The "name=value" lines of a "--- Memory map: ---" section so far. */
+struct map_vars {
+	char **names, **values;
+	size_t nr, alloc;
+};
 
-	while (*p) {
-		if (!strncmp(p, "$build", 6) && !is_word_char(p[6])) {
-			cap += dl;
-			out = xrealloc(out, cap);
-			memcpy(out + used, dir, dl);
-			used += dl;
-			p += 6;
-		} else {
-			out[used++] = *p++;
-		}
+/* "name=value" (name a word): sets the variable; false for any other line. */
+static bool set_var(struct map_vars *v, const char *line)
+{
+	const char *eq = line;
+	size_t i, n;
+
+	while (is_word_char(*eq))
+		eq++;
+	if (eq == line || *eq != '=')
+		return false;
+	n = (size_t)(eq - line);
+	for (i = 0; i < v->nr; i++)
+		if (strlen(v->names[i]) == n && !strncmp(v->names[i], line, n))
+			break;
+	if (i == v->nr) {
+		HPA_GROW(v->names, v->nr + 1, v->alloc);
+		v->values = xrealloc(v->values, st_mult(v->alloc, sizeof(*v->values)));
+		v->names[i] = xstrndup(line, n);
+		v->values[i] = NULL;
+		v->nr++;
 	}
-	out[used] = '\0';
-	return out;
+	free(v->values[i]);
+	v->values[i] = xstrdup(eq + 1);
+	return true;
+}
+
+/* The value of variable name[0..n), or NULL. */
+static const char *var_value(const struct map_vars *v, const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		if (strlen(v->names[i]) == n && !strncmp(v->names[i], name, n))
+			return v->values[i];
+	return NULL;
+}
+
+/* Expand "$name" and "${name}" of defined variables; others stay as written.  NULL: none. */
+static char *expand_vars(const struct map_vars *v, const char *line)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	const char *p = line;
+	bool any = false;
+
+	if (!v->nr || !strchr(line, '$'))
+		return NULL;
+	while (*p) {
+		if (*p == '$') {
+			bool brace = p[1] == '{';
+			const char *name = p + 1 + brace, *e = name, *val;
+			while (is_word_char(*e))
+				e++;
+			val = e > name && (!brace || *e == '}') ? var_value(v, name, (size_t)(e - name)) : NULL;
+			if (val) {
+				hpa_sb_adds(&sb, val);
+				p = e + brace;
+				any = true;
+				continue;
+			}
+		}
+		hpa_sb_addc(&sb, *p++);
+	}
+	if (!any) {
+		hpa_sb_release(&sb);
+		return NULL;
+	}
+	return hpa_sb_detach(&sb);
+}
+
+static void vars_release(struct map_vars *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++) {
+		free(v->names[i]);
+		free(v->values[i]);
+	}
+	free(v->names);
+	free(v->values);
 }
 
 int read_maps(struct reader *r, const char *marker)
 {
 	struct hpa_input *in = hpa_profile_input(r->prof, r->input);
 	bool expand = !strncmp(marker, "--- Memory map:", 15);
-	char *build = NULL;
+	struct map_vars vars = { 0 };
 	char *line;
 	size_t len;
 	int rc;
@@ -136,14 +202,11 @@ int read_maps(struct reader *r, const char *marker)
 		line = trim(line, &len);
 		if (!len)
 			continue;
-		if (expand && !strncmp(line, "build=", 6)) {
-			free(build);
-			build = xstrdup(line + 6);
-			continue;
-		}
+		if (expand && set_var(&vars, line))
+			continue;   /* "build=DIR", "source=DIR": $build, $source in later lines */
 		text = line;
-		if (build && strstr(line, "$build"))
-			text = expanded = expand_build(line, build);
+		if (expand && (expanded = expand_vars(&vars, line)) != NULL)
+			text = expanded;
 		if (!r->io.nul && parse_maps_line(text, &m, &path)) {
 			m.path = path;
 			m.input = r->input;
@@ -156,6 +219,6 @@ int read_maps(struct reader *r, const char *marker)
 		free(path);
 		free(expanded);
 	}
-	free(build);
+	vars_release(&vars);
 	return rc;
 }

@@ -220,6 +220,26 @@ static void memory_map_section(void)
 	CHECK_STR_EQ(p.mappings[2].path, "/lib/libold.so");
 	CHECK_STR_EQ(hpa_profile_loc_module(&p, 1), "prog");
 	hpa_profile_release(&p);
+
+	/* Any "name=value" line defines $name and ${name}; undefined ones stay as written. */
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"heap profile: 1: 8 [1: 8] @ heapprofile\n"
+		"1: 8 [1: 8] @ 0x401005\n"
+		"--- Memory map: ---\n"
+		"source=/opt/src\n"
+		"lib_dir=/usr/lib64\n"
+		"00400000-00402000 r-xp 00000000 08:01 77 $source/bin/server\n"
+		"7f0000000000-7f0000001000 r-xp 00000000 08:01 78 ${lib_dir}/libz.so.1\n"
+		"7f0000002000-7f0000003000 r-xp 00000000 08:01 79 $undefined/libx.so\n"
+		"source=/other\n"
+		"7f0000004000-7f0000005000 r-xp 00000000 08:01 80 $source/liby.so$\n"), 0);
+	CHECK_INT_EQ(p.inputs[0].map_nr, 4);
+	CHECK_STR_EQ(p.mappings[1].path, "/opt/src/bin/server");
+	CHECK_STR_EQ(p.mappings[2].path, "/usr/lib64/libz.so.1");
+	CHECK_STR_EQ(p.mappings[3].path, "$undefined/libx.so");
+	CHECK_STR_EQ(p.mappings[4].path, "/other/liby.so$");
+	hpa_profile_release(&p);
 }
 
 static void truncated(void)

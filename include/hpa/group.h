@@ -85,6 +85,7 @@ struct hpa_path_format {
 /* A distinct key sequence, leaf first: pool[first .. first + n), and its weighted values. */
 struct hpa_path_group {
 	size_t first, n;
+	int32_t thread;              /* the samples' thread (views of HPA_THREAD_EACH group by it) */
 	double v[HPA_NVALUES];       /* every value type, the base's negative */
 };
 

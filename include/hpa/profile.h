@@ -155,6 +155,7 @@ struct hpa_input {
 	bool unsampled;             /* its samples hold estimates (hpa_unsample_profile ran) */
 	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */
 	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */
+	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
 	double weight;              /* factor on its values: 1, or negative for a base */
 };
 

@@ -140,7 +140,8 @@ static int convert(struct reader *r, const PbProfile *p)
 	struct hpa_profile *prof = r->prof;
 	struct hpa_input *in = hpa_profile_input(prof, r->input);
 	struct hpa_hashmap map_ids, fn_ids, loc_ids;
-	uint32_t *locs = NULL, thread_key = 0;
+	uint32_t *locs = NULL, thread_key = 0, name_key = 0;
+	const char *tname;
 	struct hpa_line *lines = NULL;
 	size_t alocs = 0, alines = 0, i, j;
 	int col[HPA_NVALUES], rc = -1;
@@ -233,10 +234,16 @@ static int convert(struct reader *r, const PbProfile *p)
 		hpa_hashmap_put(&loc_ids, pl->id, loc);
 	}
 
+	if (p->time_nanos > 0)
+		hpa_profile_input(prof, r->input)->time_nanos = p->time_nanos;
+
 	/* "thread" labels: per-thread samples; all labelled also make the total. */
-	for (i = 0; i < p->n_string_table; i++)
+	for (i = 0; i < p->n_string_table; i++) {
 		if (!strcmp(p->string_table[i], "thread"))
 			thread_key = (uint32_t)i;
+		else if (!strcmp(p->string_table[i], "thread_name"))
+			name_key = (uint32_t)i;
+	}
 	for (i = 0; i < p->n_sample; i++) {
 		bool labelled = false;
 		for (j = 0; thread_key && j < p->sample[i]->n_label; j++)
@@ -265,8 +272,11 @@ static int convert(struct reader *r, const PbProfile *p)
 				goto out;
 			}
 		}
+		tname = NULL;
 		for (j = 0; thread_key && j < ps->n_label; j++) {
 			const Perftools__Profiles__Label *lb = ps->label[j];
+			if (name_key && lb->key == name_key && lb->str)
+				tname = pstr(p, lb->str);
 			if (lb->key == thread_key && thread_label(p, lb, &thread) < 0) {
 				hpa_error_at(&r->io.pos, "pprof profile: sample %zu has thread label \"%.40s\"; "
 					     "expected a thread number from 0 to %d", i + 1,
@@ -278,7 +288,7 @@ static int convert(struct reader *r, const PbProfile *p)
 			v[k] = col[k] >= 0 ? (double)ps->value[col[k]] : 0;
 		stack = hpa_profile_intern_stack_locs(prof, locs, ps->n_location_id);
 		if (thread != HPA_THREAD_ALL)
-			hpa_profile_note_thread(prof, thread, NULL);
+			hpa_profile_note_thread(prof, thread, tname && *tname ? tname : NULL);
 		hpa_profile_add_sample(prof, stack, thread, r->input, v);
 		if (thread != HPA_THREAD_ALL && all_labelled)
 			hpa_profile_add_sample(prof, stack, HPA_THREAD_ALL, r->input, v);

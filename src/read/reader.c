@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <zlib.h>
 
@@ -414,6 +415,12 @@ int hpa_read_profile(struct hpa_profile *prof, const char *path)
 	if (hpa_lineio_open(&r.io, path, display) < 0)
 		return -1;
 	rc = read_input(prof, &r);
+	if (!rc && strcmp(path, "-")) {   /* the dump's time: its own (pprof), else the file's */
+		struct hpa_input *in = hpa_profile_input(prof, r.input);
+		struct stat st;
+		if (!in->time_nanos && stat(path, &st) == 0)
+			in->time_nanos = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	}
 	hpa_lineio_close(&r.io);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hpa/diag.h"
 #include "hpa/fetch.h"
@@ -88,6 +89,12 @@ int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_htt
 		rc = hpa_error("%s: the server answered with an empty body", shown);
 	if (!rc)
 		rc = hpa_read_stream(prof, fp, shown);
+	if (!rc) {   /* the dump's time: its own (pprof), else when it was fetched */
+		struct hpa_input *in = hpa_profile_input(prof, (uint32_t)prof->inputs_nr);
+		struct timespec now;
+		if (!in->time_nanos && clock_gettime(CLOCK_REALTIME, &now) == 0)
+			in->time_nanos = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	}
 	if (!rc && e.symbols) {
 		/* The symbol service next to the profile: .../pprof/symbol */
 		const char *p = path_start(req);

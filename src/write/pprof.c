@@ -278,6 +278,126 @@ static void free_profile(PbProfile *p, struct writer *w)
 	free(p->string_table);
 }
 
+static const char *thread_name(const struct hpa_profile *prof, int32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < prof->threads_nr; i++)
+		if (prof->threads[i].id == id)
+			return prof->threads[i].name;
+	return NULL;
+}
+
+/* Whether the profile has per-thread samples (jemalloc's "tN:" lines, pprof thread labels). */
+static bool has_threads(const struct hpa_profile *prof)
+{
+	size_t i;
+
+	for (i = 0; i < prof->samples_nr; i++)
+		if (prof->samples[i].thread != HPA_THREAD_ALL)
+			return true;
+	return false;
+}
+
+static uint64_t path_hash(const uint32_t *keys, size_t n)
+{
+	uint64_t h = n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = hpa_hash64(h ^ keys[i]);
+	return h;
+}
+
+/*
+ * The all-threads groups `all` (the report's samples) split by thread: each
+ * stack's value goes to its threads in proportion to their own values, so
+ * every column still sums to the report's Total (a thread's unsampled
+ * value is its own estimate; the all-threads record is estimated once and
+ * may differ from their sum).  What no thread holds stays unlabelled.
+ * Returns the new number of groups; *all and *pool are replaced.
+ */
+static size_t split_by_thread(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+			      const struct hpa_path_format *fmt, struct hpa_path_group **all,
+			      uint32_t **pool, size_t nall)
+{
+	struct hpa_view_opts each = *vo;
+	struct hpa_path_group *tg, *out = NULL, *a = *all;
+	uint32_t *tpool, *opool = NULL, *next = xcalloc(nall + 1, sizeof(*next));
+	uint32_t *first_t, *next_t;
+	double (*sum)[HPA_NVALUES] = xcalloc(nall + 1, sizeof(*sum));
+	struct hpa_hashmap by_path;
+	size_t nt, i, j, k, nout = 0, aout = 0, npool = 0, apool = 0;
+
+	each.thread = HPA_THREAD_EACH;
+	nt = hpa_group_paths(prof, &each, fmt, &tg, &tpool);
+	first_t = xcalloc(nall + 1, sizeof(*first_t));
+	next_t = xcalloc(nt + 1, sizeof(*next_t));
+	hpa_hashmap_init(&by_path);
+	for (i = nall; i-- > 0;) {   /* chains in group order */
+		uint64_t h = path_hash(*pool + a[i].first, a[i].n);
+		next[i + 1] = hpa_hashmap_get(&by_path, h);
+		hpa_hashmap_put(&by_path, h, (uint32_t)i + 1);
+	}
+	for (j = nt; j-- > 0;) {
+		const uint32_t *keys = tpool + tg[j].first;
+		uint32_t g;
+
+		for (g = hpa_hashmap_get(&by_path, path_hash(keys, tg[j].n)); g; g = next[g])
+			if (a[g - 1].n == tg[j].n && !memcmp(*pool + a[g - 1].first, keys,
+							    tg[j].n * sizeof(*keys)))
+				break;
+		if (!g)
+			continue;   /* a thread's stack the all-threads view lacks: not in the Total */
+		next_t[j + 1] = first_t[g];
+		first_t[g] = (uint32_t)j + 1;
+		for (k = 0; k < HPA_NVALUES; k++)
+			sum[g][k] += tg[j].v[k];
+	}
+	for (i = 0; i < nall; i++) {
+		struct hpa_path_group rest = a[i];
+		bool left = false;
+		uint32_t t;
+
+		for (t = first_t[i + 1]; t; t = next_t[t]) {
+			struct hpa_path_group g = tg[t - 1];
+			for (k = 0; k < HPA_NVALUES; k++)
+				g.v[k] = sum[i + 1][k] != 0 ? g.v[k] * a[i].v[k] / sum[i + 1][k] : 0;
+			g.first = npool;
+			HPA_GROW(out, nout + 1, aout);
+			out[nout++] = g;
+			HPA_GROW(opool, npool + g.n, apool);
+			memcpy(opool + npool, tpool + tg[t - 1].first, g.n * sizeof(*opool));
+			npool += g.n;
+		}
+		for (k = 0; k < HPA_NVALUES; k++) {
+			rest.v[k] = sum[i + 1][k] != 0 ? 0 : a[i].v[k];
+			left |= rest.v[k] != 0;
+		}
+		if (left || !first_t[i + 1]) {
+			rest.first = npool;
+			rest.thread = HPA_THREAD_ALL;
+			HPA_GROW(out, nout + 1, aout);
+			out[nout++] = rest;
+			HPA_GROW(opool, npool + rest.n, apool);
+			memcpy(opool + npool, *pool + a[i].first, rest.n * sizeof(*opool));
+			npool += rest.n;
+		}
+	}
+	hpa_hashmap_release(&by_path);
+	free(next);
+	free(first_t);
+	free(next_t);
+	free(sum);
+	free(tg);
+	free(tpool);
+	free(*all);
+	free(*pool);
+	*all = out;
+	*pool = opool;
+	return nout;
+}
+
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct writer w;
@@ -313,9 +433,11 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		}
 	}
 
-	/* Samples: the view's, grouped by location list. */
+	/* Samples: the view's, grouped by location list; per thread when the profile has threads. */
 	vo = hpa_view_opts(opts);
 	nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool);
+	if (opts->thread == HPA_THREAD_ALL && has_threads(prof))
+		nsamples = split_by_thread(prof, &vo, &fmt, &samples, &pool, nsamples);
 
 	p.n_sample = nsamples;
 	p.sample = xcalloc(nsamples + 1, sizeof(*p.sample));
@@ -337,17 +459,25 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 			ps->value[k] = (int64_t)(next - done[k]);
 			done[k] = next;
 		}
-		if (opts->thread != HPA_THREAD_ALL) {
+		if (samples[i].thread != HPA_THREAD_ALL) {
 			/* A string label: pprof drops numeric labels whose value is 0. */
 			PbLabel *lb = xcalloc(1, sizeof(*lb));
+			const char *name;
 			char tid[16];
 			perftools__profiles__label__init(lb);
-			snprintf(tid, sizeof(tid), "%d", opts->thread);
+			snprintf(tid, sizeof(tid), "%d", samples[i].thread);
 			lb->key = str(&w, "thread");
 			lb->str = str(&w, tid);
-			ps->n_label = 1;
-			ps->label = xcalloc(1, sizeof(*ps->label));
-			ps->label[0] = lb;
+			ps->label = xcalloc(2, sizeof(*ps->label));
+			ps->label[ps->n_label++] = lb;
+			name = thread_name(prof, samples[i].thread);
+			if (name) {
+				lb = xcalloc(1, sizeof(*lb));
+				perftools__profiles__label__init(lb);
+				lb->key = str(&w, "thread_name");
+				lb->str = str(&w, name);
+				ps->label[ps->n_label++] = lb;
+			}
 		}
 		p.sample[i] = ps;
 	}
@@ -359,6 +489,13 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 					      hpa_value_is_objects(columns[k]) ? "count" : "bytes");
 	p.period_type = value_type(&w, "space", "bytes");
 	p.period = prof->inputs_nr ? (int64_t)prof->inputs[0].period : 0;
+	/* When the (first non-base) dump was taken: its file's mtime, or when it was fetched. */
+	for (i = 0; i < prof->inputs_nr; i++) {
+		if (!prof->inputs[i].is_base) {
+			p.time_nanos = prof->inputs[i].time_nanos;
+			break;
+		}
+	}
 	p.default_sample_type = str(&w, hpa_value_name(opts->value));
 	for (i = 0; i < w.nmaps; i++) {
 		PbMapping *pm = w.maps[i];

@@ -297,8 +297,12 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		}
 		if (!n)
 			keys[n++] = fmt->empty(fmt->ctx);
-		HPA_GROW(text, n * 5 + 1, atext);
+		HPA_GROW(text, n * 5 + 6, atext);
 		len = encode_path(text, keys, n);
+		if (opts->thread == HPA_THREAD_EACH) {   /* (thread, path) */
+			uint32_t t = (uint32_t)s->thread;
+			len += encode_path(text + len, &t, 1);
+		}
 		id = hpa_strtab_intern_len(&paths, text, len);
 		if (id > ngroups) {   /* a new group: ids dense from 1 */
 			HPA_GROW(groups, ngroups + 1, agroups);
@@ -307,6 +311,7 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 			memcpy(pool + npool, keys, n * sizeof(*keys));
 			groups[ngroups].first = npool;
 			groups[ngroups].n = n;
+			groups[ngroups].thread = s->thread;
 			npool += n;
 			ngroups++;
 		}

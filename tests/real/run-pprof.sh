@@ -6,12 +6,15 @@
 #  - go tool pprof -raw gives hpa's four totals, -top the same top
 #    functions with the same flat values, -traces the same stacks;
 #  - reading the file back gives hpa's text and collapsed output unchanged,
-#    also as --base, and with a thread label.
+#    also as --base, and with a thread label;
+#  - a dump with threads (alloc_threads under jemalloc) keeps them: thread
+#    and thread_name labels whose values sum to hpa's Total, read back as
+#    the same --threads table; the file's time is the dump's.
 # Skipped (77) without go or protoc unless HPA_REQUIRE_PEERS=1.
 #
-# usage: run-pprof.sh HPA TOPDIR ALLOC_PATHS WORKDIR   (CC from the environment)
+# usage: run-pprof.sh HPA TOPDIR ALLOC_PATHS WORKDIR ALLOC_THREADS   (CC from the environment)
 set -u
-hpa=$1 top=$2 paths=$3 work=$4
+hpa=$1 top=$2 paths=$3 work=$4 threads=$5
 cc=${CC:-cc}
 . "$(dirname "$0")/lib.sh"
 
@@ -80,6 +83,24 @@ check "diff: negative values in the file (5 call sites of temp_buf)" "5" "$(ppro
 check "diff read back" "Total: 819200 B" "$(text diff.pb.gz | head -n 1)"
 "$hpa" --proto -o d1.pb.gz phases "$d1" 2>/dev/null
 check "a pprof file as --base" "$(text --base "$d1" phases "$d2")" "$(text --base d1.pb.gz phases "$d2")"
+# Every thread of a dump with threads, and the dump's time.
+cp "$threads" ./alloc_threads
+MALLOC_CONF="prof:true,prof_final:false,lg_prof_sample:0,prof_prefix:$work/th" \
+	LD_PRELOAD="$je" ./alloc_threads || { echo "FAIL: alloc_threads"; exit 1; }
+th=$(one "$work/th.*.heap") || exit 1
+"$hpa" --proto -o th.pb.gz alloc_threads "$th" 2>/dev/null
+check "threads: thread labels" "3" "$(pprof -tags th.pb.gz | sed -n '/^ thread:/,/^$/p' | grep -c '): [0-9]')"
+check "threads: thread_name labels" "2" "$(pprof -tags th.pb.gz | sed -n '/^ thread_name:/,/^$/p' | grep -c '): worker-')"
+check "threads: pprof total equals hpa's" "$(text alloc_threads "$th" | awk 'NR == 1 { print $2 }')" "$(column 4 th.pb.gz)"
+# Whole bytes per sample: a row may move by a byte (the Total does not).
+check "threads: read back" "$("$hpa" --threads alloc_threads "$th" 2>/dev/null)" \
+	"$("$hpa" --threads th.pb.gz 2>/dev/null)"
+check "threads: text read back" "$(text alloc_threads "$th" | head -n 1)" "$(text th.pb.gz | head -n 1)"
+check "time_nanos is the dump's mtime" "$(date -u -r "$th" '+%Y-%m-%d %H:%M:%S')" \
+	"$(pprof -raw th.pb.gz | sed -n 's/^Time: \([0-9-]* [0-9:]*\).*/\1/p')"
+check "time_nanos read back and kept" "$(pprof -raw th.pb.gz | sed -n 's/^Time: //p')" \
+	"$("$hpa" --proto -o - th.pb.gz 2>/dev/null > th2.pb.gz; touch -d @0 th.pb.gz; "$hpa" --proto -o th3.pb.gz th.pb.gz 2>/dev/null; pprof -raw th3.pb.gz | sed -n 's/^Time: //p')"
+
 # --thread: a thread label on every sample, read back as that thread.
 "$hpa" --proto --thread 0 -o t0.pb.gz phases "$d2" 2>/dev/null
 check "thread label" "1" "$(pprof -tags t0.pb.gz | grep -c 'thread')"

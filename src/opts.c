@@ -109,6 +109,7 @@ static int parse_regex(struct hpa_opts *opts, void *field, const char *opt, cons
 		return HPA_OPTS_USAGE;
 	}
 	f->set = true;
+	f->src = val;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "hpa/unsample.h"
+#include "hpa/view.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -236,11 +237,9 @@ int hpa_run(const struct hpa_opts *opts)
 		hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
 	if (!rc)
 		rc = hpa_apply_base(&prof, opts);
-	if (!rc && opts->thread != HPA_THREAD_ALL && opts->mode != HPA_MODE_THREADS) {
-		for (i = 0; i < prof.threads_nr && prof.threads[i].id != opts->thread; i++)
-			;
-		if (i == prof.threads_nr)
-			hpa_warn("no thread %d in the profile; --threads lists them", opts->thread);
+	if (!rc && opts->mode != HPA_MODE_THREADS) {   /* a filter that selects nothing says so */
+		struct hpa_view_opts vo = hpa_view_opts(opts);
+		hpa_view_check_filters(&prof, &vo);
 	}
 
 	if (!rc && opts->outdir) {

@@ -26,6 +26,7 @@ enum hpa_mode {
 struct hpa_filter_re {
 	bool set;
 	regex_t re;
+	const char *src;             /* the expression as given */
 };
 
 /* What one report row stands for (jeprof's granularity options). */

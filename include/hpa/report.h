@@ -62,6 +62,9 @@ void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *o
 /* jeprof's Percent: "%.1f%%" of x*100/total; nan, +inf, -inf when total is 0. */
 void hpa_format_percent(char *buf, size_t size, double x, double total);
 
+/* The "Active filters: focus=RE ..." line of a report, when any is set (as pprof prints it). */
+void hpa_active_filters(FILE *fp, const struct hpa_view_opts *vo);
+
 /* "objects", "B" or "MB". */
 const char *hpa_units(const struct hpa_opts *opts);
 

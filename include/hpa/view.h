@@ -45,6 +45,16 @@ void hpa_view_release(struct hpa_view *v);
  */
 bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **frames, size_t *nr);
 
+/*
+ * Warn about a --thread without samples and each of --focus, --ignore,
+ * --show and --hide that matches no frame of the selected thread's
+ * samples: such a report is empty or unfiltered, never what was meant.
+ */
+void hpa_view_check_filters(const struct hpa_profile *prof, const struct hpa_view_opts *opts);
+
+/* "focus=RE ignore=RE ..." of the filters set, for a report's "Active filters:" line; NULL if none. */
+char *hpa_view_filters_text(const struct hpa_view_opts *opts);
+
 /* The selected value of sample `i`, weighted by its input. */
 static inline double hpa_view_value(const struct hpa_view *v, size_t i)
 {

@@ -8,6 +8,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/output.h"
+#include "hpa/report.h"
 #include "hpa/xalloc.h"
 
 int hpa_output_open(struct hpa_output *out, const char *path,
@@ -86,4 +87,13 @@ int hpa_output_close(struct hpa_output *out, bool ok)
 	free(out->tmp);
 	memset(out, 0, sizeof(*out));
 	return ok ? rc : -1;
+}
+
+void hpa_active_filters(FILE *fp, const struct hpa_view_opts *vo)
+{
+	char *f = hpa_view_filters_text(vo);
+
+	if (f)
+		fprintf(fp, "Active filters: %s\n", f);
+	free(f);
 }

@@ -140,6 +140,7 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		fprintf(fp, "Total (t%d): ", opts->thread);
 	hpa_format_value(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "%s %s\n", num[0], hpa_units(opts));
+	hpa_active_filters(fp, &vo);
 	for (i = 0; i < shown; i++) {
 		running += rows[i].flat;
 		hpa_format_value(num[0], sizeof(num[0]), rows[i].flat, opts);

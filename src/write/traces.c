@@ -65,6 +65,7 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		qsort(traces, ntraces, sizeof(*traces), cmp_traces);
 	hpa_format_value(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "Total: %s %s in %zu stacks\n", num[0], hpa_units(opts), ntraces);
+	hpa_active_filters(fp, &vo);
 	for (i = 0; i < ntraces; i++) {
 		double value = hpa_dust_to_zero(traces[i].after - traces[i].before);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/diag.h"
 #include "hpa/names.h"
 #include "hpa/strip.h"
 #include "hpa/strbuf.h"
@@ -150,4 +151,77 @@ bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **fram
 	*frames = v->buf;
 	*nr = n;
 	return true;
+}
+
+void hpa_view_check_filters(const struct hpa_profile *prof, const struct hpa_view_opts *opts)
+{
+	const struct hpa_filter_re *const f[4] = { opts->focus, opts->ignore, opts->show, opts->hide };
+	static const char *const names[4] = { "focus", "ignore", "show", "hide" };
+	static const uint8_t bit[4] = { M_FOCUS, M_IGNORE, M_SHOW, M_HIDE };
+	struct hpa_view v;
+	uint8_t seen = 0;
+	bool any_thread = false, any_set = false;
+	size_t i, k;
+
+	for (k = 0; k < 4; k++)
+		any_set |= f[k]->set;
+	for (i = 0; i < prof->samples_nr && !any_thread; i++)
+		any_thread = prof->samples[i].thread == opts->thread;
+	if (!any_thread && opts->thread != HPA_THREAD_ALL) {
+		struct hpa_strbuf sb = HPA_STRBUF_INIT;
+		for (i = 0; i < prof->threads_nr && i < 20; i++)
+			hpa_sb_addf(&sb, "%st%d", i ? ", " : "", prof->threads[i].id);
+		if (prof->threads_nr > 20)
+			hpa_sb_adds(&sb, ", ...");
+		hpa_warn("--thread %d: the profile has no samples of that thread (%s%s)", opts->thread,
+			 prof->threads_nr ? "its threads: " : "it has no per-thread data",
+			 sb.len ? sb.buf : "");
+		hpa_sb_release(&sb);
+		return;
+	}
+	if (!any_set)
+		return;
+	/* Every frame of the thread's samples, after the allocator cut: what the filters see. */
+	hpa_view_init(&v, prof, opts);
+	for (i = 0; i < prof->samples_nr && seen != (M_FOCUS | M_IGNORE | M_SHOW | M_HIDE); i++) {
+		const struct hpa_sample *s = &prof->samples[i];
+		const uint32_t *locs;
+		unsigned skip;
+		size_t n, j;
+
+		if (s->thread != opts->thread || !s->stack)
+			continue;
+		n = hpa_visible_stack(prof, s->stack, opts->keep_internal, &locs, &skip);
+		for (j = 0; j < n; j++) {
+			const struct hpa_location *l = &prof->locs[locs[j]];
+			uint32_t lv, levels = l->line_nr ? l->line_nr : 1;
+			for (lv = j ? 0 : skip; lv < levels; lv++) {
+				struct hpa_frame fr = { locs[j], lv };
+				seen |= frame_bits(&v, fr);
+			}
+		}
+	}
+	hpa_view_release(&v);
+	for (k = 0; k < 4; k++)
+		if (f[k]->set && !(seen & bit[k]))
+			hpa_warn("--%s '%s' matches no frame of the profile (functions, file:line, "
+				 "modules and addresses were tried)%s", names[k], f[k]->src ? f[k]->src : "",
+				 k == 0 ? ": the report is empty" : k == 2 ? ": every frame is hidden" : "");
+}
+
+char *hpa_view_filters_text(const struct hpa_view_opts *opts)
+{
+	const struct hpa_filter_re *const f[4] = { opts->focus, opts->ignore, opts->show, opts->hide };
+	static const char *const names[4] = { "focus", "ignore", "show", "hide" };
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t k;
+
+	for (k = 0; k < 4; k++)
+		if (f[k]->set)
+			hpa_sb_addf(&sb, "%s%s=%s", sb.len ? " " : "", names[k], f[k]->src ? f[k]->src : "");
+	if (!sb.len) {
+		hpa_sb_release(&sb);
+		return NULL;
+	}
+	return hpa_sb_detach(&sb);
 }

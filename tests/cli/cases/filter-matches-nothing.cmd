@@ -1,0 +1,1 @@
+--text --show_bytes --focus no_such_function --ignore also_nothing --sysroot nowhere example/demo example/demo.heap

@@ -232,6 +232,8 @@ int hpa_run(const struct hpa_opts *opts)
 		hpa_mark_internal(&prof);
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
+		if (!rc)
+			hpa_warn_allocator_only(&prof, opts->value);
 	}
 	if (!rc)
 		hpa_name_frames(&prof);   /* every frame's names, once, for every writer */

@@ -28,4 +28,11 @@ bool hpa_is_allocator_name(const char *short_name);
 size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool keep_internal,
 			 const uint32_t **frames, unsigned *skip);
 
+/*
+ * Warn when at least 95% of `v` (all-threads samples, every input) is in
+ * stacks made only of allocator frames: the unwinder stopped inside the
+ * allocator, and no report can say who allocated.
+ */
+void hpa_warn_allocator_only(const struct hpa_profile *prof, enum hpa_value v);
+
 #endif

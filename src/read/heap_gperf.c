@@ -67,6 +67,35 @@ static void resolve_sampling(struct hpa_input *in, const uint64_t totals[HPA_NVA
 	}
 }
 
+static unsigned hex_digits(uint64_t v)
+{
+	unsigned n = 1;
+
+	while (v >>= 4)
+		n++;
+	return n;
+}
+
+/*
+ * The last line has no newline: is its last address the first digits of
+ * one the profile has elsewhere (a file cut inside "0x402000" ends in
+ * "0x40")?  A complete line's addresses are not.
+ */
+static bool cut_address(const struct reader *r, uint64_t a)
+{
+	const struct hpa_profile *prof = r->prof;
+	unsigned d = hex_digits(a);
+	size_t i;
+
+	for (i = 1; i < prof->locs_nr; i++) {
+		uint64_t b = prof->locs[i].addr;
+		unsigned e = hex_digits(b);
+		if (prof->locs[i].input == r->input && e > d && b >> (4 * (e - d)) == a)
+			return true;
+	}
+	return false;
+}
+
 static int record_line(struct reader *r, const char *line)
 {
 	const char *p = line;
@@ -82,6 +111,9 @@ static int record_line(struct reader *r, const char *line)
 				read_quote(line, q, sizeof(q)));
 	if (parse_addrs(r, p + 1) < 0)
 		return -1;
+	if (!r->io.newline && r->addrs_nr && cut_address(r, r->addrs[r->addrs_nr - 1]))
+		return read_err(r, "the last address of \"%s\" looks cut short",
+				read_quote(line, q, sizeof(q)));
 	if (!r->addrs_nr)
 		read_note(r, NOTE_EMPTY_STACK);
 	stack = hpa_profile_intern_stack(r->prof, r->addrs, r->addrs_nr);

@@ -5,6 +5,7 @@
  */
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -373,6 +374,35 @@ static void note_empty(struct reader *r)
 		hpa_warn_at(&pos, "no samples: all %zu record%s have zero counts", n, n == 1 ? "" : "s");
 }
 
+/*
+ * A large sampling period with few samples: each sample stands for about a
+ * period of bytes, and the estimate's relative error is about 1/sqrt(n).
+ */
+#define COARSE_PERIOD ((double)(1 << 24))
+#define COARSE_SAMPLES 100
+
+static void note_coarse(struct reader *r)
+{
+	const struct hpa_profile *prof = r->prof;
+	const struct hpa_input *in = hpa_profile_input(r->prof, r->input);
+	struct hpa_pos pos = { in->path, 0 };
+	double n = 0;
+	size_t i;
+
+	if (in->sampling == HPA_SAMPLING_NONE || in->period < COARSE_PERIOD || in->no_samples ||
+	    in->unsampled)
+		return;
+	for (i = 0; i < prof->samples_nr; i++)
+		if (prof->samples[i].input == r->input && prof->samples[i].thread == HPA_THREAD_ALL)
+			n += prof->samples[i].v[HPA_INUSE_OBJECTS];   /* as written: sampled objects */
+	if (n >= COARSE_SAMPLES || n <= 0)
+		return;
+	hpa_warn_at(&pos, "sampling period %.0f bytes (%.0f MiB) with %.0f sampled object%s in use: "
+		    "the estimates are coarse (relative error about \u00b1%.0f%%); a smaller period "
+		    "(jemalloc lg_prof_sample, tcmalloc TCMALLOC_SAMPLE_PARAMETER) gives finer ones",
+		    in->period, in->period / 1048576, n, n == 1 ? "" : "s", 100 / sqrt(n));
+}
+
 static int read_input(struct hpa_profile *prof, struct reader *r)
 {
 	int rc;
@@ -382,8 +412,10 @@ static int read_input(struct hpa_profile *prof, struct reader *r)
 	rc = read_body(r);
 	if (rc == 0 && r->symbolized)
 		read_apply_symbols(r);
-	if (rc == 0)
+	if (rc == 0) {
 		note_empty(r);
+		note_coarse(r);
+	}
 	if (rc == 0) {
 		if (r->io.pos.line && !r->io.newline)
 			hpa_warn_at(&r->io.pos, "no newline at end of profile; it may be truncated");

@@ -1,8 +1,10 @@
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/diag.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
@@ -114,4 +116,30 @@ size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool ke
 	*frames = locs + cut;
 	*skip = levels;
 	return nr - cut;
+}
+
+void hpa_warn_allocator_only(const struct hpa_profile *prof, enum hpa_value v)
+{
+	double total = 0, lost = 0;
+	const uint32_t *frames;
+	unsigned skip;
+	size_t i;
+
+	for (i = 0; i < prof->samples_nr; i++) {
+		const struct hpa_sample *s = &prof->samples[i];
+		double value;
+
+		if (s->thread != HPA_THREAD_ALL)
+			continue;
+		value = fabs(s->v[v]);
+		total += value;
+		if (s->stack && !hpa_visible_stack(prof, s->stack, false, &frames, &skip))
+			lost += value;
+	}
+	if (total > 0 && lost >= 0.95 * total)
+		hpa_warn("%.1f%% of %s is in stacks made only of allocator frames: the stack unwinder "
+			 "stopped inside the allocator, so no report can say who allocated; build the "
+			 "program with -fno-omit-frame-pointer, or use an allocator built with libunwind "
+			 "(jemalloc --enable-prof-libunwind, gperftools with libunwind)",
+			 lost * 100 / total, hpa_value_name(v));
 }

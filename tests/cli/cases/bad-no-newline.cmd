@@ -1,0 +1,1 @@
+--text --show_bytes --no-symbols bad/no-newline.heap

@@ -1,0 +1,1 @@
+--text --no-symbols jemalloc/coarse.heap

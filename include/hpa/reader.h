@@ -23,4 +23,10 @@ int hpa_read_profile(struct hpa_profile *prof, const char *path);
 /* Same, from an open stream; `display` names it in messages. */
 int hpa_read_stream(struct hpa_profile *prof, FILE *fp, const char *display);
 
+/*
+ * The most bytes handed to zlib at once, each way (its counts are 32-bit):
+ * 1 GiB; tests make it small to run the chunked paths on small files.
+ */
+extern size_t hpa_zlib_chunk;
+
 #endif

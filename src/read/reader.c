@@ -119,7 +119,7 @@ static int unsupported(struct reader *r, const char *line)
 }
 
 #define BINARY_MAX ((size_t)2 << 30)
-#define ZLIB_CHUNK ((size_t)1 << 30)   /* zlib's avail_in/avail_out are 32-bit */
+size_t hpa_zlib_chunk = (size_t)1 << 30;   /* zlib's avail_in/avail_out are 32-bit */
 
 /* Gunzip `in` (any number of members); fails past BINARY_MAX bytes. */
 static int gunzip(struct reader *r, const uint8_t *in, size_t len, uint8_t **out, size_t *outlen)
@@ -140,7 +140,7 @@ static int gunzip(struct reader *r, const uint8_t *in, size_t len, uint8_t **out
 		if (rc == Z_STREAM_END && inflateReset(&z) != Z_OK)
 			break;
 		if (!z.avail_in && left) {
-			z.avail_in = (uInt)(left < ZLIB_CHUNK ? left : ZLIB_CHUNK);
+			z.avail_in = (uInt)(left < hpa_zlib_chunk ? left : hpa_zlib_chunk);
 			left -= z.avail_in;
 		}
 		if (n == cap) {
@@ -154,7 +154,7 @@ static int gunzip(struct reader *r, const uint8_t *in, size_t len, uint8_t **out
 			buf = xrealloc(buf, cap);
 		}
 		z.next_out = buf + n;
-		z.avail_out = (uInt)(cap - n < ZLIB_CHUNK ? cap - n : ZLIB_CHUNK);
+		z.avail_out = (uInt)(cap - n < hpa_zlib_chunk ? cap - n : hpa_zlib_chunk);
 		{
 			size_t before = z.avail_out;
 			rc = inflate(&z, Z_NO_FLUSH);

@@ -24,6 +24,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/group.h"
+#include "hpa/reader.h"
 #include "hpa/report.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
@@ -227,7 +228,7 @@ static int gzip_write(FILE *fp, const uint8_t *data, size_t len)
 		return hpa_error("zlib: cannot start compression");
 	z.next_in = (uint8_t *)data;
 	do {
-		size_t chunk = len < ((size_t)1 << 30) ? len : (size_t)1 << 30;   /* zlib counts in 32 bits */
+		size_t chunk = len < hpa_zlib_chunk ? len : hpa_zlib_chunk;   /* zlib counts in 32 bits */
 		if (!z.avail_in && len) {
 			z.avail_in = (uInt)chunk;
 			len -= chunk;

@@ -85,13 +85,18 @@ struct hpa_path_format {
 /* A distinct key sequence, leaf first: pool[first .. first + n), and its weighted values. */
 struct hpa_path_group {
 	size_t first, n;
-	int32_t thread;              /* the samples' thread (views of HPA_THREAD_EACH group by it) */
+	int32_t thread;              /* the samples' thread */
 	double v[HPA_NVALUES];       /* every value type, the base's negative */
 };
 
-/* Returns the number of groups, *out and *pool (malloc'ed), in order of first appearance. */
+/*
+ * Returns the number of groups, *out and *pool (malloc'ed), in order of
+ * first appearance.  With `group_of` (one slot per sample), the group of
+ * each sample (1-based), 0 for samples out of view.
+ */
 size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool);
+		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool,
+		       uint32_t *group_of);
 
 /* Which of a frame's names (names.h) keys a call tree's nodes. */
 enum hpa_name_kind { HPA_NAME_FULL, HPA_NAME_SHORT, HPA_NAME_DISPLAY, HPA_NAME_FOLDED, HPA_NAME_GRAPH };

@@ -12,13 +12,10 @@
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 
-/* A view of every thread's own samples (not the all-threads "t*" ones). */
-#define HPA_THREAD_EACH (-2)
-
 /* What the view needs of the command line, and nothing else. */
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
-	int32_t thread;              /* HPA_THREAD_ALL, one jemalloc thread, or HPA_THREAD_EACH */
+	int32_t thread;              /* HPA_THREAD_ALL or one jemalloc thread */
 	bool keep_internal;          /* keep allocator frames */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */
 };

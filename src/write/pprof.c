@@ -300,60 +300,55 @@ static bool has_threads(const struct hpa_profile *prof)
 	return false;
 }
 
-static uint64_t path_hash(const uint32_t *keys, size_t n)
-{
-	uint64_t h = n;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = hpa_hash64(h ^ keys[i]);
-	return h;
-}
-
 /*
  * The all-threads groups `all` (the report's samples) split by thread: each
  * stack's value goes to its threads in proportion to their own values, so
  * every column still sums to the report's Total (a thread's unsampled
  * value is its own estimate; the all-threads record is estimated once and
- * may differ from their sum).  What no thread holds stays unlabelled.
+ * may differ from their sum).  What no thread holds stays unlabelled.  A
+ * thread's sample has its all-threads sample's stack, so it is in view and
+ * in a group exactly when that one is (group_of: the all-threads grouping).
  * Returns the new number of groups; *all and *pool are replaced.
  */
-static size_t split_by_thread(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
-			      const struct hpa_path_format *fmt, struct hpa_path_group **all,
-			      uint32_t **pool, size_t nall)
+static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_group **all,
+			      uint32_t **pool, size_t nall, const uint32_t *group_of)
 {
-	struct hpa_view_opts each = *vo;
-	struct hpa_path_group *tg, *out = NULL, *a = *all;
-	uint32_t *tpool, *opool = NULL, *next = xcalloc(nall + 1, sizeof(*next));
-	uint32_t *first_t, *next_t;
+	struct hpa_path_group *tg = NULL, *out = NULL, *a = *all;
+	uint32_t *opool = NULL, *first_t = xcalloc(nall + 1, sizeof(*first_t)), *next_t = NULL;
 	double (*sum)[HPA_NVALUES] = xcalloc(nall + 1, sizeof(*sum));
-	struct hpa_hashmap by_path;
-	size_t nt, i, j, k, nout = 0, aout = 0, npool = 0, apool = 0;
+	struct hpa_hashmap group_of_stack, by_key;
+	size_t nt = 0, at = 0, ant = 0, i, k, nout = 0, aout = 0, npool = 0, apool = 0;
 
-	each.thread = HPA_THREAD_EACH;
-	nt = hpa_group_paths(prof, &each, fmt, &tg, &tpool);
-	first_t = xcalloc(nall + 1, sizeof(*first_t));
-	next_t = xcalloc(nt + 1, sizeof(*next_t));
-	hpa_hashmap_init(&by_path);
-	for (i = nall; i-- > 0;) {   /* chains in group order */
-		uint64_t h = path_hash(*pool + a[i].first, a[i].n);
-		next[i + 1] = hpa_hashmap_get(&by_path, h);
-		hpa_hashmap_put(&by_path, h, (uint32_t)i + 1);
-	}
-	for (j = nt; j-- > 0;) {
-		const uint32_t *keys = tpool + tg[j].first;
-		uint32_t g;
+	hpa_hashmap_init(&group_of_stack);
+	hpa_hashmap_init(&by_key);
+	for (i = 0; i < prof->samples_nr; i++)
+		if (group_of[i])
+			hpa_hashmap_put(&group_of_stack, prof->samples[i].stack, group_of[i]);
+	for (i = 0; i < prof->samples_nr; i++) {
+		const struct hpa_sample *s = &prof->samples[i];
+		double weight = prof->inputs[s->input - 1].weight;
+		uint32_t g, t;
+		uint64_t key;
 
-		for (g = hpa_hashmap_get(&by_path, path_hash(keys, tg[j].n)); g; g = next[g])
-			if (a[g - 1].n == tg[j].n && !memcmp(*pool + a[g - 1].first, keys,
-							    tg[j].n * sizeof(*keys)))
-				break;
-		if (!g)
-			continue;   /* a thread's stack the all-threads view lacks: not in the Total */
-		next_t[j + 1] = first_t[g];
-		first_t[g] = (uint32_t)j + 1;
-		for (k = 0; k < HPA_NVALUES; k++)
-			sum[g][k] += tg[j].v[k];
+		if (s->thread == HPA_THREAD_ALL || weight == 0 ||
+		    !(g = hpa_hashmap_get(&group_of_stack, s->stack)))
+			continue;
+		key = (uint64_t)g << 32 | (uint32_t)s->thread;
+		if (!(t = hpa_hashmap_get(&by_key, key))) {
+			HPA_GROW(tg, nt + 1, at);
+			HPA_GROW(next_t, nt + 2, ant);
+			tg[nt] = a[g - 1];
+			tg[nt].thread = s->thread;
+			memset(tg[nt].v, 0, sizeof(tg[nt].v));
+			t = (uint32_t)++nt;
+			next_t[t] = first_t[g];
+			first_t[g] = t;
+			hpa_hashmap_put(&by_key, key, t);
+		}
+		for (k = 0; k < HPA_NVALUES; k++) {
+			tg[t - 1].v[k] += s->v[k] * weight;
+			sum[g][k] += s->v[k] * weight;
+		}
 	}
 	for (i = 0; i < nall; i++) {
 		struct hpa_path_group rest = a[i];
@@ -368,7 +363,7 @@ static size_t split_by_thread(const struct hpa_profile *prof, const struct hpa_v
 			HPA_GROW(out, nout + 1, aout);
 			out[nout++] = g;
 			HPA_GROW(opool, npool + g.n, apool);
-			memcpy(opool + npool, tpool + tg[t - 1].first, g.n * sizeof(*opool));
+			memcpy(opool + npool, *pool + a[i].first, g.n * sizeof(*opool));
 			npool += g.n;
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
@@ -377,7 +372,6 @@ static size_t split_by_thread(const struct hpa_profile *prof, const struct hpa_v
 		}
 		if (left || !first_t[i + 1]) {
 			rest.first = npool;
-			rest.thread = HPA_THREAD_ALL;
 			HPA_GROW(out, nout + 1, aout);
 			out[nout++] = rest;
 			HPA_GROW(opool, npool + rest.n, apool);
@@ -385,13 +379,12 @@ static size_t split_by_thread(const struct hpa_profile *prof, const struct hpa_v
 			npool += rest.n;
 		}
 	}
-	hpa_hashmap_release(&by_path);
-	free(next);
+	hpa_hashmap_release(&group_of_stack);
+	hpa_hashmap_release(&by_key);
 	free(first_t);
 	free(next_t);
 	free(sum);
 	free(tg);
-	free(tpool);
 	free(*all);
 	free(*pool);
 	*all = out;
@@ -406,8 +399,9 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	struct hpa_path_format fmt = { path_key, path_empty, &w };
 	struct hpa_path_group *samples = NULL;
 	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	uint32_t *pool = NULL;
+	uint32_t *pool = NULL, *group_of;
 	size_t nsamples, i, k, m;
+	bool threads;
 	double cum[4] = { 0 }, done[4] = { 0 };
 	uint8_t *buf;
 	size_t len;
@@ -436,9 +430,12 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 
 	/* Samples: the view's, grouped by location list; per thread when the profile has threads. */
 	vo = hpa_view_opts(opts);
-	nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool);
-	if (opts->thread == HPA_THREAD_ALL && has_threads(prof))
-		nsamples = split_by_thread(prof, &vo, &fmt, &samples, &pool, nsamples);
+	threads = opts->thread == HPA_THREAD_ALL && has_threads(prof);
+	group_of = threads ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
+	nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool, group_of);
+	if (threads)
+		nsamples = split_by_thread(prof, &samples, &pool, nsamples, group_of);
+	free(group_of);
 
 	p.n_sample = nsamples;
 	p.sample = xcalloc(nsamples + 1, sizeof(*p.sample));

@@ -268,7 +268,8 @@ static size_t encode_path(char *buf, const uint32_t *keys, size_t n)
 }
 
 size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool_out)
+		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool_out,
+		       uint32_t *group_of)
 {
 	struct hpa_view view;
 	struct hpa_strtab paths;
@@ -286,6 +287,8 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		size_t n = 0, used, len;
 		uint32_t id;
 
+		if (group_of)
+			group_of[i] = 0;
 		if (!hpa_view_sample(&view, i, &frames, &nr))
 			continue;
 		HPA_GROW(keys, nr + 1, akeys);
@@ -297,12 +300,8 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		}
 		if (!n)
 			keys[n++] = fmt->empty(fmt->ctx);
-		HPA_GROW(text, n * 5 + 6, atext);
+		HPA_GROW(text, n * 5 + 1, atext);
 		len = encode_path(text, keys, n);
-		if (opts->thread == HPA_THREAD_EACH) {   /* (thread, path) */
-			uint32_t t = (uint32_t)s->thread;
-			len += encode_path(text + len, &t, 1);
-		}
 		id = hpa_strtab_intern_len(&paths, text, len);
 		if (id > ngroups) {   /* a new group: ids dense from 1 */
 			HPA_GROW(groups, ngroups + 1, agroups);
@@ -317,6 +316,8 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		}
 		for (k = 0; k < HPA_NVALUES; k++)
 			groups[id - 1].v[k] += s->v[k] * weight;
+		if (group_of)
+			group_of[i] = id;
 	}
 	hpa_view_release(&view);
 	hpa_strtab_release(&paths);

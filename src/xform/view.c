@@ -115,8 +115,7 @@ bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **fram
 	bool filtering = o->focus->set || o->ignore->set || o->show->set || o->hide->set;
 	bool focused = !o->focus->set;
 
-	if ((o->thread == HPA_THREAD_EACH ? s->thread == HPA_THREAD_ALL : s->thread != o->thread) ||
-	    prof->inputs[s->input - 1].weight == 0)
+	if (s->thread != o->thread || prof->inputs[s->input - 1].weight == 0)
 		return false;   /* another thread, or an input switched off (--outdir) */
 	nlocs = s->stack ? hpa_visible_stack(prof, s->stack, o->keep_internal, &locs, &skip) : 0;
 	for (j = 0; j < nlocs; j++) {

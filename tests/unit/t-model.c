@@ -236,7 +236,7 @@ static void test_tree_paths_growth(void)
 	struct hpa_path_format fmt = { loc_key, no_key, NULL };
 	struct hpa_path_group *g;
 	struct hpa_growth gr;
-	uint32_t *pool, c;
+	uint32_t *pool, c, group_of[8];
 	size_t n;
 	const double steps[] = { 1, 2, 1, 3 };
 
@@ -287,7 +287,9 @@ static void test_tree_paths_growth(void)
 	hpa_call_tree_release(&t);
 
 	/* Key paths: one group per distinct location list, every value type summed. */
-	n = hpa_group_paths(&p, &vo, &fmt, &g, &pool);
+	n = hpa_group_paths(&p, &vo, &fmt, &g, &pool, group_of);
+	for (c = 0; c < p.samples_nr; c++)   /* each sample in its stack's group */
+		CHECK_INT_EQ(group_of[c], c < 2 ? c + 1 : c - 1);
 	CHECK_INT_EQ(n, 2);
 	CHECK_INT_EQ(g[0].n, 3);
 	CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ pool[g[0].first], 0 }), "libfoo.so.1+0x2010");

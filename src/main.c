@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "hpa/opts.h"
+#include "hpa/diag.h"
 #include "hpa/run.h"
 
 int main(int argc, char **argv)
@@ -14,8 +15,10 @@ int main(int argc, char **argv)
 	struct hpa_opts opts;
 	int rc = hpa_opts_parse(&opts, argc, argv);
 
-	if (rc == HPA_OPTS_RUN)
+	if (rc == HPA_OPTS_RUN) {
+		hpa_warnings_off = opts.quiet;
 		rc = hpa_run(&opts) < 0 ? 1 : 0;
+	}
 	else
 		rc = rc == HPA_OPTS_EXIT ? 0 : 2;
 	hpa_opts_release(&opts);

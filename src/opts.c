@@ -328,7 +328,8 @@ static const struct opt_def options[] = {
 	PARSE("threshold", threshold, parse_size, "SIZE", NULL,
 	      "--watch: growth that triggers a save, e.g. 20MB (default 10MB)"),
 	PARSE("pid", pid, parse_pid, "PID", NULL, "--watch: decide on the RSS of local process PID"),
-	{ "help", 'h', K_HELP, 0, 0, NULL, NULL, "Other", "print this help and exit", false },
+	{ "quiet", 'q', K_FLAG, F(quiet), 0, NULL, NULL, "Other", "no warnings (errors still print)", false },
+	{ "help", 'h', K_HELP, 0, 0, NULL, NULL, NULL, "print this help and exit", false },
 	{ "version", 'V', K_VERSION, 0, 0, NULL, NULL, NULL, "print the version and exit", false },
 };
 
@@ -375,11 +376,46 @@ static int usage_error(const char *fmt, const char *arg)
 	return HPA_OPTS_USAGE;
 }
 
+/*
+ * jeprof's and pprof's options that hpa does not have, with the nearest hpa
+ * way: an unknown option from a jeprof habit gets an answer, not a shrug.
+ */
+static const struct {
+	const char *name;
+	const char *advice;
+} foreign[] = {
+#define PICTURE "hpa draws no PostScript, PDF or bitmap; --svg writes an interactive flame " \
+	"graph (any browser opens it); --proto, then go tool pprof, for call graphs"
+	{ "pdf", PICTURE }, { "ps", PICTURE }, { "gif", PICTURE }, { "png", PICTURE },
+	{ "gv", PICTURE }, { "evince", PICTURE }, { "web", PICTURE }, { "weblist", PICTURE },
+#undef PICTURE
+	{ "callgrind", "hpa writes no callgrind file; --proto writes a pprof file, and "
+	  "'go tool pprof -callgrind FILE' converts it" },
+	{ "disasm", "hpa does not disassemble; --lines and --addresses give rows per source line "
+	  "and per address" },
+	{ "interactive", "hpa is not interactive; --proto writes a pprof file for "
+	  "'go tool pprof FILE', which is" },
+	{ "raw", "--proto writes a self-contained, symbolized profile (and hpa reads jeprof --raw "
+	  "files as they are)" },
+	{ "symbols", "hpa symbolizes in-process; --text --addresses lists each address with its "
+	  "function and line" },
+	{ "retain", "--show RE keeps only the frames matching RE" },
+	{ "exclude", "--hide RE drops the frames matching RE" },
+	{ "lib_prefix", "--sysroot DIR looks for every mapped file under DIR" },
+	{ "add_lib", "hpa takes the libraries from the profile's maps section; --sysroot DIR looks "
+	  "for them under another root" },
+	{ "top", "--text is the top list (--nodecount N rows)" },
+	{ "sample_index", "--inuse_space, --inuse_objects, --alloc_space or --alloc_objects" },
+	{ "tagfocus", "--thread N keeps one jemalloc thread" },
+	{ "http", "--svg writes a flame graph file; --proto one for 'go tool pprof -http'" },
+};
+
 /* The option whose name `name` (length len) is, or abbreviates. */
 static const struct opt_def *find_long(const char *name, size_t len, const char *arg)
 {
 	const struct opt_def *hit = NULL;
-	size_t i;
+	char list[256] = "";
+	size_t i, j;
 	int nr = 0;
 
 	for (i = 0; i < HPA_ARRAY_SIZE(options); i++) {
@@ -387,12 +423,35 @@ static const struct opt_def *find_long(const char *name, size_t len, const char 
 			continue;
 		if (strlen(options[i].name) == len)
 			return &options[i];
+		/* Spellings of one option (collapse, collapsed) are one candidate. */
+		for (j = 0; hit && j < i; j++)
+			if (!strncmp(options[j].name, name, len) && options[j].off == options[i].off &&
+			    options[j].kind == options[i].kind && options[j].choice == options[i].choice)
+				break;
+		if (hit && j < i)
+			continue;
+		if (strlen(list) + strlen(options[i].name) + 8 < sizeof(list))
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s--%s",
+				 nr ? ", " : "", options[i].name);
 		hit = &options[i];
 		nr++;
 	}
 	if (nr == 1)
 		return hit;
-	usage_error(nr ? "option '%s' is ambiguous" : "unknown option '%s'", arg);
+	if (nr) {
+		fprintf(stderr, "hpa: option '%s' is ambiguous: %s\n", arg, list);
+		fputs("Try 'hpa --help' for more information.\n", stderr);
+		return NULL;
+	}
+	for (i = 0; i < HPA_ARRAY_SIZE(foreign); i++) {
+		if (strlen(foreign[i].name) == len && !strncmp(foreign[i].name, name, len)) {
+			fprintf(stderr, "hpa: --%s is a jeprof/pprof option hpa does not have: %s\n",
+				foreign[i].name, foreign[i].advice);
+			fputs("Try 'hpa --help' for more information.\n", stderr);
+			return NULL;
+		}
+	}
+	usage_error("unknown option '%s'", arg);
 	return NULL;
 }
 

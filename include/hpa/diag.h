@@ -20,6 +20,8 @@ struct hpa_pos {
 
 /* When set, errors and warnings are not printed (fuzzing). */
 extern bool hpa_diag_quiet;
+/* -q, --quiet: no warnings (errors still print). */
+extern bool hpa_warnings_off;
 
 /* Print an error; always returns -1 so callers can `return hpa_error(...)`. */
 int hpa_error(const char *fmt, ...) HPA_PRINTF(1, 2);

@@ -62,6 +62,7 @@ struct hpa_opts {
 	bool minwidth_pct;
 	const char *outdir;          /* --outdir DIR: one file per dump and pair */
 	bool growth;                 /* --growth: the inputs are a series of dumps */
+	bool quiet;                  /* -q, --quiet: no warnings */
 	struct hpa_http_opts http;   /* --endpoint, --timeout, --cacert, --cert, --key,
 					--insecure, --header */
 	const char *watch;           /* --watch URL */

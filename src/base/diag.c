@@ -8,6 +8,7 @@
 #include "hpa/diag.h"
 
 bool hpa_diag_quiet;
+bool hpa_warnings_off;
 
 static void vreport(const char *prefix, const struct hpa_pos *pos,
 		    const char *fmt, va_list ap)
@@ -49,6 +50,8 @@ int hpa_error_at(const struct hpa_pos *pos, const char *fmt, ...)
 void hpa_warn(const char *fmt, ...)
 {
 	va_list ap;
+	if (hpa_warnings_off)
+		return;
 	va_start(ap, fmt);
 	vreport("warning: ", NULL, fmt, ap);
 	va_end(ap);
@@ -57,6 +60,8 @@ void hpa_warn(const char *fmt, ...)
 void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...)
 {
 	va_list ap;
+	if (hpa_warnings_off)
+		return;
 	va_start(ap, fmt);
 	vreport("warning: ", pos, fmt, ap);
 	va_end(ap);

@@ -1,0 +1,1 @@
+-q --text --show_bytes example/demo jemalloc/leak-summary.heap

@@ -1,0 +1,1 @@
+--coll --no-symbols example/demo.heap

@@ -1,0 +1,1 @@
+--inuse example/demo.heap

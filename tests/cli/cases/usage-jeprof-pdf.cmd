@@ -1,0 +1,1 @@
+--pdf example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--retain=foo example/demo.heap

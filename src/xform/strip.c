@@ -28,6 +28,14 @@ static const char *const entry_points[] = {
 	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc",
 	"__rdl_alloc_zeroed", "__rdl_realloc", "__rg_alloc", "__rg_alloc_zeroed",
 	"__rg_realloc",
+	/*
+	 * C++'s allocation wrappers (short names): flat goes to the container
+	 * operation or the user's code that called them, not to a template
+	 * every container shares.
+	 */
+	"std::allocator::allocate", "std::__new_allocator::allocate",
+	"__gnu_cxx::new_allocator::allocate", "std::allocator_traits::allocate",
+	"std::__allocator_traits_base::allocate",
 };
 
 /*

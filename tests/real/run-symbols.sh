@@ -91,6 +91,15 @@ for f in "$je_cpp" "$tc_cpp"; do
 	check "$n template" "163840 163840" "$(func_row inuse_space templates "$f" app::make_one)"
 	check "$n lambda" "327680 327680" "$(func_row inuse_space templates "$f" "main::{lambda#1}::operator")"
 	check "$n no operator new row" "" "$(func_row inuse_space templates "$f" "operator new[]")"
+	# C++'s allocation wrappers are allocator frames: flat is the container's.
+	check "$n vector buffer on the vector" "131072 131072" \
+		"$(func_row inuse_space templates "$f" "std::_Vector_base::_M_allocate (inline)")"
+	check "$n map nodes on the map" "96000 96000" \
+		"$(func_row inuse_space templates "$f" "std::_Rb_tree::_M_get_node (inline)")"
+	check "$n no allocator-wrapper row" "0" \
+		"$("$hpa" --text templates "$f" 2>/dev/null | grep -c 'allocator::allocate\|allocator_traits')"
+	check "$n --keep-internal keeps them" "1" \
+		"$("$hpa" --text --keep-internal templates "$f" 2>/dev/null | grep -c ' std::__new_allocator::allocate (inline)$')"
 done
 
 # --- shared libraries, linked and dlopen'd ------------------------------------

@@ -1,10 +1,14 @@
 /*
  * C++ names for run-symbols.sh: operator new[] from a function in an
  * anonymous namespace (10 x 4096 B), a function template in a namespace
- * (20 x 8192 B), and a lambda calling malloc (5 x 65536 B).  Each function
- * stores its result before returning, so no call becomes a tail jump.
+ * (20 x 8192 B), a lambda calling malloc (5 x 65536 B), and containers
+ * growing: a vector of 16384 longs (its last buffer, 131072 B, stays) and a
+ * map of 2000 nodes, whose memory passes through std::allocator.  Each
+ * function stores its result before returning, so no call becomes a tail
+ * jump.
  */
 #include <cstdlib>
+#include <map>
 #include <vector>
 
 #define NOINLINE __attribute__((noinline))
@@ -38,6 +42,23 @@ template <typename T> NOINLINE T *make_one()
 }
 } // namespace app
 
+static std::vector<long> *numbers;
+static std::map<int, long> *table;
+
+NOINLINE void fill_numbers()
+{
+	numbers = new std::vector<long>;
+	for (long i = 0; i < 16384; i++)
+		numbers->push_back(i);
+}
+
+NOINLINE void fill_table()
+{
+	table = new std::map<int, long>;
+	for (int i = 0; i < 2000; i++)
+		(*table)[i] = i;
+}
+
 int main()
 {
 	keep.reserve(64);
@@ -51,5 +72,7 @@ int main()
 	};
 	for (int i = 0; i < 5; i++)
 		keep.push_back(grab(65536));
+	fill_numbers();
+	fill_table();
 	return 0;
 }

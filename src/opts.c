@@ -297,6 +297,8 @@ static const struct opt_def options[] = {
 	PARSE("nodefraction", nodefraction, parse_nodefraction, "F", NULL,
 	      "--text: drop rows whose |cum| is at most F times |Total|"),
 	FLAG("icicle", icicle, "Flame graphs", "root on top"),
+	FLAG("reverse", reverse, NULL,
+	     "--svg, --collapse: stacks leaf first (which allocation sites dominate, across callers)"),
 	STRING("title", title, "TEXT", NULL, "title (default: Flame Graph)"),
 	STRING("subtitle", subtitle, "TEXT", NULL, "second title line"),
 	PARSE("width", width, parse_width, "PIXELS", NULL, "image width (default 1200)"),
@@ -629,6 +631,10 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			     !hpa_writer_for(opts)))
 		return usage_error("%s", "--growth needs two or more PROFILEs, no --base or --outdir, "
 				   "and --text, --svg, --collapse or --csv");
+	if (opts->reverse && opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE)
+		return usage_error("%s", "--reverse goes with --svg or --collapse");
+	if (opts->reverse && opts->growth)
+		return usage_error("%s", "--reverse does not go with --growth");
 	if (!hpa_writer_for(opts))   /* the only mode with no writer of its own */
 		return usage_error("%s", "--csv goes with --growth");
 	if (opts->outdir && (opts->mode != HPA_MODE_SVG || opts->output || opts->base))

@@ -56,6 +56,7 @@ struct hpa_opts {
 	bool diff_columns;           /* --diff-columns: collapse as "stack BEFORE AFTER" */
 	struct hpa_filter_re focus, ignore, show, hide;
 	bool icicle;                 /* --icicle: root on top */
+	bool reverse;                /* --reverse: stacks leaf first (--svg, --collapse) */
 	const char *title, *subtitle;
 	unsigned width;              /* --width, pixels */
 	double minwidth;             /* --minwidth: pixels, or percent if minwidth_pct */

@@ -35,6 +35,7 @@ static int cmp_lines(const void *a, const void *b)
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_stack_format fmt = hpa_folded_format;
 	struct hpa_strtab stacks;
 	struct hpa_stack_group *lines;
 	size_t nlines, i;
@@ -43,7 +44,8 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_strtab_init(&stacks);
-	nlines = hpa_group_stacks(prof, &vo, &hpa_folded_format, &stacks, &lines, &total, NULL, NULL);
+	fmt.root_first = !opts->reverse;   /* --reverse: leaf first */
+	nlines = hpa_group_stacks(prof, &vo, &fmt, &stacks, &lines, &total, NULL, NULL);
 	sort_tab = &stacks;
 	if (nlines > 1)
 		qsort(lines, nlines, sizeof(*lines), cmp_lines);

@@ -48,7 +48,7 @@ static const char *node_name(const struct tree *t, uint32_t id)
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, false, opts->growth };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, opts->reverse, opts->growth };
 	size_t i;
 
 	t->prof = prof;
@@ -294,8 +294,9 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			max_delta = fabs(nd->after - nd->before);
 	}
 	if (!title) {
-		snprintf(deftitle, sizeof(deftitle), "%s%s", t.dumps ? "Growth (first to last dump): " :
-			 t.diff ? "Differential " : "", opts->icicle ? "Icicle Graph" : "Flame Graph");
+		snprintf(deftitle, sizeof(deftitle), "%s%s%s", t.dumps ? "Growth (first to last dump): " :
+			 t.diff ? "Differential " : "", opts->reverse ? "Inverted " : "",
+			 opts->icicle ? "Icicle Graph" : "Flame Graph");
 		title = deftitle;
 	}
 	top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);

@@ -1,0 +1,1 @@
+--collapse --reverse --sysroot nowhere example/demo example/demo.heap

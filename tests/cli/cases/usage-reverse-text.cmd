@@ -1,0 +1,1 @@
+--text --reverse example/demo.heap

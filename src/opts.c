@@ -253,6 +253,8 @@ static const struct opt_def options[] = {
 	       "pprof protobuf, gzipped and symbolized (go tool pprof, Parca, Pyroscope)"),
 	CHOICE("svg", mode, HPA_MODE_SVG, NULL, "interactive flame graph; differential with --base"),
 	CHOICE("csv", mode, HPA_MODE_CSV, NULL, "with --growth: the per-dump series as CSV"),
+	PARSE("peek", peek, parse_regex, "RE", NULL,
+	      "callers and callees of each function matching RE, as pprof -peek"),
 	CHOICE("inuse_space", value, HPA_INUSE_SPACE, "Value (one of)",
 	       "bytes in use at dump time (default)"),
 	CHOICE("inuse_objects", value, HPA_INUSE_OBJECTS, NULL, "objects in use at dump time"),
@@ -631,6 +633,12 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			     !hpa_writer_for(opts)))
 		return usage_error("%s", "--growth needs two or more PROFILEs, no --base or --outdir, "
 				   "and --text, --svg, --collapse or --csv");
+	if (opts->peek.set) {   /* a report of its own: the default --text gives way */
+		if (opts->mode != HPA_MODE_TEXT || opts->growth)
+			return usage_error("%s", "--peek is a report of its own; give it without another "
+					   "output option or --growth");
+		opts->mode = HPA_MODE_PEEK;
+	}
 	if (opts->reverse && opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE)
 		return usage_error("%s", "--reverse goes with --svg or --collapse");
 	if (opts->reverse && opts->growth)
@@ -644,7 +652,8 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 
 void hpa_opts_release(struct hpa_opts *opts)
 {
-	struct hpa_filter_re *res[] = { &opts->focus, &opts->ignore, &opts->show, &opts->hide };
+	struct hpa_filter_re *res[] = { &opts->focus, &opts->ignore, &opts->show, &opts->hide,
+					&opts->peek };
 	size_t i;
 
 	for (i = 0; i < HPA_ARRAY_SIZE(res); i++)

@@ -70,6 +70,21 @@ void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts
 void hpa_frame_groups_release(struct hpa_frame_groups *g);
 
 /*
+ * hpa_group_frames() with the calls between its keys: for each pair of
+ * adjacent visible frames, caller -> callee, the samples that have it,
+ * counted once per sample (recursion once); a key calling itself is no
+ * edge.  *edges is malloc'ed, in order of first appearance.
+ */
+struct hpa_call_edge {
+	uint32_t caller, callee;     /* key ids */
+	double value;
+};
+
+void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
+		     struct hpa_call_edge **edges, size_t *nedges);
+
+/*
  * Whole stacks grouped by a writer's own frame identity (pprof's
  * locations, which hold an address's inline levels together): the
  * format's key_of() maps the frames at frames[0..nr) (leaf first) to one

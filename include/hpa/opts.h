@@ -19,7 +19,8 @@ enum hpa_mode {
 	HPA_MODE_THREADS,    /* --threads */
 	HPA_MODE_PROTO,      /* --proto */
 	HPA_MODE_SVG,        /* --svg */
-	HPA_MODE_CSV         /* --csv (with --growth) */
+	HPA_MODE_CSV,        /* --csv (with --growth) */
+	HPA_MODE_PEEK        /* --peek RE */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */
@@ -55,6 +56,7 @@ struct hpa_opts {
 	bool normalize;              /* --normalize */
 	bool diff_columns;           /* --diff-columns: collapse as "stack BEFORE AFTER" */
 	struct hpa_filter_re focus, ignore, show, hide;
+	struct hpa_filter_re peek;   /* --peek RE: the functions whose callers and callees to show */
 	bool icicle;                 /* --icicle: root on top */
 	bool reverse;                /* --reverse: stacks leaf first (--svg, --collapse) */
 	const char *title, *subtitle;

@@ -15,6 +15,7 @@ static const struct hpa_writer writers[] = {
 	{ HPA_MODE_THREADS, false, "threads", hpa_report_threads },
 	{ HPA_MODE_PROTO, false, "proto", hpa_report_pprof },
 	{ HPA_MODE_SVG, false, "svg", hpa_report_svg },
+	{ HPA_MODE_PEEK, false, "peek", hpa_report_peek },
 	{ HPA_MODE_TEXT, true, "growth", hpa_report_growth },
 	{ HPA_MODE_CSV, true, "growth csv", hpa_report_growth },
 	{ HPA_MODE_COLLAPSE, true, "growth collapse", hpa_report_growth },

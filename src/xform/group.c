@@ -117,7 +117,34 @@ struct keys {
 	double *flat, *cum;        /* by key id */
 	size_t *stamp;             /* sample index + 1 that last added to cum */
 	size_t vals_alloc;
+	bool calls;                /* collect the edges too */
+	struct hpa_hashmap edge_of; /* (caller, callee) -> edge index + 1 */
+	struct hpa_call_edge *edges;
+	size_t *edge_stamp;
+	size_t nedges, aedges, aedge_stamp;
 };
+
+/* The call caller -> callee in sample `sample`: counted once per sample. */
+static void add_edge(struct keys *k, uint32_t caller, uint32_t callee, size_t sample, double value)
+{
+	uint64_t key = (uint64_t)caller << 32 | callee;
+	uint32_t e = hpa_hashmap_get(&k->edge_of, key);
+
+	if (!e) {
+		HPA_GROW(k->edges, k->nedges + 1, k->aedges);
+		HPA_GROW(k->edge_stamp, k->nedges + 1, k->aedge_stamp);
+		k->edges[k->nedges].caller = caller;
+		k->edges[k->nedges].callee = callee;
+		k->edges[k->nedges].value = 0;
+		k->edge_stamp[k->nedges] = 0;
+		e = (uint32_t)++k->nedges;
+		hpa_hashmap_put(&k->edge_of, key, e);
+	}
+	if (k->edge_stamp[e - 1] != sample + 1) {
+		k->edge_stamp[e - 1] = sample + 1;
+		k->edges[e - 1].value += value;
+	}
+}
 
 /* Make flat/cum/stamp cover every key interned so far. */
 static void grow_values(struct keys *k)
@@ -211,11 +238,16 @@ static double accumulate(struct keys *k, struct hpa_view *view)
 			continue;
 		value = hpa_view_value(view, i);
 		total += value;
+		uint32_t callee = NO_KEY;
+
 		for (f = 0; f < nr; f++) {
 			uint32_t key = frame_key(k, frames[f]);
 			if (key == NO_KEY)
 				continue;
 			add(k, key, i, value, leaf);
+			if (k->calls && callee != NO_KEY && callee != key)
+				add_edge(k, key, callee, i, value);
+			callee = key;
 			leaf = false;
 		}
 		if (leaf)
@@ -224,8 +256,9 @@ static double accumulate(struct keys *k, struct hpa_view *view)
 	return total;
 }
 
-void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
+static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+			 enum hpa_granularity granularity, struct hpa_frame_groups *out,
+			 struct hpa_call_edge **edges, size_t *nedges)
 {
 	struct hpa_view view;
 	struct keys k;
@@ -233,6 +266,8 @@ void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts
 	memset(&k, 0, sizeof(k));
 	k.prof = prof;
 	k.granularity = granularity;
+	k.calls = edges != NULL;
+	hpa_hashmap_init(&k.edge_of);
 	hpa_strtab_init(&k.names);
 	k.slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k.slot_key));
 	hpa_view_init(&view, prof, opts);
@@ -241,8 +276,27 @@ void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts
 	out->keys = k.names;
 	out->flat = k.flat;
 	out->cum = k.cum;
+	if (edges) {
+		*edges = k.edges;
+		*nedges = k.nedges;
+	}
+	hpa_hashmap_release(&k.edge_of);
+	free(k.edge_stamp);
 	free(k.stamp);
 	free(k.slot_key);
+}
+
+void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
+{
+	group_frames(prof, opts, granularity, out, NULL, NULL);
+}
+
+void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
+		     struct hpa_call_edge **edges, size_t *nedges)
+{
+	group_frames(prof, opts, granularity, out, edges, nedges);
 }
 
 void hpa_frame_groups_release(struct hpa_frame_groups *g)

@@ -43,6 +43,13 @@ column() {   # column N FILE.pb.gz: the sum of value column N of go tool pprof -
 		s && $1 ~ /^-?[0-9]+$/ { sub(":", "", $4); t += $c } END { printf "%.0f\n", t }'
 }
 
+# pprof -peek or hpa --peek as "N flat cum name" (a function) and "E value name" (a call) lines.
+peek_rows() {
+	awk -F'|' 'NF == 2 { n = split($1, v, " "); name = $2; sub(/^ +/, "", name); sub(/[ \t]+$/, "", name)
+		for (i = 1; i <= n; i++) sub(/B$/, "", v[i])
+		if (n == 2) print "E", v[1], name; else if (n == 5) print "N", v[1], v[4], name }'
+}
+
 for f in "$jp" "$tp"; do
 	n=$(basename "$f")
 	"$hpa" --proto -o "$n.pb.gz" alloc_paths "$f" 2>/dev/null || { echo "FAIL: hpa --proto $n"; fail=$((fail + 1)); continue; }
@@ -71,6 +78,12 @@ for f in "$jp" "$tp"; do
 			t && NF >= 1 && s != "zero" { s = s ";" $1 } END { if (s ~ /;main;/) print s }' | LC_ALL=C sort)"
 	check "$n function start line" "1" "$(pprof -raw "$n.pb.gz" | grep -c " alloc_here .*alloc_paths.c:[0-9]* s=$(grep -n 'static void \*alloc_here' "$top/tests/real/alloc_paths.c" | cut -d: -f1)$")"
 	check "$n mapping with build-id" "1" "$(pprof -raw "$n.pb.gz" | sed -n '/^Mappings/,$p' | grep -c "alloc_paths.*$(readelf -n alloc_paths | awk '/Build ID/ { print $3 }')")"
+	# --peek: the same callers, callees, flat and cum as go tool pprof -peek on the same file.
+	for re in 'recurse|alloc_here' '^main$|churn' 'small_objects'; do
+		check "$n --peek '$re' equals pprof -peek" \
+			"$(pprof -peek "$re" -unit=B "$n.pb.gz" | peek_rows)" \
+			"$("$hpa" --peek "$re" --show_bytes "$n.pb.gz" 2>/dev/null | peek_rows)"
+	done
 	for mode in "--text --show_bytes" "--collapse" "--text --inuse_objects --lines" "--traces --alloc_space"; do
 		check "$n round trip: $mode" "$("$hpa" $mode alloc_paths "$f" 2>/dev/null)" "$("$hpa" $mode "$n.pb.gz" 2>/dev/null)"
 	done

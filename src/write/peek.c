@@ -1,0 +1,130 @@
+/*
+ * --peek RE: for each function whose name matches RE, its callers and
+ * callees with the value that went through each call, the way pprof -peek
+ * prints them.  Rows are --text's keys (functions, or lines, ... with
+ * --lines ...), from the grouping engine's frames and calls (group.h): a
+ * caller's value is the samples where it called the function, counted once
+ * per sample, so the callers sum to the function's cum unless it is a root
+ * or calls itself through others.
+ */
+#include "hpa/compat.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/report.h"
+#include "hpa/xalloc.h"
+
+struct link {
+	uint32_t key;
+	double value;
+};
+
+static const struct hpa_strtab *sort_names;
+static const double *sort_flat;
+
+static int cmp_links(const void *pa, const void *pb)
+{
+	const struct link *a = pa, *b = pb;
+
+	if (a->value != b->value)
+		return a->value > b->value ? -1 : 1;
+	return strcmp(hpa_strtab_get(sort_names, a->key), hpa_strtab_get(sort_names, b->key));
+}
+
+static int cmp_nodes(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (sort_flat[a] != sort_flat[b])
+		return sort_flat[a] > sort_flat[b] ? -1 : 1;
+	return strcmp(hpa_strtab_get(sort_names, a), hpa_strtab_get(sort_names, b));
+}
+
+static void print_links(FILE *fp, const struct hpa_frame_groups *g, struct link *links, size_t n,
+			double cum, const struct hpa_opts *opts)
+{
+	char num[48], pct[48];
+	size_t i;
+
+	sort_names = &g->keys;
+	if (n > 1)
+		qsort(links, n, sizeof(*links), cmp_links);
+	for (i = 0; i < n; i++) {
+		hpa_format_value(num, sizeof(num), links[i].value, opts);
+		hpa_format_percent(pct, sizeof(pct), links[i].value, cum);
+		fprintf(fp, "%38s %6s         |   %s\n", num, pct, hpa_strtab_get(&g->keys, links[i].key));
+	}
+}
+
+int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	static const char *const rule = "----------------------------------------------------------+-------------\n";
+	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_frame_groups g;
+	struct hpa_call_edge *edges = NULL;
+	struct link *in = NULL, *out = NULL;
+	uint32_t *nodes;
+	size_t nedges = 0, nnodes = 0, i, e, nin, nout;
+	double total, running = 0;
+	char num[4][48];
+
+	if (hpa_check_value_data(prof, opts) < 0)
+		return -1;
+	hpa_group_calls(prof, &vo, opts->granularity, &g, &edges, &nedges);
+	total = hpa_dust_to_zero(g.total);
+	nodes = xmalloc(st_mult(g.keys.nr + 1, sizeof(*nodes)));
+	for (i = 1; i < g.keys.nr; i++) {
+		g.flat[i] = hpa_dust_to_zero(g.flat[i]);
+		g.cum[i] = hpa_dust_to_zero(g.cum[i]);
+		if ((g.flat[i] != 0 || g.cum[i] != 0) &&
+		    regexec(&opts->peek.re, hpa_strtab_get(&g.keys, (uint32_t)i), 0, NULL, 0) == 0)
+			nodes[nnodes++] = (uint32_t)i;
+	}
+	sort_names = &g.keys;
+	sort_flat = g.flat;
+	if (nnodes > 1)
+		qsort(nodes, nnodes, sizeof(*nodes), cmp_nodes);
+	in = xmalloc(st_mult(nedges + 1, sizeof(*in)));
+	out = xmalloc(st_mult(nedges + 1, sizeof(*out)));
+
+	hpa_format_value(num[0], sizeof(num[0]), total, opts);
+	fprintf(fp, "Total: %s %s\n", num[0], hpa_units(opts));
+	hpa_active_filters(fp, &vo);
+	if (!nnodes)
+		fprintf(fp, "No function matches '%s'.\n", opts->peek.src ? opts->peek.src : "");
+	else
+		fprintf(fp, "%s%8s %6s %6s %8s %6s   calls calls%% + context\n%s", rule, "flat", "flat%",
+			"sum%", "cum", "cum%", rule);
+	for (i = 0; i < nnodes; i++) {
+		uint32_t n = nodes[i];
+
+		for (e = nin = nout = 0; e < nedges; e++) {
+			double v = hpa_dust_to_zero(edges[e].value);
+			if (v == 0)
+				continue;
+			if (edges[e].callee == n)
+				in[nin++] = (struct link){ edges[e].caller, v };
+			if (edges[e].caller == n)
+				out[nout++] = (struct link){ edges[e].callee, v };
+		}
+		print_links(fp, &g, in, nin, g.cum[n], opts);
+		running += g.flat[n];
+		hpa_format_value(num[0], sizeof(num[0]), g.flat[n], opts);
+		hpa_format_percent(num[1], sizeof(num[1]), g.flat[n], total);
+		hpa_format_percent(num[2], sizeof(num[2]), running, total);
+		hpa_format_value(num[3], sizeof(num[3]), g.cum[n], opts);
+		fprintf(fp, "%8s %6s %6s %8s ", num[0], num[1], num[2], num[3]);
+		hpa_format_percent(num[0], sizeof(num[0]), g.cum[n], total);
+		fprintf(fp, "%6s                | %s\n", num[0], hpa_strtab_get(&g.keys, n));
+		print_links(fp, &g, out, nout, g.cum[n], opts);
+		fputs(rule, fp);
+	}
+	free(in);
+	free(out);
+	free(nodes);
+	free(edges);
+	hpa_frame_groups_release(&g);
+	return 0;
+}

@@ -1,0 +1,1 @@
+--peek 'cache_put|^main$' --show_bytes --sysroot nowhere example/demo example/demo.heap

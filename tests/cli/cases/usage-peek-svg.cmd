@@ -1,0 +1,1 @@
+--svg --peek main example/demo.heap

@@ -255,6 +255,8 @@ static const struct opt_def options[] = {
 	CHOICE("csv", mode, HPA_MODE_CSV, NULL, "with --growth: the per-dump series as CSV"),
 	PARSE("peek", peek, parse_regex, "RE", NULL,
 	      "callers and callees of each function matching RE, as pprof -peek"),
+	CHOICE("tree", mode, HPA_MODE_TREE, NULL,
+	       "callers and callees of the first --nodecount functions (80), as pprof -tree"),
 	CHOICE("inuse_space", value, HPA_INUSE_SPACE, "Value (one of)",
 	       "bytes in use at dump time (default)"),
 	CHOICE("inuse_objects", value, HPA_INUSE_OBJECTS, NULL, "objects in use at dump time"),

@@ -20,7 +20,8 @@ enum hpa_mode {
 	HPA_MODE_PROTO,      /* --proto */
 	HPA_MODE_SVG,        /* --svg */
 	HPA_MODE_CSV,        /* --csv (with --growth) */
-	HPA_MODE_PEEK        /* --peek RE */
+	HPA_MODE_PEEK,       /* --peek RE */
+	HPA_MODE_TREE        /* --tree */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */

@@ -37,7 +37,8 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 /* --traces: every distinct stack with its value, largest first. */
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
-/* --peek RE: callers and callees of the matching functions, as pprof -peek. */
+/* --peek RE: callers and callees of the matching functions, as pprof -peek;
+ * --tree: of the first --nodecount functions, as pprof -tree. */
 int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
 /* --threads: per-thread totals with thread names. */

@@ -1,7 +1,8 @@
 /*
  * --peek RE: for each function whose name matches RE, its callers and
  * callees with the value that went through each call, the way pprof -peek
- * prints them.  Rows are --text's keys (functions, or lines, ... with
+ * prints them; --tree: the same for the first --nodecount functions (pprof
+ * -tree).  Rows are --text's keys (functions, or lines, ... with
  * --lines ...), from the grouping engine's frames and calls (group.h): a
  * caller's value is the samples where it called the function, counted once
  * per sample, so the callers sum to the function's cum unless it is a root
@@ -66,7 +67,9 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct hpa_call_edge *edges = NULL;
 	struct link *in = NULL, *out = NULL;
 	uint32_t *nodes;
-	size_t nedges = 0, nnodes = 0, i, e, nin, nout;
+	size_t nedges = 0, nnodes = 0, i, e, nin, nout, dropped = 0;
+	size_t limit = opts->nodecount ? opts->nodecount : 80;
+	bool tree = opts->mode == HPA_MODE_TREE;
 	double total, running = 0;
 	char num[4][48];
 
@@ -79,20 +82,26 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		g.flat[i] = hpa_dust_to_zero(g.flat[i]);
 		g.cum[i] = hpa_dust_to_zero(g.cum[i]);
 		if ((g.flat[i] != 0 || g.cum[i] != 0) &&
-		    regexec(&opts->peek.re, hpa_strtab_get(&g.keys, (uint32_t)i), 0, NULL, 0) == 0)
+		    (tree || regexec(&opts->peek.re, hpa_strtab_get(&g.keys, (uint32_t)i), 0, NULL, 0) == 0))
 			nodes[nnodes++] = (uint32_t)i;
 	}
 	sort_names = &g.keys;
 	sort_flat = g.flat;
 	if (nnodes > 1)
 		qsort(nodes, nnodes, sizeof(*nodes), cmp_nodes);
+	if (tree && nnodes > limit) {   /* --tree: the first --nodecount functions (pprof's 80) */
+		dropped = nnodes - limit;
+		nnodes = limit;
+	}
 	in = xmalloc(st_mult(nedges + 1, sizeof(*in)));
 	out = xmalloc(st_mult(nedges + 1, sizeof(*out)));
 
 	hpa_format_value(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "Total: %s %s\n", num[0], hpa_units(opts));
 	hpa_active_filters(fp, &vo);
-	if (!nnodes)
+	if (dropped)
+		fprintf(fp, "Dropped %zu functions (--nodecount %zu)\n", dropped, limit);
+	if (!nnodes && !tree)
 		fprintf(fp, "No function matches '%s'.\n", opts->peek.src ? opts->peek.src : "");
 	else
 		fprintf(fp, "%s%8s %6s %6s %8s %6s   calls calls%% + context\n%s", rule, "flat", "flat%",

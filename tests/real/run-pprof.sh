@@ -84,6 +84,11 @@ for f in "$jp" "$tp"; do
 			"$(pprof -peek "$re" -unit=B "$n.pb.gz" | peek_rows)" \
 			"$("$hpa" --peek "$re" --show_bytes "$n.pb.gz" 2>/dev/null | peek_rows)"
 	done
+	# --tree: every function under main (pprof merges an inlined and a called
+	# function of one name into one node, hpa keeps them apart as --text does).
+	check "$n --tree equals pprof -tree" \
+		"$(pprof -tree -unit=B -nodefraction=0 -edgefraction=0 -nodecount=1000 -focus='^main$' "$n.pb.gz" | peek_rows)" \
+		"$("$hpa" --tree --show_bytes --focus '^main$' "$n.pb.gz" 2>/dev/null | peek_rows)"
 	for mode in "--text --show_bytes" "--collapse" "--text --inuse_objects --lines" "--traces --alloc_space"; do
 		check "$n round trip: $mode" "$("$hpa" $mode alloc_paths "$f" 2>/dev/null)" "$("$hpa" $mode "$n.pb.gz" 2>/dev/null)"
 	done

@@ -1,0 +1,1 @@
+--tree --nodecount 4 --sysroot nowhere example/demo example/demo.heap

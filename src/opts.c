@@ -257,6 +257,8 @@ static const struct opt_def options[] = {
 	      "callers and callees of each function matching RE, as pprof -peek"),
 	CHOICE("tree", mode, HPA_MODE_TREE, NULL,
 	       "callers and callees of the first --nodecount functions (80), as pprof -tree"),
+	CHOICE("dot", mode, HPA_MODE_DOT, NULL,
+	       "the call graph as GraphViz DOT text (hpa never runs GraphViz)"),
 	CHOICE("inuse_space", value, HPA_INUSE_SPACE, "Value (one of)",
 	       "bytes in use at dump time (default)"),
 	CHOICE("inuse_objects", value, HPA_INUSE_OBJECTS, NULL, "objects in use at dump time"),
@@ -391,7 +393,7 @@ static const struct {
 	const char *advice;
 } foreign[] = {
 #define PICTURE "hpa draws no PostScript, PDF or bitmap; --svg writes an interactive flame " \
-	"graph (any browser opens it); --proto, then go tool pprof, for call graphs"
+	"graph (any browser opens it), --dot a call graph for GraphViz"
 	{ "pdf", PICTURE }, { "ps", PICTURE }, { "gif", PICTURE }, { "png", PICTURE },
 	{ "gv", PICTURE }, { "evince", PICTURE }, { "web", PICTURE }, { "weblist", PICTURE },
 #undef PICTURE

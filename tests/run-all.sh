@@ -12,7 +12,8 @@ cd "$top"
 pkgs="cmake gcc make pkg-config libelf-dev libdw-dev libprotobuf-c-dev
       protobuf-c-compiler zlib1g-dev libiberty-dev libcurl4-openssl-dev ca-certificates openssl
       g++ lld libjemalloc2 libjemalloc-dev libgoogle-perftools4 perl binutils
-      golang-go protobuf-compiler libxml2-utils chromium clang libclang-rt-14-dev time strace"
+      golang-go protobuf-compiler libxml2-utils chromium clang libclang-rt-14-dev time strace
+      graphviz"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

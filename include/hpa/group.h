@@ -70,6 +70,13 @@ void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts
 void hpa_frame_groups_release(struct hpa_frame_groups *g);
 
 /*
+ * Sums of unsampled values are not integers (v2 scaling of small objects at
+ * rate 1 gives k = 1 + 1e-14): what a diff cancels leaves dust, which
+ * becomes zero here (Total, flat, cum), not a row or an infinite percentage.
+ */
+void hpa_frame_groups_settle(struct hpa_frame_groups *g);
+
+/*
  * hpa_group_frames() with the calls between its keys: for each pair of
  * adjacent visible frames, caller -> callee, the samples that have it,
  * counted once per sample (recursion once); a key calling itself is no

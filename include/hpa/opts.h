@@ -21,7 +21,8 @@ enum hpa_mode {
 	HPA_MODE_SVG,        /* --svg */
 	HPA_MODE_CSV,        /* --csv (with --growth) */
 	HPA_MODE_PEEK,       /* --peek RE */
-	HPA_MODE_TREE        /* --tree */
+	HPA_MODE_TREE,       /* --tree */
+	HPA_MODE_DOT         /* --dot */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */

@@ -41,6 +41,9 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
  * --tree: of the first --nodecount functions, as pprof -tree. */
 int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* --dot: the call graph as GraphViz DOT text. */
+int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
 /* --threads: per-thread totals with thread names. */
 int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -76,11 +76,10 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_group_calls(prof, &vo, opts->granularity, &g, &edges, &nedges);
-	total = hpa_dust_to_zero(g.total);
+	hpa_frame_groups_settle(&g);
+	total = g.total;
 	nodes = xmalloc(st_mult(g.keys.nr + 1, sizeof(*nodes)));
 	for (i = 1; i < g.keys.nr; i++) {
-		g.flat[i] = hpa_dust_to_zero(g.flat[i]);
-		g.cum[i] = hpa_dust_to_zero(g.cum[i]);
 		if ((g.flat[i] != 0 || g.cum[i] != 0) &&
 		    (tree || regexec(&opts->peek.re, hpa_strtab_get(&g.keys, (uint32_t)i), 0, NULL, 0) == 0))
 			nodes[nnodes++] = (uint32_t)i;

@@ -102,17 +102,10 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_group_frames(prof, &vo, opts->granularity, &k);
+	hpa_frame_groups_settle(&k);
 	total = k.total;
-	/*
-	 * Sums of unsampled values are not integers (v2 scaling of small
-	 * objects at rate 1 gives k = 1 + 1e-14): what a diff cancels leaves
-	 * dust, which is zero here, not a row or an infinite percentage.
-	 */
-	total = hpa_dust_to_zero(total);
 	rows = xmalloc(st_mult(k.keys.nr, sizeof(*rows)));
 	for (i = 1; i < k.keys.nr; i++) {
-		k.flat[i] = hpa_dust_to_zero(k.flat[i]);
-		k.cum[i] = hpa_dust_to_zero(k.cum[i]);
 		if (k.flat[i] == 0 && k.cum[i] == 0)
 			continue;
 		rows[nr].key = (uint32_t)i;

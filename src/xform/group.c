@@ -381,3 +381,14 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	*pool_out = pool;
 	return ngroups;
 }
+
+void hpa_frame_groups_settle(struct hpa_frame_groups *g)
+{
+	size_t i;
+
+	g->total = hpa_dust_to_zero(g->total);
+	for (i = 1; i < g->keys.nr; i++) {
+		g->flat[i] = hpa_dust_to_zero(g->flat[i]);
+		g->cum[i] = hpa_dust_to_zero(g->cum[i]);
+	}
+}

@@ -92,4 +92,36 @@ check "js: a name with parentheses kept whole" 1 \
 check "js: folded names" "Module._compile;(anonymous) 750" \
 	"$("$hpa" --collapse js.pb.gz 2>/dev/null | grep anonymous)"
 
+# --dot escapes what DOT needs escaped: GraphViz accepts names with quotes,
+# backslashes, braces and angle brackets.
+cat > weird.txtpb <<'PB'
+sample_type { type: 1 unit: 2 }
+sample { location_id: 1 location_id: 2 value: 700 }
+sample { location_id: 3 location_id: 2 value: 300 }
+location { id: 1 line { function_id: 1 } }
+location { id: 2 line { function_id: 2 } }
+location { id: 3 line { function_id: 3 } }
+function { id: 1 name: 3 }
+function { id: 2 name: 4 }
+function { id: 3 name: 5 }
+string_table: ""
+string_table: "space"
+string_table: "bytes"
+string_table: "say \"hi\" \\n {x} <T>"
+string_table: "main::{lambda#1}::operator()"
+string_table: "trailing backslash \\"
+PB
+protoc --proto_path="$top/proto" --encode=perftools.profiles.Profile profile.proto < weird.txtpb | gzip > weird.pb.gz ||
+	{ echo "FAIL: protoc --encode weird names"; exit 1; }
+if command -v dot >/dev/null; then
+	"$hpa" --dot weird.pb.gz 2>/dev/null > weird.dot
+	check "dot -Tsvg accepts quotes, backslashes, braces and <> in names" "ok" \
+		"$(dot -Tsvg weird.dot >/dev/null 2>&1 && echo ok)"
+	check "--dot keeps every node" "3" "$(grep -c '^N[0-9]* \[label=' weird.dot)"
+	"$hpa" --dot js.pb.gz 2>/dev/null > js.dot
+	check "dot -Tsvg accepts JS names" "ok" "$(dot -Tsvg js.dot >/dev/null 2>&1 && echo ok)"
+else
+	missing "dot (apt-get install graphviz)"
+fi
+
 finish

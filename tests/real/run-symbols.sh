@@ -98,6 +98,17 @@ for f in "$je_cpp" "$tc_cpp"; do
 		"$(func_row inuse_space templates "$f" "std::_Rb_tree::_M_get_node (inline)")"
 	check "$n no allocator-wrapper row" "0" \
 		"$("$hpa" --text templates "$f" 2>/dev/null | grep -c 'allocator::allocate\|allocator_traits')"
+	# --dot: GraphViz accepts it (C++ names: ::, {lambda#1}, <>), and its nodes' flat and
+	# cum are --text's rows.
+	if command -v dot >/dev/null; then
+		"$hpa" --dot --show_bytes --nodefraction 0 templates "$f" 2>/dev/null > "$n.dot"
+		check "$n dot -Tsvg accepts --dot" "ok" "$(dot -Tsvg "$n.dot" >/dev/null 2>&1 && echo ok)"
+		check "$n --dot nodes are --text rows" \
+			"$("$hpa" --text --show_bytes templates "$f" 2>/dev/null | awk 'NR > 1 && $4 != 0 { n = $6; for (i = 7; i <= NF; i++) n = n " " $i; print n, $1, $4 }' | LC_ALL=C sort)" \
+			"$(sed -n 's/^N[0-9]* \[label="\(.*\)\\n\([-0-9]*\) ([^)]*)\\nof \([-0-9]*\) .*/\1 \2 \3/p' "$n.dot" | sed 's/\\\(.\)/\1/g' | LC_ALL=C sort)"
+	else
+		missing "dot (apt-get install graphviz)"
+	fi
 	check "$n --keep-internal keeps them" "1" \
 		"$("$hpa" --text --keep-internal templates "$f" 2>/dev/null | grep -c ' std::__new_allocator::allocate (inline)$')"
 done

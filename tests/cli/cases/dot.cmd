@@ -1,0 +1,1 @@
+--dot --sysroot nowhere example/demo example/demo.heap

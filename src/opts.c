@@ -303,6 +303,8 @@ static const struct opt_def options[] = {
 	PARSE("nodefraction", nodefraction, parse_nodefraction, "F", NULL,
 	      "--text: drop rows whose |cum| is at most F times |Total|"),
 	FLAG("icicle", icicle, "Flame graphs", "root on top"),
+	FLAG("short-names", short_names, NULL,
+	     "--collapse: short names, as --text, the flame graph's boxes and --traces show"),
 	FLAG("reverse", reverse, NULL,
 	     "--svg, --collapse: stacks leaf first (which allocation sites dominate, across callers)"),
 	STRING("title", title, "TEXT", NULL, "title (default: Flame Graph)"),
@@ -643,6 +645,8 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 					   "output option or --growth");
 		opts->mode = HPA_MODE_PEEK;
 	}
+	if (opts->short_names && opts->mode != HPA_MODE_COLLAPSE && opts->mode != HPA_MODE_TRACES)
+		return usage_error("%s", "--short-names goes with --collapse (or --traces, which has them)");
 	if (opts->reverse && opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE)
 		return usage_error("%s", "--reverse goes with --svg or --collapse");
 	if (opts->reverse && opts->growth)

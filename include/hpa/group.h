@@ -135,6 +135,7 @@ uint32_t hpa_frame_name_id(const struct hpa_profile *prof, struct hpa_frame f, e
  */
 struct hpa_call_node {
 	uint32_t name;               /* profile string id; 0 for the root */
+	uint32_t label;              /* its label (topts->label), a profile string id */
 	uint32_t parent, child, next;   /* node ids; child/next 0 = none */
 	uint32_t depth;              /* the root is 0 */
 	double after, before;        /* inclusive: the profile's, and the base's (positive) */
@@ -152,6 +153,7 @@ struct hpa_call_tree {
 
 struct hpa_tree_opts {
 	enum hpa_name_kind name;     /* what a node is called, and merged by */
+	enum hpa_name_kind label;    /* what its box says (flame graphs: the short name) */
 	bool leaf_first;             /* stacks innermost frame first */
 	bool per_input;              /* keep each input's value per node (dump series) */
 };

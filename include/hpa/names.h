@@ -25,6 +25,8 @@ void hpa_folded_name(char *name);
 
 /* A frame's name in folded stacks (full, "[inline]" marked, made safe); malloc'ed. */
 char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f);
+/* The same with the short name (--short-names). */
+char *hpa_folded_short_frame(const struct hpa_profile *prof, struct hpa_frame f);
 
 /* The names of one frame; strings are ids in the profile's string table. */
 struct hpa_frame_name {

@@ -61,6 +61,7 @@ struct hpa_opts {
 	struct hpa_filter_re peek;   /* --peek RE: the functions whose callers and callees to show */
 	bool icicle;                 /* --icicle: root on top */
 	bool reverse;                /* --reverse: stacks leaf first (--svg, --collapse) */
+	bool short_names;            /* --short-names: --collapse with short names */
 	const char *title, *subtitle;
 	unsigned width;              /* --width, pixels */
 	double minwidth;             /* --minwidth: pixels, or percent if minwidth_pct */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/names.h"
 #include "hpa/report.h"
 #include "hpa/strtab.h"
 #include "hpa/view.h"
@@ -45,6 +46,8 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 		return -1;
 	hpa_strtab_init(&stacks);
 	fmt.root_first = !opts->reverse;   /* --reverse: leaf first */
+	if (opts->short_names)
+		fmt.name = hpa_folded_short_frame;
 	nlines = hpa_group_stacks(prof, &vo, &fmt, &stacks, &lines, &total, NULL, NULL);
 	sort_tab = &stacks;
 	if (nlines > 1)

@@ -48,7 +48,7 @@ static const char *node_name(const struct tree *t, uint32_t id)
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, opts->reverse, opts->growth };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_DISPLAY, opts->reverse, opts->growth };
 	size_t i;
 
 	t->prof = prof;
@@ -359,7 +359,9 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 		int y = opts->icicle ? top + (int)nd->depth * FRAME_H :
 			height - bottom - (int)(nd->depth + 1) * FRAME_H;
 		const char *name = node_name(&t, order[i]);
-		size_t chars = (size_t)floor(w / FONTW), len = utf8_chars(name);
+		/* The box says the short name; the tooltip and search have the full one. */
+		const char *label = order[i] ? hpa_profile_str(prof, nd->label) : name;
+		size_t chars = (size_t)floor(w / FONTW), len = utf8_chars(label);
 
 		if (nw <= 0 || nw < minw)
 			continue;
@@ -373,8 +375,14 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			diff_colour(nd->depth ? nd->after - nd->before : 0, max_delta, colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
-		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"><title>", nx / total,
+		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"", nx / total,
 			nw / total, nd->depth);
+		if (strcmp(label, name)) {
+			fputs(" data-l=\"", fp);
+			put_escaped(fp, label, SIZE_MAX);
+			fputc('"', fp);
+		}
+		fputs("><title>", fp);
 		tooltip(fp, &t, order[i], t.nodes[0].after, opts);
 		if (t.dumps) {
 			size_t d;
@@ -386,7 +394,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, FRAME_H - 1, colour,
 			x + 3, y + FRAME_H / 2.0 + 4);
 		if (chars >= 3) {   /* cut on characters before escaping, never inside an entity */
-			put_escaped(fp, name, len <= chars ? SIZE_MAX : chars - 2);
+			put_escaped(fp, label, len <= chars ? SIZE_MAX : chars - 2);
 			if (len > chars)
 				fputs("..", fp);
 		}

@@ -16,6 +16,7 @@ function hpaInit(evt) {
 		var g = gs[i];
 		frames.push({ g: g, x: +g.getAttribute("data-x"), w: +g.getAttribute("data-w"),
 			d: +g.getAttribute("data-d"), name: g.firstChild.textContent.split("\n")[0],
+			lbl: g.getAttribute("data-l"),
 			tip: g.firstChild.textContent, rect: g.children[1], text: g.children[2],
 			fill: g.children[1].getAttribute("fill") });
 		g.setAttribute("data-i", i);
@@ -46,7 +47,7 @@ function frameOf(e) {
 function label(f, px) {
 	var chars = Math.floor(px / FONTW);
 	if (chars < 3) return "";
-	var name = f.name;
+	var name = f.lbl || f.name;   // the short name; search and the tooltip use the full one
 	return name.length <= chars ? name : name.substr(0, chars - 2) + "..";
 }
 function place(f, x, w) {

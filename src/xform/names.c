@@ -48,6 +48,15 @@ char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f)
 	return xstrdup(hpa_profile_str(prof, hpa_frame_name(prof, f)->folded));
 }
 
+char *hpa_folded_short_frame(const struct hpa_profile *prof, struct hpa_frame f)
+{
+	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
+	char *s = hpa_xasprintf("%s%s", hpa_profile_str(prof, n->shortn), n->inlined ? "[inline]" : "");
+
+	hpa_folded_name(s);
+	return s;
+}
+
 /* `base` with `mark` appended when `inlined`, interned (sb is scratch). */
 static uint32_t intern_marked(struct hpa_profile *prof, struct hpa_strbuf *sb, const char *base,
 			      bool inlined, const char *mark, bool folded)

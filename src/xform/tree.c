@@ -29,7 +29,7 @@ uint32_t hpa_frame_name_id(const struct hpa_profile *prof, struct hpa_frame f, e
 	}
 }
 
-static uint32_t child_of(struct hpa_call_tree *t, uint32_t parent, uint32_t name)
+static uint32_t child_of(struct hpa_call_tree *t, uint32_t parent, uint32_t name, uint32_t label)
 {
 	uint64_t key = (uint64_t)parent << 32 | name;
 	uint32_t id = hpa_hashmap_get(&t->by_key, key);
@@ -42,6 +42,7 @@ static uint32_t child_of(struct hpa_call_tree *t, uint32_t parent, uint32_t name
 	n = &t->nodes[id];
 	memset(n, 0, sizeof(*n));
 	n->name = name;
+	n->label = label;
 	n->parent = parent;
 	n->depth = t->nodes[parent].depth + 1;
 	n->next = t->nodes[parent].child;
@@ -99,7 +100,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 
 			if (!slot_name[slot])
 				slot_name[slot] = hpa_frame_name_id(prof, f, topts->name);
-			node = child_of(t, node, slot_name[slot]);
+			node = child_of(t, node, slot_name[slot], hpa_frame_name_id(prof, f, topts->label));
 			add(t, node, input, base, v);
 		}
 	}

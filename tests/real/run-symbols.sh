@@ -109,6 +109,14 @@ for f in "$je_cpp" "$tc_cpp"; do
 	else
 		missing "dot (apt-get install graphviz)"
 	fi
+	# Flame graph boxes say the short name; the tooltip (and search) keep the full one.
+	"$hpa" --svg templates "$f" 2>/dev/null > "$n.svg"
+	check "$n flame label is the short name" "1" \
+		"$(grep -c '<g [^>]*data-l="std::_Vector_base::_M_allocate (inline)"><title>std::_Vector_base&lt;long, std::allocator&lt;long&gt; &gt;::_M_allocate(unsigned long) \[inline\]' "$n.svg")"
+	check "$n --collapse --short-names" "1" \
+		"$("$hpa" --collapse --short-names templates "$f" 2>/dev/null | grep -c ';fill_numbers;std::vector::push_back\[inline\];std::vector::_M_realloc_insert;std::_Vector_base::_M_allocate\[inline\] 131072$')"
+	check "$n --collapse keeps full names" "1" \
+		"$("$hpa" --collapse templates "$f" 2>/dev/null | grep -c ';fill_numbers();std::vector<long, std::allocator<long> >::push_back(long const&)\[inline\];.*std::_Vector_base<long, std::allocator<long> >::_M_allocate(unsigned long)\[inline\] 131072$')"
 	check "$n --keep-internal keeps them" "1" \
 		"$("$hpa" --text --keep-internal templates "$f" 2>/dev/null | grep -c ' std::__new_allocator::allocate (inline)$')"
 done

@@ -84,7 +84,10 @@ static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts
 	if (rc)
 		return rc;
 	rc = hpa_report_svg(out.fp, prof, opts);
-	return hpa_output_close(&out, rc == 0) < 0 ? -1 : rc;
+	rc = hpa_output_close(&out, rc == 0) < 0 ? -1 : rc;
+	if (!rc)
+		printf("%s\n", path);   /* what --outdir wrote, one file a line */
+	return rc;
 }
 
 /*
@@ -244,6 +247,10 @@ int hpa_run(const struct hpa_opts *opts)
 		hpa_view_check_filters(&prof, &vo);
 	}
 
+	if (!rc && opts->mode == HPA_MODE_SVG && !opts->outdir && !opts->growth && opts->profiles_nr > 1)
+		hpa_warn("%zu profiles summed into one flame graph; --growth ranks what grew across "
+			 "them, --outdir DIR draws one graph per dump and one per adjacent pair",
+			 opts->profiles_nr);
 	if (!rc && opts->outdir) {
 		rc = write_outdir(&prof, opts);
 	} else if (!rc) {

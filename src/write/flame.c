@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flame_js.h"
 
@@ -274,6 +275,9 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	char colour[64], deftitle[64];
 	int height, top, bottom;
 
+	if (isatty(fileno(fp)))
+		return hpa_error("refusing to write an SVG flame graph to a terminal; use -o FILE.svg "
+				 "or a redirect");
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	build(&t, prof, opts);

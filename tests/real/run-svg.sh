@@ -68,7 +68,15 @@ check "diff: shrank is blue and still drawn" "1" "$(grep 'title>temp_buf' diff.s
 check "deterministic" "$(md5sum < one.svg)" "$(svg phases "$d2" | md5sum)"
 
 # --outdir: a flame graph per dump, a diff per adjacent pair.
-"$hpa" --svg --outdir series phases "$d1" "$d2" "$d3" 2>/dev/null
+"$hpa" --svg --outdir series phases "$d1" "$d2" "$d3" > wrote.txt 2>/dev/null
+check "--outdir prints what it wrote" "series/$(basename "$d1").svg series/$(basename "$d2").svg series/$(basename "$d2").diff.svg series/$(basename "$d3").svg series/$(basename "$d3").diff.svg" \
+	"$(tr '\n' ' ' < wrote.txt | sed 's/ $//')"
+check "several dumps summed: said, with the ways to see them apart" "1" \
+	"$("$hpa" --svg -o summed.svg phases "$d1" "$d2" 2>&1 | grep -c 'warning: 2 profiles summed into one flame graph; --growth .* --outdir')"
+if command -v script >/dev/null; then
+	script -qec "\"$hpa\" --svg phases \"$d1\"" /dev/null > tty.txt 2>&1
+	check "--svg to a terminal refuses" "1" "$(grep -c 'refusing to write an SVG flame graph to a terminal' tty.txt)"
+fi
 check "--outdir files" "$(basename "$d1").svg $(basename "$d2").diff.svg $(basename "$d2").svg $(basename "$d3").diff.svg $(basename "$d3").svg" \
 	"$(ls series | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 for f in series/*.svg; do

@@ -264,6 +264,51 @@ static void tooltip(FILE *fp, const struct tree *t, uint32_t id, double total,
 		fputs(" (new)", fp);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/*
+ * What the graph shows: "Flame Graph: FILE (PROGRAM), VALUE TOTAL"; a diff
+ * names its base and profile, a growth graph its number of dumps.
+ */
+static void default_title(char *out, size_t size, const struct hpa_profile *prof,
+			  const struct tree *t, const struct hpa_opts *opts)
+{
+	const char *kind = opts->icicle ? "Icicle Graph" : "Flame Graph";
+	const char *before = NULL, *after = NULL;
+	char what[256] = "", total[48], prog[160] = "";
+	size_t i, active = 0;
+
+	for (i = 0; i < prof->inputs_nr; i++) {
+		const struct hpa_input *in = &prof->inputs[i];
+		if (in->weight == 0)
+			continue;   /* --outdir: another dump */
+		active++;
+		if (in->is_base && !before)
+			before = base_name(in->path);
+		else if (!in->is_base)
+			after = base_name(in->path);
+	}
+	if (opts->binary)
+		snprintf(prog, sizeof(prog), " (%s)", base_name(opts->binary));
+	if (t->dumps)
+		snprintf(what, sizeof(what), "%zu dumps", t->dumps);
+	else if (before && after)
+		snprintf(what, sizeof(what), "%s \xe2\x86\x92 %s", before, after);
+	else if (active > 1)
+		snprintf(what, sizeof(what), "%zu profiles summed", active);
+	else if (after)
+		snprintf(what, sizeof(what), "%s", after);
+	human(total, sizeof(total), t->diff ? t->nodes[0].after - t->nodes[0].before : t->nodes[0].after,
+	      opts);
+	snprintf(out, size, "%s%s%s: %s%s, %s %s%s", t->dumps ? "Growth " : t->diff ? "Differential " : "",
+		 opts->reverse ? "Inverted " : "", kind, what, prog, hpa_value_name(opts->value),
+		 t->diff && t->nodes[0].after - t->nodes[0].before > 0 ? "+" : "", total);
+}
+
 int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct tree t;
@@ -272,7 +317,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	unsigned width = opts->width ? opts->width : 1200, max_depth = 0;
 	double inner = width - 2.0 * XPAD, total, scale, minw, max_delta = 0;
 	const char *title = opts->title ? opts->title : NULL;
-	char colour[64], deftitle[64];
+	char colour[64], deftitle[512];
 	int height, top, bottom;
 
 	if (isatty(fileno(fp)))
@@ -298,9 +343,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			max_delta = fabs(nd->after - nd->before);
 	}
 	if (!title) {
-		snprintf(deftitle, sizeof(deftitle), "%s%s%s", t.dumps ? "Growth (first to last dump): " :
-			 t.diff ? "Differential " : "", opts->reverse ? "Inverted " : "",
-			 opts->icicle ? "Icicle Graph" : "Flame Graph");
+		default_title(deftitle, sizeof(deftitle), prof, &t, opts);
 		title = deftitle;
 	}
 	top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);

@@ -77,6 +77,10 @@ if command -v script >/dev/null; then
 	script -qec "\"$hpa\" --svg phases \"$d1\"" /dev/null > tty.txt 2>&1
 	check "--svg to a terminal refuses" "1" "$(grep -c 'refusing to write an SVG flame graph to a terminal' tty.txt)"
 fi
+check "--outdir titles name the dump" "1" \
+	"$(grep -c "<title>Differential Flame Graph: $(basename "$d1") → $(basename "$d2") (phases), inuse_space [+-]" "series/$(basename "$d2").diff.svg")"
+check "--outdir titles name the dump" "1" \
+	"$(grep -c "<title>Flame Graph: $(basename "$d3") (phases), inuse_space " "series/$(basename "$d3").svg")"
 check "--outdir files" "$(basename "$d1").svg $(basename "$d2").diff.svg $(basename "$d2").svg $(basename "$d3").diff.svg $(basename "$d3").svg" \
 	"$(ls series | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 for f in series/*.svg; do

@@ -216,7 +216,7 @@ static void diff_colour(double delta, double max, char *out, size_t size)
 		snprintf(out, size, "rgb(220,220,220)");   /* neutral: unchanged */
 		return;
 	}
-	c = 100 + (int)(150 * (max - fabs(delta)) / max);
+	c = 100 + (int)(150 * (max - fmin(fabs(delta), max)) / max);   /* the root may exceed max */
 	if (delta > 0)
 		snprintf(out, size, "rgb(250,%d,%d)", c, c);
 	else
@@ -252,8 +252,10 @@ static void tooltip(FILE *fp, const struct tree *t, uint32_t id, double total,
 	snprintf(a, sizeof(a), "%.0f", nd->after);
 	human(ha, sizeof(ha), nd->after, opts);
 	if (!t->diff) {
-		fprintf(fp, "&#10;%s %s (%s), %.2f%%", a, hpa_value_is_objects(opts->value) ? "objects" : "bytes",
-			ha, total ? nd->after * 100 / total : 0);
+		if (hpa_value_is_objects(opts->value))   /* "12 objects", not "12 objects (12 objects)" */
+			fprintf(fp, "&#10;%s, %.2f%%", ha, total ? nd->after * 100 / total : 0);
+		else
+			fprintf(fp, "&#10;%s bytes (%s), %.2f%%", a, ha, total ? nd->after * 100 / total : 0);
 		return;
 	}
 	snprintf(b, sizeof(b), "%.0f", nd->before);
@@ -419,7 +421,9 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			double st = d == 0 || !nd->depth ? 0 : steadiness(&t, order[i], d > 0 ? 1 : -1);
 			diff_colour(d > 0 ? st : -st, 1, colour, sizeof(colour));
 		} else if (t.diff)
-			diff_colour(nd->depth ? nd->after - nd->before : 0, max_delta, colour, sizeof(colour));
+			/* The root by its relative change: +0.1% is pale, not the deepest red. */
+			diff_colour(nd->after - nd->before, nd->depth ? max_delta :
+				    fmax(fabs(nd->before), fabs(nd->after)), colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
 		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"", nx / total,
@@ -451,8 +455,10 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	if (pruned)
 		fprintf(fp, "<!-- %zu frames narrower than the minimum width were left out -->\n", pruned);
 	fprintf(fp, "<text id=\"note\" x=\"%u\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" "
-		"fill=\"rgb(120,120,120)\">%zu frames; %zu narrower than the minimum width left out</text>\n",
-		width / 2, height - 2, shown, pruned);
+		"fill=\"rgb(120,120,120)\">%zu frames; %zu narrower than the minimum width left out%s</text>\n",
+		width / 2, height - 2, shown, pruned,
+		t.dumps ? "; legend: red grew in most steps, blue shrank, the deeper the steadier" :
+		t.diff ? "; legend: red grew, blue shrank, the deeper the larger the change; grey unchanged" : "");
 	fputs("</svg>\n", fp);
 
 	free(order);

@@ -65,6 +65,10 @@ check "icicle: root on top" "yes" "$(awk '/data-d="0"/ { match($0, / y="[0-9]*"/
 	END { print (y0 < y1 ? "yes" : "no") }' icicle.svg)"
 check "diff: grew is red" "1" "$(grep -c '<title>grow_b&#10;0 → 327680 [^<]*(new)</title><rect [^>]*fill="rgb(250,' diff.svg)"
 check "diff: shrank is blue and still drawn" "1" "$(grep 'title>temp_buf' diff.svg | grep -c 'fill="rgb([0-9]*,[0-9]*,250)')"
+check "diff: legend" "1" "$(grep -c 'id="note"[^>]*>[^<]*legend: red grew, blue shrank' diff.svg)"
+check "diff: the root coloured by its own change (grew)" "1" "$(grep -c '<title>all&#10;[^<]*</title><rect [^>]*fill="rgb(250,' diff.svg)"
+check "objects: the unit once in a tooltip" "0" \
+	"$("$hpa" --svg --inuse_objects phases "$d2" 2>/dev/null | grep -c 'objects (')"
 check "deterministic" "$(md5sum < one.svg)" "$(svg phases "$d2" | md5sum)"
 
 # --outdir: a flame graph per dump, a diff per adjacent pair.

@@ -402,6 +402,8 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	uint32_t *pool = NULL, *group_of;
 	size_t nsamples, i, k, m;
 	bool threads;
+	int32_t last_thread = HPA_THREAD_ALL;
+	int64_t tid_key = 0, tid_str = 0, name_str = 0;
 	double cum[4] = { 0 }, done[4] = { 0 };
 	uint8_t *buf;
 	size_t len;
@@ -460,20 +462,25 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		if (samples[i].thread != HPA_THREAD_ALL) {
 			/* A string label: pprof drops numeric labels whose value is 0. */
 			PbLabel *lb = xcalloc(1, sizeof(*lb));
-			const char *name;
-			char tid[16];
+			if (samples[i].thread != last_thread || !tid_key) {   /* strings once per thread run */
+				const char *name = thread_name(prof, samples[i].thread);
+				char tid[16];
+				snprintf(tid, sizeof(tid), "%d", samples[i].thread);
+				tid_key = str(&w, "thread");
+				tid_str = str(&w, tid);
+				name_str = name ? str(&w, name) : 0;
+				last_thread = samples[i].thread;
+			}
 			perftools__profiles__label__init(lb);
-			snprintf(tid, sizeof(tid), "%d", samples[i].thread);
-			lb->key = str(&w, "thread");
-			lb->str = str(&w, tid);
+			lb->key = tid_key;
+			lb->str = tid_str;
 			ps->label = xcalloc(2, sizeof(*ps->label));
 			ps->label[ps->n_label++] = lb;
-			name = thread_name(prof, samples[i].thread);
-			if (name) {
+			if (name_str) {
 				lb = xcalloc(1, sizeof(*lb));
 				perftools__profiles__label__init(lb);
 				lb->key = str(&w, "thread_name");
-				lb->str = str(&w, name);
+				lb->str = name_str;
 				ps->label[ps->n_label++] = lb;
 			}
 		}

@@ -113,6 +113,21 @@ static int parse_regex(struct hpa_opts *opts, void *field, const char *opt, cons
 	return 0;
 }
 
+static int parse_unit(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	static const char *const names[] = { "", "auto", "B", "KiB", "MiB", "GiB" };
+	size_t i;
+
+	(void)opts, (void)opt;
+	for (i = 1; i < HPA_ARRAY_SIZE(names); i++) {
+		if (!strcasecmp(val, names[i])) {
+			*(enum hpa_unit *)field = (enum hpa_unit)i;
+			return 0;
+		}
+	}
+	return usage_error("--unit needs auto, B, KiB, MiB or GiB, not '%s'", val);
+}
+
 static int parse_thread(struct hpa_opts *opts, void *field, const char *opt, const char *val)
 {
 	char *end;
@@ -303,6 +318,8 @@ static const struct opt_def options[] = {
 	PARSE("nodefraction", nodefraction, parse_nodefraction, "F", NULL,
 	      "--text: drop rows whose |cum| is at most F times |Total|"),
 	FLAG("icicle", icicle, "Flame graphs", "root on top"),
+	PARSE("unit", unit, parse_unit, "UNIT", NULL,
+	      "auto, B, KiB, MiB or GiB (auto: 3 significant digits; text reports default to jeprof's MB)"),
 	FLAG("short-names", short_names, NULL,
 	     "--collapse: short names, as --text, the flame graph's boxes and --traces show"),
 	FLAG("reverse", reverse, NULL,

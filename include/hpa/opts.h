@@ -32,6 +32,13 @@ struct hpa_filter_re {
 	const char *src;             /* the expression as given */
 };
 
+/* --unit: how byte values are written. */
+enum hpa_unit {
+	HPA_UNIT_DEFAULT,   /* each report's own: jeprof's MB (or --show_bytes) in text reports */
+	HPA_UNIT_AUTO,      /* each value in the unit that keeps 3 significant digits */
+	HPA_UNIT_B, HPA_UNIT_KIB, HPA_UNIT_MIB, HPA_UNIT_GIB
+};
+
 /* What one report row stands for (jeprof's granularity options). */
 enum hpa_granularity {
 	HPA_BY_FUNCTION,   /* --functions (default) */
@@ -62,6 +69,7 @@ struct hpa_opts {
 	bool icicle;                 /* --icicle: root on top */
 	bool reverse;                /* --reverse: stacks leaf first (--svg, --collapse) */
 	bool short_names;            /* --short-names: --collapse with short names */
+	enum hpa_unit unit;          /* --unit */
 	const char *title, *subtitle;
 	unsigned width;              /* --width, pixels */
 	double minwidth;             /* --minwidth: pixels, or percent if minwidth_pct */

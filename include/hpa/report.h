@@ -72,7 +72,13 @@ void hpa_format_percent(char *buf, size_t size, double x, double total);
 /* The "Active filters: focus=RE ..." line of a report, when any is set (as pprof prints it). */
 void hpa_active_filters(FILE *fp, const struct hpa_view_opts *vo);
 
-/* "objects", "B" or "MB". */
+/* Bytes in `unit` (HPA_UNIT_AUTO: the unit that keeps 3 significant digits, named). */
+void hpa_format_bytes(char *buf, size_t size, double v, enum hpa_unit unit);
+
+/* A total with its unit: "24.4 MB", "25626804 B", "24.4MiB" (--unit auto), "12 objects". */
+void hpa_format_total(char *buf, size_t size, double v, const struct hpa_opts *opts);
+
+/* "objects", "B", "MB" or --unit's; "" for --unit auto (each value is named). */
 const char *hpa_units(const struct hpa_opts *opts);
 
 #endif

@@ -73,11 +73,10 @@ int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			maxflat = fabs(g.flat[nodes[i]]);
 	}
 
-	hpa_format_value(num[0], sizeof(num[0]), total, opts);
+	hpa_format_total(num[0], sizeof(num[0]), total, opts);
 	fputs("digraph \"hpa\" {\nnode [width=0.375,height=0.25];\n", fp);
-	fprintf(fp, "Legend [fontsize=24,shape=plaintext,label=\"Total %s: %s %s\\l"
-		"Showing %zu of %zu nodes\\l", hpa_value_name(opts->value), num[0], hpa_units(opts),
-		nnodes, nonzero);
+	fprintf(fp, "Legend [fontsize=24,shape=plaintext,label=\"Total %s: %s\\l"
+		"Showing %zu of %zu nodes\\l", hpa_value_name(opts->value), num[0], nnodes, nonzero);
 	{
 		char *f = hpa_view_filters_text(&vo);
 		if (f) {

@@ -223,22 +223,18 @@ static void diff_colour(double delta, double max, char *out, size_t size)
 		snprintf(out, size, "rgb(%d,%d,250)", c, c);
 }
 
+/* A value as people read it: --unit's rule, auto by default (as every report but --text). */
 static void human(char *out, size_t size, double v, const struct hpa_opts *opts)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double a = fabs(v);
-	int u = 0;
+	struct hpa_opts o = *opts;
 
 	if (hpa_value_is_objects(opts->value)) {
 		snprintf(out, size, "%.0f objects", v);
 		return;
 	}
-	while (a >= 1024 && u < 4) {
-		a /= 1024;
-		v /= 1024;
-		u++;
-	}
-	snprintf(out, size, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+	if (o.unit == HPA_UNIT_DEFAULT)
+		o.unit = HPA_UNIT_AUTO;
+	hpa_format_total(out, size, v, &o);
 }
 
 static void tooltip(FILE *fp, const struct tree *t, uint32_t id, double total,

@@ -92,8 +92,15 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		csv_rows(fp, &g, g.stacks, g.nstacks, "stack");
 		csv_rows(fp, &g, g.funcs, g.nfuncs, "function");
 	} else {
-		fprintf(fp, "Growth of %s over %zu dumps (%s units):\n", hpa_value_name(opts->value),
-			g.dumps, hpa_units(opts));
+		struct hpa_opts o = *opts;   /* values as people read them: --unit auto by default */
+		if (o.unit == HPA_UNIT_DEFAULT && !o.show_bytes)
+			o.unit = HPA_UNIT_AUTO;
+		opts = &o;
+		if (*hpa_units(opts))
+			fprintf(fp, "Growth of %s over %zu dumps (%s):\n", hpa_value_name(opts->value),
+				g.dumps, hpa_units(opts));
+		else
+			fprintf(fp, "Growth of %s over %zu dumps:\n", hpa_value_name(opts->value), g.dumps);
 		for (i = 0; i < g.dumps; i++)
 			fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
 		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", opts);

@@ -95,8 +95,8 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	in = xmalloc(st_mult(nedges + 1, sizeof(*in)));
 	out = xmalloc(st_mult(nedges + 1, sizeof(*out)));
 
-	hpa_format_value(num[0], sizeof(num[0]), total, opts);
-	fprintf(fp, "Total: %s %s\n", num[0], hpa_units(opts));
+	hpa_format_total(num[0], sizeof(num[0]), total, opts);
+	fprintf(fp, "Total: %s\n", num[0]);
 	hpa_active_filters(fp, &vo);
 	if (dropped)
 		fprintf(fp, "Dropped %zu functions (--nodecount %zu)\n", dropped, limit);

@@ -22,15 +22,57 @@ struct row {
 	double flat, cum;
 };
 
+static const char *const unit_names[] = { "MB", "", "B", "KiB", "MiB", "GiB" };
+
 const char *hpa_units(const struct hpa_opts *opts)
 {
 	if (hpa_value_is_objects(opts->value))
 		return "objects";
+	if (opts->unit != HPA_UNIT_DEFAULT)
+		return unit_names[opts->unit];
 	return opts->show_bytes ? "B" : "MB";
+}
+
+void hpa_format_bytes(char *buf, size_t size, double v, enum hpa_unit unit)
+{
+	double a = fabs(v), scale = 1;
+	int u = HPA_UNIT_B;
+
+	if (unit == HPA_UNIT_AUTO) {   /* the largest unit that leaves at least 1 */
+		while (u < HPA_UNIT_GIB && a >= scale * 1024) {
+			scale *= 1024;
+			u++;
+		}
+		a /= scale;
+		v /= scale;
+		if (u == HPA_UNIT_B)
+			snprintf(buf, size, "%.0f%s", v, unit_names[u]);
+		else
+			snprintf(buf, size, a >= 100 ? "%.0f%s" : a >= 10 ? "%.1f%s" : "%.2f%s", v, unit_names[u]);
+		return;
+	}
+	for (u = HPA_UNIT_B; u < (int)unit; u++)
+		scale *= 1024;
+	snprintf(buf, size, unit == HPA_UNIT_B ? "%.0f" : "%.1f", v / scale);
+}
+
+void hpa_format_total(char *buf, size_t size, double v, const struct hpa_opts *opts)
+{
+	char num[48];
+
+	hpa_format_value(num, sizeof(num), v, opts);
+	if (*hpa_units(opts))
+		snprintf(buf, size, "%s %s", num, hpa_units(opts));
+	else
+		snprintf(buf, size, "%s", num);
 }
 
 void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *opts)
 {
+	if (!hpa_value_is_objects(opts->value) && opts->unit != HPA_UNIT_DEFAULT) {
+		hpa_format_bytes(buf, size, v, opts->unit);
+		return;
+	}
 	if (hpa_value_is_objects(opts->value) || opts->show_bytes) {
 		/* Perl's %d truncates toward zero; clamp what does not fit. */
 		long long n = v >= 9.2e18 ? LLONG_MAX : v <= -9.2e18 ? LLONG_MIN : (long long)v;
@@ -131,8 +173,8 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		fputs("Total: ", fp);
 	else
 		fprintf(fp, "Total (t%d): ", opts->thread);
-	hpa_format_value(num[0], sizeof(num[0]), total, opts);
-	fprintf(fp, "%s %s\n", num[0], hpa_units(opts));
+	hpa_format_total(num[0], sizeof(num[0]), total, opts);
+	fprintf(fp, "%s\n", num[0]);
 	hpa_active_filters(fp, &vo);
 	for (i = 0; i < shown; i++) {
 		running += rows[i].flat;

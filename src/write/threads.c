@@ -53,8 +53,8 @@ int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hp
 	memcpy(threads, prof->threads, prof->threads_nr * sizeof(*threads));
 	qsort(threads, prof->threads_nr, sizeof(*threads), cmp_thread);
 	all = thread_total(prof, opts, HPA_THREAD_ALL);
-	hpa_format_value(num[0], sizeof(num[0]), all, opts);
-	fprintf(fp, "Total: %s %s (all threads, t*)\n", num[0], hpa_units(opts));
+	hpa_format_total(num[0], sizeof(num[0]), all, opts);
+	fprintf(fp, "Total: %s (all threads, t*)\n", num[0]);
 	fprintf(fp, "%8s %12s %6s  %s\n", "thread", hpa_value_name(opts->value), "%", "name");
 	for (i = 0; i < prof->threads_nr; i++) {
 		double t = thread_total(prof, opts, threads[i].id);

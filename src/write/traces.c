@@ -63,17 +63,17 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	sort_tab = &texts;
 	if (ntraces > 1)
 		qsort(traces, ntraces, sizeof(*traces), cmp_traces);
-	hpa_format_value(num[0], sizeof(num[0]), total, opts);
-	fprintf(fp, "Total: %s %s in %zu stacks\n", num[0], hpa_units(opts), ntraces);
+	hpa_format_total(num[0], sizeof(num[0]), total, opts);
+	fprintf(fp, "Total: %s in %zu stacks\n", num[0], ntraces);
 	hpa_active_filters(fp, &vo);
 	for (i = 0; i < ntraces; i++) {
 		double value = hpa_dust_to_zero(traces[i].after - traces[i].before);
 
 		if (value == 0)
 			continue;
-		hpa_format_value(num[0], sizeof(num[0]), value, opts);
+		hpa_format_total(num[0], sizeof(num[0]), value, opts);
 		hpa_format_percent(num[1], sizeof(num[1]), value, total);
-		fprintf(fp, "-----------\n%s %s (%s)\n%s", num[0], hpa_units(opts), num[1],
+		fprintf(fp, "-----------\n%s (%s)\n%s", num[0], num[1],
 			hpa_strtab_get(&texts, traces[i].text));
 	}
 	free(traces);

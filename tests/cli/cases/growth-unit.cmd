@@ -1,0 +1,1 @@
+--growth --unit MiB --no-symbols jemalloc/paths-lg0.heap jemalloc/paths-lg10.heap

@@ -1,0 +1,1 @@
+--text --unit auto --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--text --unit KiB --sysroot nowhere example/demo example/demo.heap

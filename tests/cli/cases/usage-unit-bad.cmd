@@ -1,0 +1,1 @@
+--text --unit furlongs example/demo.heap

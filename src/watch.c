@@ -21,6 +21,7 @@
 #include "hpa/remote.h"
 #include "hpa/run.h"
 #include "hpa/unsample.h"
+#include "hpa/report.h"
 #include "hpa/xalloc.h"
 
 static volatile sig_atomic_t stop;
@@ -145,9 +146,16 @@ int hpa_watch(const struct hpa_opts *opts)
 				last = measure;
 			else
 				name[0] = '\0';
-			printf("%s check %u: %s %.0f B (%+.0f B since the last saved)%s%s\n", when, checks,
-			       opts->pid ? "RSS" : "in use", measure, prev < 0 ? 0 : measure - prev,
-			       *name ? "; saved " : "", name);
+			char now[48], grew[48];
+			struct hpa_opts o = *opts;   /* sizes as people read them: --unit auto by default */
+			if (o.unit == HPA_UNIT_DEFAULT)
+				o.unit = o.show_bytes ? HPA_UNIT_B : HPA_UNIT_AUTO;
+			o.value = HPA_INUSE_SPACE;
+			hpa_format_total(now, sizeof(now), measure, &o);
+			hpa_format_total(grew, sizeof(grew), prev < 0 ? 0 : measure - prev, &o);
+			printf("%s check %u: %s %s (%s%s since the last saved)%s%s\n", when, checks,
+			       opts->pid ? "RSS" : "in use", now, prev >= 0 && measure > prev ? "+" : "",
+			       grew, *name ? "; saved " : "", name);
 		}
 		if (raw)
 			fclose(raw);

@@ -187,6 +187,8 @@ check "--watch: one line per check, a summary" "stopped after" "$(tail -n 1 watc
 check "--watch: saved when grown past the threshold" "3" "$(ls saved | wc -l | tr -d ' ')"
 check "--watch: the saved profiles read back" "Total: 16777216 B" "$(text --no-symbols "saved/$(ls saved | tail -n 1)" | head -n 1)"
 check "--watch: check lines" "3" "$(grep -c '; saved saved/heap-' watch.txt)"
+check "--watch: sizes as people read them (--unit auto)" "1" \
+	"$(grep -c 'check 5: in use 16.0MiB (+10.0MiB since the last saved); saved' watch.txt)"
 # A password and a token in the URL: in no line printed, in no file name.
 timeout --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
 	--interval 1 --threshold 4MB --outdir secret > secret.txt 2>&1

@@ -26,7 +26,7 @@
 #include "hpa/xalloc.h"
 
 #define FONT 12
-#define FONTW (FONT * 0.59)
+#define FONTW (FONT * 0.61)   /* monospace at 12px: DejaVu Sans Mono is 0.602 em */
 #define FRAME_H 16
 #define XPAD 10
 
@@ -388,9 +388,10 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	fprintf(fp, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n", XPAD, 2 * FONT);
 	fprintf(fp, "<text id=\"search\" x=\"%u\" y=\"%d\" text-anchor=\"end\">Search</text>\n",
 		width - XPAD, 2 * FONT);
-	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - FONT / 2 - 5);
+	/* The hover line sits above the footnote, never on it. */
+	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - FONT - 6);
 	fprintf(fp, "<text id=\"matched\" x=\"%u\" y=\"%d\" text-anchor=\"end\"> </text>\n",
-		width - XPAD, height - FONT / 2 - 5);
+		width - XPAD, height - FONT - 6);
 	fprintf(fp, "<text id=\"test-out\" class=\"hide\" x=\"0\" y=\"0\"></text>\n");
 	if (total <= 0) {
 		fprintf(fp, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No samples: the profile "
@@ -406,7 +407,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 		const char *name = node_name(&t, order[i]);
 		/* The box says the short name; the tooltip and search have the full one. */
 		const char *label = order[i] ? hpa_profile_str(prof, nd->label) : name;
-		size_t chars = (size_t)floor(w / FONTW), len = utf8_chars(label);
+		size_t chars = w > 3 ? (size_t)floor((w - 3) / FONTW) : 0, len = utf8_chars(label);   /* text starts 3 px in */
 
 		if (nw <= 0 || nw < minw)
 			continue;

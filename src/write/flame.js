@@ -1,7 +1,8 @@
 // hpa flame graph script: tooltips in the details line, click to zoom,
 // reset, regex search with a "Matched" readout, Ctrl-F.  Test hook: the
-// query "?search=RE&zoom=N" runs a search and zooms frame N on load, and
-// writes the results into the text element #test-out.
+// query "?search=RE&zoom=N" runs a search and zooms frame N on load,
+// "?check" measures labels and the hover line, and each writes its results
+// into the text element #test-out.
 "use strict";
 var W, PAD, FH, FONTW, frames = [], zoomed = null, details, matchedText, unzoomBtn;
 function hpaInit(evt) {
@@ -9,6 +10,13 @@ function hpaInit(evt) {
 	W = +svg.getAttribute("data-width"); PAD = +svg.getAttribute("data-xpad");
 	FONTW = +svg.getAttribute("data-fontw");
 	details = document.getElementById("details");
+	// The font the browser really uses: its character width, so labels fit their boxes.
+	var probe = document.createElementNS(svg.namespaceURI, "text");
+	probe.textContent = "MMMMMMMMMMMMMMMMMMMM";
+	svg.appendChild(probe);
+	var measured = probe.getComputedTextLength ? probe.getComputedTextLength() / 20 : 0;
+	svg.removeChild(probe);
+	if (measured > FONTW) FONTW = measured;
 	matchedText = document.getElementById("matched");
 	unzoomBtn = document.getElementById("unzoom");
 	var gs = document.getElementById("frames").children;
@@ -21,8 +29,10 @@ function hpaInit(evt) {
 			fill: g.children[1].getAttribute("fill") });
 		g.setAttribute("data-i", i);
 	}
+	for (var j = 0; j < frames.length; j++)   // relabel with the measured width
+		frames[j].text.textContent = label(frames[j], +frames[j].rect.getAttribute("width"));
 	var box = document.getElementById("frames");
-	box.addEventListener("mouseover", function (e) { var f = frameOf(e); if (f) details.textContent = f.tip.replace(/\n/g, "  "); });
+	box.addEventListener("mouseover", function (e) { var f = frameOf(e); if (f) hover(f); });
 	box.addEventListener("mouseout", function () { details.textContent = " "; });
 	box.addEventListener("click", function (e) { var f = frameOf(e); if (f) zoom(f); });
 	unzoomBtn.addEventListener("click", function () { unzoom(); });
@@ -32,7 +42,12 @@ function hpaInit(evt) {
 		if (e.key === "Escape") { unzoom(); search(""); }
 	});
 	var q = parseQuery();
-	if (q.search !== undefined || q.zoom !== undefined) runTest(q);
+	if (q.search !== undefined || q.zoom !== undefined || q.check !== undefined) runTest(q);
+}
+// The hover line: the tooltip on one line, cut to stay on the canvas, left of the "Matched" readout.
+function hover(f) {
+	var room = Math.floor((W - 2 * PAD) * 0.8 / FONTW), t = f.tip.replace(/\n/g, "  ");
+	details.textContent = t.length <= room ? t : t.substr(0, room - 2) + "..";
 }
 function parseQuery() {
 	var q = {}, s = (location.search || "").replace(/^\?/, "").split("&");
@@ -45,7 +60,7 @@ function frameOf(e) {
 	return n && n.getAttribute ? frames[+n.getAttribute("data-i")] : null;
 }
 function label(f, px) {
-	var chars = Math.floor(px / FONTW);
+	var chars = Math.floor((px - 3) / FONTW);   // the text starts 3 px in
 	if (chars < 3) return "";
 	var name = f.lbl || f.name;   // the short name; search and the tooltip use the full one
 	return name.length <= chars ? name : name.substr(0, chars - 2) + "..";
@@ -107,6 +122,23 @@ function runTest(q) {
 		var z = zoom(frames[+q.zoom]);
 		var w = +z.rect.getAttribute("width"), x = +z.rect.getAttribute("x");
 		out.push("zoomed=" + z.name + ";x=" + x.toFixed(1) + ";width=" + w.toFixed(1));
+	}
+	if (q.check !== undefined) {
+		// Geometry: labels inside their boxes; the longest hover line on the canvas, clear of the note.
+		var over = 0, longest = frames[0];
+		for (var i = 0; i < frames.length; i++) {
+			var f = frames[i];
+			if (f.tip.length > longest.tip.length) longest = f;
+			if (f.g.style.display === "none" || !f.text.textContent) continue;
+			if (f.text.getComputedTextLength() > +f.rect.getAttribute("width") - 3 + 0.5) over++;
+		}
+		out.push("overflow=" + over);
+		hover(longest);
+		var d = details.getBBox(), n = document.getElementById("note").getBBox();
+		out.push("hover_overlap=" + (d.y < n.y + n.height && n.y < d.y + d.height &&
+			d.x < n.x + n.width && n.x < d.x + d.width ? 1 : 0));
+		out.push("hover_inside=" + (d.x >= 0 && d.x + d.width <= W ? 1 : 0));
+		out.push("legend=" + (document.getElementById("note").textContent.indexOf("legend:") >= 0 ? 1 : 0));
 	}
 	document.getElementById("test-out").textContent = out.join(";");
 }

@@ -105,6 +105,14 @@ if [ -n "$chrome" ]; then
 	check "browser: search share" "matched=$want" "$(echo "$out" | tr ';' '\n' | grep '^matched=')"
 	check "browser: zoomed frame spans the width" "zoomed=grow_b x=10.0 width=1180.0" \
 		"$(echo "$out" | tr ';' '\n' | grep -A2 '^zoomed=' | tr '\n' ' ' | sed 's/ $//')"
+	# Geometry in the browser's own font: labels inside their frames, the longest
+	# hover line on the canvas and clear of the footnote; the diff graph's legend.
+	geo=$($chrome $flags --dump-dom "file://$work/one.svg?check" 2>/dev/null |
+		sed -n 's/.*<text id="test-out"[^>]*>\([^<]*\)<.*/\1/p')
+	check "browser: labels inside their frames, hover line clear" "overflow=0;hover_overlap=0;hover_inside=1;legend=0" "$geo"
+	geo=$($chrome $flags --dump-dom "file://$work/diff.svg?check" 2>/dev/null |
+		sed -n 's/.*<text id="test-out"[^>]*>\([^<]*\)<.*/\1/p')
+	check "browser: diff graph, legend present" "overflow=0;hover_overlap=0;hover_inside=1;legend=1" "$geo"
 	$chrome $flags --window-size=1200,300 --screenshot="$work/flame.png" "file://$work/one.svg?search=grow_" >/dev/null 2>&1
 	check "browser: screenshot saved" "PNG" "$(head -c 4 "$work/flame.png" 2>/dev/null | tail -c 3)"
 elif [ "${HPA_REQUIRE_PEERS:-}" = 1 ]; then

@@ -87,10 +87,10 @@ static bool cut_address(const struct reader *r, uint64_t a)
 	unsigned d = hex_digits(a);
 	size_t i;
 
-	for (i = 1; i < prof->locs_nr; i++) {
+	for (i = r->first_loc ? r->first_loc : 1; i < prof->locs_nr; i++) {   /* this input's */
 		uint64_t b = prof->locs[i].addr;
 		unsigned e = hex_digits(b);
-		if (prof->locs[i].input == r->input && e > d && b >> (4 * (e - d)) == a)
+		if (e > d && b >> (4 * (e - d)) == a)
 			return true;
 	}
 	return false;

@@ -36,6 +36,7 @@ struct reader {
 	struct hpa_lineio io;
 	struct hpa_profile *prof;
 	uint32_t input;
+	size_t first_sample, first_loc; /* this input's samples and locations start here */
 	bool growth_marker;            /* a "--- growth" line preceded the header */
 	bool gunzipped;                /* reading the inside of a gzip stream */
 	uint64_t *addrs;               /* stack being parsed, leaf first */

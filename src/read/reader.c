@@ -355,12 +355,10 @@ static void note_empty(struct reader *r)
 	size_t i, n = 0;
 	bool any = false;
 
-	for (i = 0; i < prof->samples_nr; i++) {
+	for (i = r->first_sample; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		int k;
-		if (s->input != r->input)
-			continue;
-		n++;
+		n += s->thread == HPA_THREAD_ALL;   /* a record, not its per-thread lines */
 		for (k = 0; k < HPA_NVALUES && !any; k++)
 			any = s->v[k] != 0;
 	}
@@ -392,8 +390,8 @@ static void note_coarse(struct reader *r)
 	if (in->sampling == HPA_SAMPLING_NONE || in->period < COARSE_PERIOD || in->no_samples ||
 	    in->unsampled)
 		return;
-	for (i = 0; i < prof->samples_nr; i++)
-		if (prof->samples[i].input == r->input && prof->samples[i].thread == HPA_THREAD_ALL)
+	for (i = r->first_sample; i < prof->samples_nr; i++)
+		if (prof->samples[i].thread == HPA_THREAD_ALL)
 			n += prof->samples[i].v[HPA_INUSE_OBJECTS];   /* as written: sampled objects */
 	if (n >= COARSE_SAMPLES || n <= 0)
 		return;
@@ -409,6 +407,8 @@ static int read_input(struct hpa_profile *prof, struct reader *r)
 
 	r->prof = prof;
 	r->input = hpa_profile_add_input(prof, r->io.pos.path);
+	r->first_sample = prof->samples_nr;   /* what this input adds comes after */
+	r->first_loc = prof->locs_nr;
 	rc = read_body(r);
 	if (rc == 0 && r->symbolized)
 		read_apply_symbols(r);

@@ -134,13 +134,13 @@ void read_apply_symbols(struct reader *r)
 
 	if (r->syms_nr > 1)
 		qsort(r->syms, r->syms_nr, sizeof(*r->syms), cmp_symbol);
-	for (i = 1; i < prof->locs_nr; i++) {
+	for (i = r->first_loc ? r->first_loc : 1; i < prof->locs_nr; i++) {   /* this input's */
 		const struct hpa_location *l = &prof->locs[i];
 		const struct read_symbol *s;
 		const char *p, *sep;
 		size_t n = 0, k;
 
-		if (l->input != r->input || l->line_nr)
+		if (l->line_nr)
 			continue;
 		s = l->addr ? find(r, l->addr - 1) : NULL;
 		if (!s)

@@ -300,6 +300,18 @@ static bool has_threads(const struct hpa_profile *prof)
 	return false;
 }
 
+/* Append group g, whose keys are `keys`, to *out with its keys copied into *pool. */
+static void append_group(struct hpa_path_group **out, size_t *nout, size_t *aout, uint32_t **pool,
+			 size_t *npool, size_t *apool, struct hpa_path_group g, const uint32_t *keys)
+{
+	g.first = *npool;
+	HPA_GROW(*out, *nout + 1, *aout);
+	(*out)[(*nout)++] = g;
+	HPA_GROW(*pool, *npool + g.n, *apool);
+	memcpy(*pool + *npool, keys, g.n * sizeof(**pool));
+	*npool += g.n;
+}
+
 /*
  * The all-threads groups `all` (the report's samples) split by thread: each
  * stack's value goes to its threads in proportion to their own values, so
@@ -359,25 +371,14 @@ static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_gr
 			struct hpa_path_group g = tg[t - 1];
 			for (k = 0; k < HPA_NVALUES; k++)
 				g.v[k] = sum[i + 1][k] != 0 ? g.v[k] * a[i].v[k] / sum[i + 1][k] : 0;
-			g.first = npool;
-			HPA_GROW(out, nout + 1, aout);
-			out[nout++] = g;
-			HPA_GROW(opool, npool + g.n, apool);
-			memcpy(opool + npool, *pool + a[i].first, g.n * sizeof(*opool));
-			npool += g.n;
+			append_group(&out, &nout, &aout, &opool, &npool, &apool, g, *pool + a[i].first);
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
 			rest.v[k] = sum[i + 1][k] != 0 ? 0 : a[i].v[k];
 			left |= rest.v[k] != 0;
 		}
-		if (left || !first_t[i + 1]) {
-			rest.first = npool;
-			HPA_GROW(out, nout + 1, aout);
-			out[nout++] = rest;
-			HPA_GROW(opool, npool + rest.n, apool);
-			memcpy(opool + npool, *pool + a[i].first, rest.n * sizeof(*opool));
-			npool += rest.n;
-		}
+		if (left || !first_t[i + 1])
+			append_group(&out, &nout, &aout, &opool, &npool, &apool, rest, *pool + a[i].first);
 	}
 	hpa_hashmap_release(&group_of_stack);
 	hpa_hashmap_release(&by_key);
@@ -403,7 +404,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	size_t nsamples, i, k, m;
 	bool threads;
 	int32_t last_thread = HPA_THREAD_ALL;
-	int64_t tid_key = 0, tid_str = 0, name_str = 0;
+	int64_t tid_key = 0, tid_str = 0, name_key = 0, name_str = 0;
 	double cum[4] = { 0 }, done[4] = { 0 };
 	uint8_t *buf;
 	size_t len;
@@ -468,6 +469,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 				snprintf(tid, sizeof(tid), "%d", samples[i].thread);
 				tid_key = str(&w, "thread");
 				tid_str = str(&w, tid);
+				name_key = name ? str(&w, "thread_name") : 0;
 				name_str = name ? str(&w, name) : 0;
 				last_thread = samples[i].thread;
 			}
@@ -479,7 +481,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 			if (name_str) {
 				lb = xcalloc(1, sizeof(*lb));
 				perftools__profiles__label__init(lb);
-				lb->key = str(&w, "thread_name");
+				lb->key = name_key;
 				lb->str = name_str;
 				ps->label[ps->n_label++] = lb;
 			}

@@ -36,18 +36,23 @@ static bool rust_legacy_hash(const char *sym)
 	return false;
 }
 
+/* A character of a Go import path and package-qualified name. */
+static bool is_path_char(char c)
+{
+	return is_word(c) || c == '.' || c == '/' || c == '-' || c == '~';
+}
+
 /* Go: "pkg.f", "pkg.(*T).m", "example.com/a/pkg.T.m.func1": no blanks, no "::". */
 static bool go_shaped(const char *name)
 {
-	const char *p = name, *dot;
+	const char *p = name, *slash = strchr(name, '/'), *dot = strrchr(name, '.');
 
 	if (strstr(name, ".(*"))
 		return true;
-	while (*p && (is_word(*p) || *p == '.' || *p == '/' || *p == '-' || *p == '~'))
+	while (is_path_char(*p))
 		p++;
-	dot = strchr(name, '.');
 	/* A path with a package: "a/b.c" (Java and JS names have no '/') */
-	return !*p && dot && strchr(name, '/') && strchr(name, '/') < strrchr(name, '.');
+	return !*p && slash && dot && slash < dot;
 }
 
 /* C++ by shape: "ns::f", or "f(args)" / "f(args) const" with a word before the '('. */
@@ -89,7 +94,7 @@ static void go_short_name(char *name)
 {
 	char *p = name, *slash = NULL;
 
-	while (*p && (is_word(*p) || *p == '.' || *p == '/' || *p == '-' || *p == '~')) {
+	while (is_path_char(*p)) {
 		if (*p == '/')
 			slash = p;
 		p++;

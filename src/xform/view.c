@@ -180,25 +180,26 @@ void hpa_view_check_filters(const struct hpa_profile *prof, const struct hpa_vie
 	}
 	if (!any_set)
 		return;
-	/* Every frame of the thread's samples, after the allocator cut: what the filters see. */
-	hpa_view_init(&v, prof, opts);
-	for (i = 0; i < prof->samples_nr && seen != (M_FOCUS | M_IGNORE | M_SHOW | M_HIDE); i++) {
-		const struct hpa_sample *s = &prof->samples[i];
-		const uint32_t *locs;
-		unsigned skip;
+	/*
+	 * Every frame of the thread's samples, after the allocator cut: what
+	 * the filters see.  A view without filters gives the frames, the
+	 * filtering one their matches.
+	 */
+	{
+		static const struct hpa_filter_re none = { false };
+		struct hpa_view_opts all = *opts;
+		struct hpa_view plain;
+		const struct hpa_frame *frames;
 		size_t n, j;
 
-		if (s->thread != opts->thread || !s->stack)
-			continue;
-		n = hpa_visible_stack(prof, s->stack, opts->keep_internal, &locs, &skip);
-		for (j = 0; j < n; j++) {
-			const struct hpa_location *l = &prof->locs[locs[j]];
-			uint32_t lv, levels = l->line_nr ? l->line_nr : 1;
-			for (lv = j ? 0 : skip; lv < levels; lv++) {
-				struct hpa_frame fr = { locs[j], lv };
-				seen |= frame_bits(&v, fr);
-			}
-		}
+		all.focus = all.ignore = all.show = all.hide = &none;
+		hpa_view_init(&plain, prof, &all);
+		hpa_view_init(&v, prof, opts);
+		for (i = 0; i < prof->samples_nr && seen != (M_FOCUS | M_IGNORE | M_SHOW | M_HIDE); i++)
+			if (hpa_view_sample(&plain, i, &frames, &n))
+				for (j = 0; j < n; j++)
+					seen |= frame_bits(&v, frames[j]);
+		hpa_view_release(&plain);
 	}
 	hpa_view_release(&v);
 	for (k = 0; k < 4; k++)

@@ -77,6 +77,18 @@ static int add_debug_dir(struct hpa_opts *opts, void *field, const char *opt, co
 	return 0;
 }
 
+/* Append to a struct hpa_path_list (room for every argument was made up front). */
+static int add_path(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	struct hpa_path_list *l = field;
+
+	(void)opts;
+	if (!*val)
+		return usage_error("option '%s' needs a path", opt);
+	l->v[l->nr++] = val;
+	return 0;
+}
+
 static int add_header(struct hpa_opts *opts, void *field, const char *opt, const char *val)
 {
 	const char *colon = strchr(val, ':');
@@ -270,6 +282,8 @@ static const struct opt_def options[] = {
 	CHOICE("csv", mode, HPA_MODE_CSV, NULL, "with --growth: the per-dump series as CSV"),
 	PARSE("peek", peek, parse_regex, "RE", NULL,
 	      "callers and callees of each function matching RE, as pprof -peek"),
+	PARSE("list", list, parse_regex, "RE", NULL,
+	      "source lines of each function matching RE with flat and cum, as pprof -list"),
 	CHOICE("tree", mode, HPA_MODE_TREE, NULL,
 	       "callers and callees of the first --nodecount functions (80), as pprof -tree"),
 	CHOICE("dot", mode, HPA_MODE_DOT, NULL,
@@ -296,6 +310,12 @@ static const struct opt_def options[] = {
 	       "look for every mapped file under DIR (profiles from containers, other hosts)"),
 	PARSE("debug-dir", debug_dirs, add_debug_dir, "DIR", NULL,
 	      "also look for separate debug files in DIR (by build-id and debuglink); repeatable"),
+	PARSE("source-path", source_paths, add_path, "DIR", NULL,
+	      "--list: look for source files under DIR (by their path, then its tails); repeatable"),
+	PARSE("trim-path", trim_paths, add_path, "PREFIX", NULL,
+	      "--list: cut PREFIX (the build folder) off source paths first; repeatable"),
+	PARSE("source_path", source_paths, add_path, "DIR", NULL, NULL),   /* pprof's names */
+	PARSE("trim_path", trim_paths, add_path, "PREFIX", NULL, NULL),
 	FLAG("debuginfod", debuginfod, NULL,
 	     "allow debuginfod downloads (DEBUGINFOD_URLS; otherwise ignored)"),
 	{ "output", 'o', K_PARSE, F(output), 0, nonempty_file, "FILE", NULL,
@@ -414,12 +434,13 @@ static const struct {
 #define PICTURE "hpa draws no PostScript, PDF or bitmap; --svg writes an interactive flame " \
 	"graph (any browser opens it), --dot a call graph for GraphViz"
 	{ "pdf", PICTURE }, { "ps", PICTURE }, { "gif", PICTURE }, { "png", PICTURE },
-	{ "gv", PICTURE }, { "evince", PICTURE }, { "web", PICTURE }, { "weblist", PICTURE },
+	{ "gv", PICTURE }, { "evince", PICTURE }, { "web", PICTURE },
 #undef PICTURE
 	{ "callgrind", "hpa writes no callgrind file; --proto writes a pprof file, and "
 	  "'go tool pprof -callgrind FILE' converts it" },
-	{ "disasm", "hpa does not disassemble; --lines and --addresses give rows per source line "
-	  "and per address" },
+	{ "disasm", "hpa does not disassemble; --list RE prints source lines with their values, "
+	  "--addresses a row per address" },
+	{ "weblist", "--list RE prints the source of the matching functions with a value per line" },
 	{ "interactive", "hpa is not interactive; --proto writes a pprof file for "
 	  "'go tool pprof FILE', which is" },
 	{ "raw", "--proto writes a self-contained, symbolized profile (and hpa reads jeprof --raw "
@@ -559,6 +580,8 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	opts->thread = HPA_THREAD_ALL;
 	opts->profiles = xcalloc((size_t)argc + 1, sizeof(*opts->profiles));
 	opts->debug_dirs = xcalloc((size_t)argc + 1, sizeof(*opts->debug_dirs));
+	opts->source_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->source_paths.v));
+	opts->trim_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->trim_paths.v));
 	opts->http.headers = xcalloc((size_t)argc + 1, sizeof(*opts->http.headers));
 
 	for (i = 1; i < argc; i++) {
@@ -656,12 +679,17 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			     !hpa_writer_for(opts)))
 		return usage_error("%s", "--growth needs two or more PROFILEs, no --base or --outdir, "
 				   "and --text, --svg, --collapse or --csv");
-	if (opts->peek.set) {   /* a report of its own: the default --text gives way */
+	if (opts->peek.set || opts->list.set) {   /* a report of its own: the default --text gives way */
+		const char *name = opts->peek.set ? "--peek" : "--list";
+		if (opts->peek.set && opts->list.set)
+			return usage_error("%s", "--peek and --list are two reports; give one");
 		if (opts->mode != HPA_MODE_TEXT || opts->growth)
-			return usage_error("%s", "--peek is a report of its own; give it without another "
-					   "output option or --growth");
-		opts->mode = HPA_MODE_PEEK;
+			return usage_error("%s is a report of its own; give it without another output "
+					   "option or --growth", name);
+		opts->mode = opts->peek.set ? HPA_MODE_PEEK : HPA_MODE_LIST;
 	}
+	if ((opts->source_paths.nr || opts->trim_paths.nr) && opts->mode != HPA_MODE_LIST)
+		return usage_error("%s", "--source-path and --trim-path go with --list");
 	if (opts->short_names && opts->mode != HPA_MODE_COLLAPSE && opts->mode != HPA_MODE_TRACES)
 		return usage_error("%s", "--short-names goes with --collapse (or --traces, which has them)");
 	if (opts->reverse && opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE)
@@ -678,7 +706,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 void hpa_opts_release(struct hpa_opts *opts)
 {
 	struct hpa_filter_re *res[] = { &opts->focus, &opts->ignore, &opts->show, &opts->hide,
-					&opts->peek };
+					&opts->peek, &opts->list };
 	size_t i;
 
 	for (i = 0; i < HPA_ARRAY_SIZE(res); i++)
@@ -686,6 +714,9 @@ void hpa_opts_release(struct hpa_opts *opts)
 			regfree(&res[i]->re);
 	free(opts->profiles);
 	free(opts->debug_dirs);
+	free(opts->source_paths.v);
+	free(opts->trim_paths.v);
+	opts->source_paths.v = opts->trim_paths.v = NULL;
 	free(opts->http.headers);
 	opts->http.headers = NULL;
 	opts->profiles = NULL;

@@ -162,4 +162,39 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		    const struct hpa_tree_opts *topts, struct hpa_call_tree *out);
 void hpa_call_tree_release(struct hpa_call_tree *t);
 
+/*
+ * The view's samples by source line (--list): for every frame with a
+ * function that match() accepts, the line of that function it stands at
+ * (the innermost frame's own line, each inlined caller's call site), with
+ * flat (the innermost visible frame's line) and cum (every line a sample
+ * passes, counted once per sample); and the same per routine, a function
+ * in one source file.  A function's inlined copies count with it.  The
+ * lines of a routine sum to its flat, and to its cum unless a sample
+ * passes through it at two lines (recursion).
+ */
+struct hpa_source_routine {
+	uint32_t func;               /* function id */
+	uint32_t file;               /* profile string id of its lines' file; 0 unknown */
+	double flat, cum;
+};
+
+struct hpa_source_line {
+	uint32_t routine;            /* index into routines[] */
+	uint32_t line;               /* 0 unknown (a symbol-table name) */
+	double flat, cum;
+};
+
+struct hpa_source_groups {
+	struct hpa_source_routine *routines;   /* malloc'ed, in order of first appearance */
+	struct hpa_source_line *lines;         /* the same */
+	size_t routines_nr, lines_nr;
+	double total;                /* the view's weighted total */
+};
+
+typedef bool hpa_func_match_fn(void *ctx, const struct hpa_profile *prof, struct hpa_frame f);
+
+/* match() is asked once per function, with the first frame that has it. */
+void hpa_group_source(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		      hpa_func_match_fn *match, void *ctx, struct hpa_source_groups *out);
+
 #endif

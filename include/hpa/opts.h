@@ -22,7 +22,8 @@ enum hpa_mode {
 	HPA_MODE_CSV,        /* --csv (with --growth) */
 	HPA_MODE_PEEK,       /* --peek RE */
 	HPA_MODE_TREE,       /* --tree */
-	HPA_MODE_DOT         /* --dot */
+	HPA_MODE_DOT,        /* --dot */
+	HPA_MODE_LIST        /* --list RE */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */
@@ -37,6 +38,12 @@ enum hpa_unit {
 	HPA_UNIT_DEFAULT,   /* each report's own: jeprof's MB (or --show_bytes) in text reports */
 	HPA_UNIT_AUTO,      /* each value in the unit that keeps 3 significant digits */
 	HPA_UNIT_B, HPA_UNIT_KIB, HPA_UNIT_MIB, HPA_UNIT_GIB
+};
+
+/* A repeatable option's values, in order. */
+struct hpa_path_list {
+	const char **v;
+	size_t nr;
 };
 
 /* What one report row stands for (jeprof's granularity options). */
@@ -66,6 +73,9 @@ struct hpa_opts {
 	bool diff_columns;           /* --diff-columns: collapse as "stack BEFORE AFTER" */
 	struct hpa_filter_re focus, ignore, show, hide;
 	struct hpa_filter_re peek;   /* --peek RE: the functions whose callers and callees to show */
+	struct hpa_filter_re list;   /* --list RE: the functions whose source lines to show */
+	struct hpa_path_list source_paths;   /* --source-path DIR, repeatable */
+	struct hpa_path_list trim_paths;     /* --trim-path PREFIX, repeatable */
 	bool icicle;                 /* --icicle: root on top */
 	bool reverse;                /* --reverse: stacks leaf first (--svg, --collapse) */
 	bool short_names;            /* --short-names: --collapse with short names */

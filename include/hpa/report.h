@@ -41,6 +41,9 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
  * --tree: of the first --nodecount functions, as pprof -tree. */
 int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* --list RE: the source lines of the matching functions with flat and cum, as pprof -list. */
+int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
 /* --dot: the call graph as GraphViz DOT text. */
 int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -69,6 +69,7 @@ struct cu_index {
 	Dwfl_Module *mod;
 	Dwarf_Off off;           /* CU DIE offset: the key, with mod */
 	Dwarf_Die cu;
+	const char *comp_dir;    /* DW_AT_comp_dir, or NULL */
 	struct fn_die *dies;
 	size_t ndies, adies;
 	struct fn_range *ranges;
@@ -262,6 +263,7 @@ static struct cu_index *cu_index_get(struct symbolizer *s, Dwfl_Module *mod, Dwa
 	ci->mod = mod;
 	ci->off = off;
 	ci->cu = *cu;
+	ci->comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &(Dwarf_Attribute){ 0 }));
 	if (dwarf_child(cu, &child) == 0)
 		index_walk(ci, &child, -1, 0);
 	if (ci->nranges > 1)
@@ -431,6 +433,30 @@ static bool is_cxx_or_rust(Dwarf_Die *cu)
 }
 
 /*
+ * A source file as the debug info names it, made absolute with the
+ * compilation folder when it is relative (as addr2line, and so jeprof,
+ * print it); NULL stays NULL.  Malloc'ed.
+ */
+static char *source_path(const struct cu_index *ci, const char *f)
+{
+	if (!f)
+		return NULL;
+	if (*f && *f != '/' && ci->comp_dir && *ci->comp_dir)
+		return hpa_xasprintf("%s%s%s", ci->comp_dir,
+				     ci->comp_dir[strlen(ci->comp_dir) - 1] == '/' ? "" : "/", f);
+	return xstrdup(f);
+}
+
+static uint32_t intern_source(struct symbolizer *s, const struct cu_index *ci, const char *f)
+{
+	char *path = source_path(ci, f);
+	uint32_t id = hpa_strtab_intern(&s->prof->strs, path ? path : "");
+
+	free(path);
+	return id;
+}
+
+/*
  * The function a DIE names, cached: its linkage name demangled, else its
  * DW_AT_name.  A C++ or Rust function with no linkage name (lambdas,
  * anonymous namespaces) is unqualified in DWARF, so for the physical frame
@@ -441,7 +467,7 @@ static uint32_t die_function(struct symbolizer *s, struct cu_index *ci, struct f
 {
 	Dwarf_Attribute attr;
 	const char *linkage, *name;
-	char *clean = NULL;
+	char *clean = NULL, *file;
 
 	if (d->func)
 		return d->func;
@@ -455,8 +481,9 @@ static uint32_t die_function(struct symbolizer *s, struct cu_index *ci, struct f
 		name = clean = clean_name(linkage);
 	else if (!name)
 		name = "??";
-	d->func = hpa_profile_intern_function(s->prof, name, linkage ? linkage : name,
-					      dwarf_decl_file(&d->die));
+	file = source_path(ci, dwarf_decl_file(&d->die));
+	d->func = hpa_profile_intern_function(s->prof, name, linkage ? linkage : name, file);
+	free(file);
 	if (!s->prof->funcs[d->func].lang)
 		s->prof->funcs[d->func].lang = (uint8_t)cu_lang(&ci->cu);
 	if (!s->prof->funcs[d->func].start_line) {
@@ -483,7 +510,7 @@ static void inline_call_site(struct symbolizer *s, struct cu_index *ci, struct f
 	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_file, &attr), &idx) == 0 &&
 	    dwarf_getsrcfiles(&ci->cu, &files, &nfiles) == 0 && idx < nfiles)
 		cf = dwarf_filesrc(files, idx, NULL, NULL);
-	d->call_file = hpa_strtab_intern(&s->prof->strs, cf ? cf : "");
+	d->call_file = intern_source(s, ci, cf);
 	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_line, &attr), &cl) == 0)
 		d->call_line = (uint32_t)cl;
 }
@@ -515,7 +542,7 @@ static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 		int ln = 0;
 		const char *f = dwarf_linesrc(dl, NULL, NULL);
 		dwarf_lineno(dl, &ln);
-		file = hpa_strtab_intern(&s->prof->strs, f ? f : "");
+		file = intern_source(s, ci, f);
 		line = ln > 0 ? (uint32_t)ln : 0;
 	}
 	for (; d >= 0; d = ci->dies[d].parent) {

@@ -60,3 +60,26 @@ finish() {
 	echo "$checks checks, $fail failed"
 	[ "$fail" = 0 ]
 }
+
+# hpa --list or pprof -list as "R name file" (a routine), "S flat cum" (its
+# sums), "N" (hpa's note that its lines' cum add up to more: recursion) and
+# "L line flat cum" (a line with a value) rows, units cut.
+list_rows() {
+	awk '/^ROUTINE/ { n = $3; for (i = 4; i < NF - 1; i++) n = n " " $i; print "R", n, $NF; next }
+		/ \(flat, cum\)/ { f = $1; c = $2; sub(/B$/, "", f); sub(/B$/, "", c); print "S", f, c; next }
+		/lines. cum add up to more/ { print "N"; next }
+		/^ *[^ ]+ +[^ ]+ +[0-9?]+:/ { f = $1; c = $2; if (f == "." && c == ".") next
+			sub(/B$/, "", f); sub(/B$/, "", c); l = $3; sub(/:.*/, "", l); print "L", l, f, c }'
+}
+
+# From list_rows: each routine whose lines do not sum to its header, "NAME flat"
+# or "NAME cum" (cum not asked where hpa notes recursion).  Empty when all do.
+list_sum_errors() {
+	awk 'function v(x) { return x == "." ? 0 : x }
+		function done() { if (r != "" && fl != sf) print r, "flat"; if (r != "" && cu != sc && !rec) print r, "cum" }
+		/^R / { done(); r = $2; fl = cu = rec = 0; next }
+		/^S / { sf = v($2); sc = v($3); next }
+		/^N/ { rec = 1; next }
+		/^L / { fl += v($3); cu += v($4) }
+		END { done() }'
+}

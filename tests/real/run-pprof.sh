@@ -5,6 +5,7 @@
 #  - gzip -t and a strict protoc --decode accept the file;
 #  - go tool pprof -raw gives hpa's four totals, -top the same top
 #    functions with the same flat values, -traces the same stacks;
+#  - --peek, --tree and --list give pprof -peek, -tree and -list's numbers;
 #  - reading the file back gives hpa's text and collapsed output unchanged,
 #    also as --base, and with a thread label;
 #  - a dump with threads (alloc_threads under jemalloc) keeps them: thread
@@ -83,6 +84,15 @@ for f in "$jp" "$tp"; do
 		check "$n --peek '$re' equals pprof -peek" \
 			"$(pprof -peek "$re" -unit=B "$n.pb.gz" | peek_rows)" \
 			"$("$hpa" --peek "$re" --show_bytes "$n.pb.gz" 2>/dev/null | peek_rows)"
+	done
+	# --list: the same lines with the same flat and cum as go tool pprof -list
+	# (pprof orders functions by name, hpa by value: each routine is one line
+	# here).  The sums are left out: pprof's are its lines' sums, which count
+	# recursion twice; hpa's are --text's (checked in run-symbols.sh).
+	for re in 'alloc_here|recurse' '^main$|churn|big_buffers' 'small_objects'; do
+		check "$n --list '$re' equals pprof -list" \
+			"$(pprof -list "$re" -unit=B "$n.pb.gz" | list_rows | grep -v '^[SN]' | awk '/^R/ && NR > 1 { print "" } { printf "%s|", $0 }' | LC_ALL=C sort)" \
+			"$("$hpa" --list "$re" --show_bytes "$n.pb.gz" 2>/dev/null | list_rows | grep -v '^[SN]' | awk '/^R/ && NR > 1 { print "" } { printf "%s|", $0 }' | LC_ALL=C sort)"
 	done
 	# --tree: every function under main (pprof merges an inlined and a called
 	# function of one name into one node, hpa keeps them apart as --text does).

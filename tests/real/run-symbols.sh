@@ -82,6 +82,56 @@ for f in "$je_inl" "$tc_inl"; do
 	check "$n file" "819200 819200" "$(func_row inuse_space a/inline_rec "$f" "$s" --files)"
 done
 
+# --list: per line flat and cum from the line table (an inlined callee's own
+# line, its caller's call site), the source from the file, lines summing to
+# each function's flat and cum (recursion noted, not summed).
+for f in "$je_inl" "$tc_inl"; do
+	n=$(basename "$f")
+	out=$("$hpa" --list 'descend|stash|make_buf' --show_bytes a/inline_rec "$f" 2>/dev/null)
+	check "$n --list rows" "R make_buf $s
+S 819200 819200
+L $(line_of MALLOC) 819200 819200
+R descend $s
+S 0 819200
+N
+L $(line_of DESCEND) . 819200
+L $(line_of RECURSE) . 819200
+R stash $s
+S 0 819200
+L $(line_of STASH) . 819200" "$(echo "$out" | list_rows)"
+	check "$n --list source text" "1" \
+		"$(echo "$out" | grep -c "^ *819200 *819200 *$(line_of MALLOC):	void \*p = malloc(n); /\* @MALLOC \*/\$")"
+	check "$n --list from declaration to closing brace" "static inline void *make_buf(size_t n)|}" \
+		"$(echo "$out" | sed -n '/^ROUTINE.* make_buf /,/^ROUTINE/p' | sed -n 's/^ *\. *\. *[0-9]*://p' | sed -n '1p;$p' | paste -sd'|')"
+	check "$n --list: every function's lines sum to it" "" \
+		"$("$hpa" --list . --show_bytes a/inline_rec "$f" 2>/dev/null | list_rows | list_sum_errors)"
+	check "$n --list header is --text's row" "$(func_row inuse_space a/inline_rec "$f" main)" \
+		"$("$hpa" --list '^main$' --show_bytes a/inline_rec "$f" 2>/dev/null | list_rows | awk '/^S/ { print $2 == "." ? 0 : $2, $3 }')"
+done
+
+# Sources moved after the build (built from a relative path, as make does):
+# the recorded path is made absolute with the compilation folder, a missing
+# file says where hpa looked, --trim-path and --source-path find it.
+mkdir -p build/proj/src && cp "$src/inline_rec.c" build/proj/src/ &&
+	(cd build/proj && $cc $cflags -o ../../moved src/inline_rec.c) || { echo "FAIL: build moved"; exit 1; }
+je_mv=$(je_run je-mv ./moved) || exit 1
+b="$work/build/proj/src/inline_rec.c"
+mv build elsewhere
+check "moved: the line's file is absolute" "819200 819200" \
+	"$(func_row inuse_space moved "$je_mv" "make_buf (inline) $b:$(line_of MALLOC)" --lines)"
+out=$("$hpa" --list make_buf --show_bytes moved "$je_mv" 2>&1)
+check "moved: says where it looked" "1" "$(echo "$out" | grep -c "^  (source not found; looked for $b)\$")"
+check "moved: the table without source" "1" "$(echo "$out" | grep -c "^ *819200 *819200 *$(line_of MALLOC):\$")"
+check "moved: warning" "1" "$(echo "$out" | grep -c '^hpa: warning: 1 of 1 source files not found; --source-path DIR and --trim-path PREFIX')"
+for opts in "--trim-path $work/build --source-path $work/elsewhere" "--source-path $work/elsewhere" \
+	    "--trim-path $work/build/ --source-path elsewhere/proj/"; do
+	out=$("$hpa" --list make_buf --show_bytes $opts moved "$je_mv" 2>&1)
+	check "moved: $opts finds it" "1 1" \
+		"$(echo "$out" | grep -c "^  (source read from .*elsewhere/proj/*/src/inline_rec.c)\$") $(echo "$out" | grep -c "^ *819200 *819200 *$(line_of MALLOC):	void \*p = malloc")"
+done
+check "moved: --trim-path alone, from the current folder" "1" \
+	"$(cd elsewhere && "$hpa" --list make_buf --trim-path "$work/build" ../moved "$je_mv" 2>/dev/null | grep -c '^  (source read from proj/src/inline_rec.c)$')"
+
 # --- C++ ------------------------------------------------------------------------
 je_cpp=$(je_run je-cpp ./templates) || exit 1
 tc_cpp=$(tc_run tc-cpp ./templates) || exit 1
@@ -117,6 +167,10 @@ for f in "$je_cpp" "$tc_cpp"; do
 		"$("$hpa" --collapse --short-names templates "$f" 2>/dev/null | grep -c ';fill_numbers;std::vector::push_back\[inline\];std::vector::_M_realloc_insert;std::_Vector_base::_M_allocate\[inline\] 131072$')"
 	check "$n --collapse keeps full names" "1" \
 		"$("$hpa" --collapse templates "$f" 2>/dev/null | grep -c ';fill_numbers();std::vector<long, std::allocator<long> >::push_back(long const&)\[inline\];.*std::_Vector_base<long, std::allocator<long> >::_M_allocate(unsigned long)\[inline\] 131072$')"
+	check "$n --list app::make_one is --text's row" "$(func_row inuse_space templates "$f" app::make_one)" \
+		"$("$hpa" --list 'app::make_one' --show_bytes templates "$f" 2>/dev/null | list_rows | awk '/^S/ { print $2 == "." ? 0 : $2, $3 }')"
+	check "$n --list: every function's lines sum to it" "" \
+		"$("$hpa" --list . --show_bytes templates "$f" 2>/dev/null | list_rows | list_sum_errors)"
 	check "$n --keep-internal keeps them" "1" \
 		"$("$hpa" --text --keep-internal templates "$f" 2>/dev/null | grep -c ' std::__new_allocator::allocate (inline)$')"
 done

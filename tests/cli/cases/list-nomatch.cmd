@@ -1,0 +1,1 @@
+--list nosuchfunction --sysroot nowhere example/demo example/demo.heap

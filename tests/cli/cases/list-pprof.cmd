@@ -1,0 +1,1 @@
+--list copy_string --unit KiB --trim-path /work/main/testdata/example/ --source-path example --sysroot nowhere pprof/demo.pb.gz

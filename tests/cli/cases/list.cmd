@@ -1,0 +1,1 @@
+--list 'cache_put|^main$' --show_bytes --trim-path /work/main/testdata/example --source-path example --sysroot nowhere example/demo example/demo.heap

@@ -1,0 +1,1 @@
+--list main --peek main example/demo.heap

@@ -1,0 +1,1 @@
+--source-path example example/demo.heap

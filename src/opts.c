@@ -217,7 +217,7 @@ static int parse_size(struct hpa_opts *opts, void *field, const char *opt, const
 
 	(void)opts, (void)opt;
 	if (end == val || !(b >= 0))
-		return usage_error("--threshold needs a size, not '%s'", val);
+		return usage_error("--threshold and --rss need a size such as 512KB or 20MB, not '%s'", val);
 	if (!strcasecmp(end, "kb") || !strcasecmp(end, "k") || !strcasecmp(end, "kib"))
 		b *= 1024;
 	else if (!strcasecmp(end, "mb") || !strcasecmp(end, "m") || !strcasecmp(end, "mib"))
@@ -225,7 +225,7 @@ static int parse_size(struct hpa_opts *opts, void *field, const char *opt, const
 	else if (!strcasecmp(end, "gb") || !strcasecmp(end, "g") || !strcasecmp(end, "gib"))
 		b *= 1073741824.0;
 	else if (*end && strcasecmp(end, "b"))
-		return usage_error("--threshold needs a size such as 512KB or 20MB, not '%s'", val);
+		return usage_error("--threshold and --rss need a size such as 512KB or 20MB, not '%s'", val);
 	*(double *)field = b;
 	return 0;
 }
@@ -374,7 +374,16 @@ static const struct opt_def options[] = {
 	      "--watch: time between checks, e.g. 30s, 10m (default 60s)"),
 	PARSE("threshold", threshold, parse_size, "SIZE", NULL,
 	      "--watch: growth that triggers a save, e.g. 20MB (default 10MB)"),
-	PARSE("pid", pid, parse_pid, "PID", NULL, "--watch: decide on the RSS of local process PID"),
+	PARSE("pid", pid, parse_pid, "PID", NULL,
+	      "--watch: decide on the RSS of local process PID; --stats: read its status and smaps"),
+	STRING("stats", stats, "FILE|URL", "Memory beyond the profile",
+	       "allocator statistics (jemalloc malloc_stats_print text or JSON, tcmalloc GetStats): "
+	       "break RSS down"),
+	PARSE("status", status_file, nonempty_file, "FILE", NULL,
+	      "--stats: a saved /proc/PID/status (VmRSS, RssAnon, RssFile)"),
+	PARSE("smaps", smaps_file, nonempty_file, "FILE", NULL,
+	      "--stats: a saved /proc/PID/smaps (or smaps_rollup): splits memory outside the allocator"),
+	PARSE("rss", rss, parse_size, "SIZE", NULL, "--stats: the process's RSS, e.g. 3.7GB"),
 	{ "quiet", 'q', K_FLAG, F(quiet), 0, NULL, NULL, "Other", "no warnings (errors still print)", false },
 	{ "help", 'h', K_HELP, 0, 0, NULL, NULL, NULL, "print this help and exit", false },
 	{ "version", 'V', K_VERSION, 0, 0, NULL, NULL, NULL, "print the version and exit", false },
@@ -561,7 +570,7 @@ static bool any_url(const struct hpa_opts *opts)
 {
 	size_t i;
 
-	if (opts->watch || (opts->base && hpa_is_url(opts->base)))
+	if (opts->watch || (opts->base && hpa_is_url(opts->base)) || (opts->stats && hpa_is_url(opts->stats)))
 		return true;
 	for (i = 0; i < opts->profiles_nr; i++)
 		if (hpa_is_url(opts->profiles[i]))
@@ -578,6 +587,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	opts->mode = HPA_MODE_TEXT;
 	opts->value = HPA_INUSE_SPACE;
 	opts->thread = HPA_THREAD_ALL;
+	opts->rss = -1;
 	opts->profiles = xcalloc((size_t)argc + 1, sizeof(*opts->profiles));
 	opts->debug_dirs = xcalloc((size_t)argc + 1, sizeof(*opts->debug_dirs));
 	opts->source_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->source_paths.v));
@@ -660,8 +670,20 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			return usage_error("%s", "--watch URL needs --outdir DIR and no PROFILE or --base");
 		return HPA_OPTS_RUN;
 	}
-	if (opts->pid || opts->interval > 0 || opts->threshold > 0)
-		return usage_error("%s", "--pid, --interval and --threshold go with --watch");
+	if ((opts->pid && !opts->stats) || opts->interval > 0 || opts->threshold > 0)
+		return usage_error("%s", "--pid, --interval and --threshold go with --watch (--pid also "
+				   "with --stats)");
+	if (!opts->stats && (opts->status_file || opts->smaps_file || opts->rss >= 0))
+		return usage_error("%s", "--status, --smaps and --rss go with --stats");
+	if (opts->stats && opts->pid && (opts->status_file || opts->smaps_file || opts->rss >= 0))
+		return usage_error("%s", "--pid reads the live process: give it without --status, "
+				   "--smaps or --rss");
+	if (opts->stats && (opts->profiles_nr > 1 || opts->base || opts->growth ||
+			    opts->mode != HPA_MODE_TEXT || opts->outdir))
+		return usage_error("%s", "--stats goes with --text and one PROFILE (or none): the "
+				   "statistics are of one moment");
+	if (opts->stats && !opts->profiles_nr)
+		return HPA_OPTS_RUN;   /* the breakdown alone */
 	if (!opts->profiles_nr) {
 		if (isatty(STDIN_FILENO))
 			return usage_error("%s", "no PROFILE given and standard input is a terminal");

@@ -16,6 +16,7 @@
 #include "hpa/remote.h"
 #include "hpa/report.h"
 #include "hpa/run.h"
+#include "hpa/stats.h"
 #include "hpa/strbuf.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
@@ -201,12 +202,17 @@ int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_profile prof;
 	struct hpa_output out;
+	struct hpa_alloc_stats st;
+	struct hpa_proc_mem pm;
+	bool has_pm = false;
 	const char **inputs, **order;
 	size_t i;
 	int rc = 0;
 
 	if (opts->watch)
 		return hpa_watch(opts);
+	if (opts->stats && hpa_load_stats(opts, &st, &pm, &has_pm) < 0)
+		return -1;   /* first: a wrong statistics file fails before any symbolization */
 	hpa_profile_init(&prof);
 	order = order_dumps(opts);
 	for (i = 0; i < opts->profiles_nr && !rc; i++) {
@@ -254,18 +260,32 @@ int hpa_run(const struct hpa_opts *opts)
 	if (!rc && opts->outdir) {
 		rc = write_outdir(&prof, opts);
 	} else if (!rc) {
-		inputs = xcalloc(opts->profiles_nr + 2, sizeof(*inputs));
+		inputs = xcalloc(opts->profiles_nr + 5, sizeof(*inputs));
 		for (i = 0; i < opts->profiles_nr; i++)
 			inputs[i] = opts->profiles[i];
 		inputs[i++] = opts->binary;
 		inputs[i++] = opts->base;
+		inputs[i++] = opts->stats;
+		inputs[i++] = opts->status_file;
+		inputs[i++] = opts->smaps_file;
 		rc = hpa_output_open(&out, opts->output, inputs, i);
 		free(inputs);
 		if (!rc) {
-			rc = hpa_writer_for(opts)->write(out.fp, &prof, opts);
+			if (opts->stats) {
+				rc = hpa_report_rss(out.fp, opts->profiles_nr ? &prof : NULL, opts, &st,
+						    has_pm ? &pm : NULL);
+				if (!rc && opts->profiles_nr)
+					fputc('\n', out.fp);
+			}
+			if (!rc && opts->profiles_nr)
+				rc = hpa_writer_for(opts)->write(out.fp, &prof, opts);
 			if (hpa_output_close(&out, rc == 0) < 0)
 				rc = -1;
 		}
+	}
+	if (opts->stats) {
+		hpa_alloc_stats_release(&st);
+		hpa_proc_mem_release(&pm);
 	}
 	hpa_profile_release(&prof);
 	free(order);

@@ -92,7 +92,11 @@ struct hpa_opts {
 	const char *watch;           /* --watch URL */
 	double interval;             /* --interval, seconds */
 	double threshold;            /* --threshold, bytes */
-	long pid;                    /* --pid PID: decide on its RSS */
+	long pid;                    /* --pid PID: decide on its RSS; --stats: its /proc files */
+	const char *stats;           /* --stats FILE|URL */
+	const char *status_file;     /* --status FILE */
+	const char *smaps_file;      /* --smaps FILE */
+	double rss;                  /* --rss SIZE, bytes; < 0 unset */
 	size_t nodecount;            /* --nodecount N, 0 = all rows */
 	double nodefraction;         /* --nodefraction F, 0 = all rows */
 	const char *output;          /* --output FILE; NULL = standard output */

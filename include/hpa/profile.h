@@ -157,6 +157,7 @@ struct hpa_input {
 	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */
 	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
 	double weight;              /* factor on its values: 1, or negative for a base */
+	double inuse_var;           /* variance of its in-use bytes estimate (sampling), all threads */
 };
 
 struct hpa_profile {

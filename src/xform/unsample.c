@@ -58,7 +58,16 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 		const struct hpa_input *in = &prof->inputs[s->input - 1];
 
 		if (!in->unsampled) {
+			double n = s->v[HPA_INUSE_OBJECTS];
 			scale(in->sampling, in->period, s->v);
+			/*
+			 * Sampled objects are Poisson (binomial) counts: each object is
+			 * in with p = n/estimate, so the bytes' variance is
+			 * estimate^2 * (1 - p) / n.
+			 */
+			if (s->thread == HPA_THREAD_ALL && n > 0 && s->v[HPA_INUSE_OBJECTS] > n)
+				prof->inputs[s->input - 1].inuse_var += s->v[HPA_INUSE_SPACE] *
+					s->v[HPA_INUSE_SPACE] * (1 - n / s->v[HPA_INUSE_OBJECTS]) / n;
 			if (in->trunc_records) {
 				unsigned k;
 				for (k = 0; k < HPA_NVALUES; k++)

@@ -1,0 +1,1 @@
+--stats bad/stats-allocated.txt

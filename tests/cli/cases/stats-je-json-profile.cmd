@@ -1,0 +1,1 @@
+--stats stats/je-stats.json --status stats/je-status --smaps stats/je-smaps --no-symbols --unit KiB stats/je-prof.heap

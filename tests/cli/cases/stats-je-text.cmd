@@ -1,0 +1,1 @@
+--stats stats/je-stats.txt --status stats/je-status --smaps stats/je-smaps --show_bytes

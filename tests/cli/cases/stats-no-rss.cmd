@@ -1,0 +1,1 @@
+--stats stats/tc-stats.txt -q

@@ -1,0 +1,1 @@
+--stats stats/tc-stats.txt --rss 1GB --no-symbols stats/je-prof.heap

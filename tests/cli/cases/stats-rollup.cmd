@@ -1,0 +1,1 @@
+--stats stats/je-stats.txt --smaps stats/je-smaps_rollup --show_bytes

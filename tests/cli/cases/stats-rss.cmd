@@ -1,0 +1,1 @@
+--stats stats/je-stats.txt --rss 300MB

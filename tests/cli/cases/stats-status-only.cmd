@@ -1,0 +1,1 @@
+--stats stats/je-stats.json --status stats/je-status --show_bytes

@@ -1,0 +1,1 @@
+--stats stats/je-stats.txt --pid 1 --status stats/je-status

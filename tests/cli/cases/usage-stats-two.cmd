@@ -1,0 +1,1 @@
+--stats stats/je-stats.txt stats/je-prof.heap stats/je-prof.heap

@@ -1,0 +1,1 @@
+--status stats/je-status stats/je-prof.heap

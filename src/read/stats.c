@@ -259,6 +259,8 @@ static int allocated_line(const struct lines *l, struct hpa_alloc_stats *st, uns
 	return 0;
 }
 
+static bool has_line(const char *data, size_t len, const char *prefix);
+
 static int je_text(const char *name, const char *data, size_t len, struct hpa_alloc_stats *st)
 {
 	struct lines l = { data, data + len, { name, 0 }, NULL, 0 };
@@ -276,6 +278,13 @@ static int je_text(const char *name, const char *data, size_t len, struct hpa_al
 	st->format = xstrdup("jemalloc statistics (text)");
 	st->page = 4096;
 	st->lg_prof_sample = -1;
+	if (!has_line(data, len, "--- End jemalloc statistics ---")) {   /* cut: say so, not where it broke */
+		while (next_line(&l))
+			;
+		free(l.line);
+		return hpa_error_at(&l.pos, "jemalloc statistics cut short: no '--- End jemalloc "
+				    "statistics ---' line");
+	}
 	while (next_line(&l)) {
 		const char *s = l.line, *t;
 		uint64_t v;

@@ -127,7 +127,8 @@ static uint64_t allocator_parts(const struct hpa_alloc_stats *st, double seen, u
 		p[DIRTY] = st->tc_pageheap_free;
 		p[META] = st->tc_metadata;
 	}
-	p[SEEN] = seen > 0 ? min64((uint64_t)llround(seen), *live) : 0;
+	/* Whole bytes cut toward zero, as --text prints its Total (jeprof's %d). */
+	p[SEEN] = seen > 0 ? min64((uint64_t)seen, *live) : 0;
 	p[UNSEEN] = *live - p[SEEN];
 	for (i = 0; i < NPARTS; i++)
 		sum += p[i];

@@ -7,7 +7,7 @@
  * (MALLOC_CONF=prof:true,...) or libtcmalloc (HEAPPROFILE=...), found with
  * dlsym: the program links neither.
  *
- * usage: frag DIR
+ * usage: frag DIR [wait]   (wait: then create DIR/ready and sleep until killed)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 #define SMALL (64u << 20)
@@ -127,6 +128,11 @@ int main(int argc, char **argv)
 	copy("/proc/self/status", dir, "status");
 	copy("/proc/self/smaps", dir, "smaps");
 	copy("/proc/self/smaps_rollup", dir, "smaps_rollup");
+	if (argc > 2 && !strcmp(argv[2], "wait")) {
+		fclose(open_in(dir, "ready"));
+		for (;;)
+			pause();
+	}
 	munmap(own, 64u << 20);
 	return 0;
 }

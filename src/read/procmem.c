@@ -140,8 +140,10 @@ int hpa_proc_smaps_parse(const char *name, const char *data, size_t len, struct 
 		if (!*line)
 			continue;
 		if (vma_header(line, &vma)) {
-			if (m->rollup)
-				goto bad_line;   /* smaps_rollup has one header */
+			if (m->rollup) {   /* smaps_rollup has one header */
+				free(vma.name);
+				goto bad_line;
+			}
 			if (!strcmp(vma.name, "[rollup]"))
 				m->rollup = true;
 			HPA_GROW(m->vmas, m->vmas_nr + 1, m->vmas_alloc);

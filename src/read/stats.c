@@ -313,8 +313,10 @@ static int je_text(const char *name, const char *data, size_t len, struct hpa_al
 			st->prof_on = !strcmp(s + 12, "true");
 		} else if (starts(s, "Page size: ")) {
 			t = s + 11;
-			if (!number(&t, &st->page) || *t || !st->page || st->page & (st->page - 1))
-				return bad(&l, "bad page size"), free(l.line), -1;
+			if (!number(&t, &st->page) || *t || !st->page || st->page & (st->page - 1)) {
+				bad(&l, "bad page size");
+				goto out;
+			}
 		} else if (starts(s, "Allocated: ")) {
 			if (allocated_line(&l, st, &seen) < 0)
 				goto out;

@@ -200,8 +200,9 @@ static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_sta
 	enum { OWN, STACKS, BSS, FILES, UNCOUNTED, NOUT };
 	static const char *const label[NOUT] = {
 		"the program's own anonymous mappings (mmap)", "thread stacks",
-		".bss and copy-on-write pages of binaries", "code and file pages (shared libraries, "
-		"mapped files, shmem)", "in the allocator's mappings, not in its statistics"
+		".bss and copy-on-write pages of binaries",
+		"code and file pages (shared libraries, mapped files, shmem)",
+		"in the allocator's mappings, not in its statistics"
 	};
 	static const char *const hint[NOUT] = {
 		"memory the program maps itself, past malloc: its own arenas, caches, buffers "

@@ -28,10 +28,19 @@ start() {   # start PORTFILE ROUTE...: a server in the background; sets port
 }
 start port.txt /pprof/heap="$data/jemalloc/paths-lg0.heap" \
 	/debug/prof/mem="$data/example/demo.heap" /debug/pprof/heap="$data/pprof/demo.pb.gz" \
-	/tc/pprof/heap="$data/gperf/tcmalloc.heap" /broken/pprof/heap="$data/gperf/tcmalloc.heap"
+	/tc/pprof/heap="$data/gperf/tcmalloc.heap" /broken/pprof/heap="$data/gperf/tcmalloc.heap" \
+	/memory="$data/stats/tc-stats.txt" /je/memory="$data/stats/je-stats.json"
 url=http://127.0.0.1:$port
 text() { timeout 30 "$hpa" --text --show_bytes "$@" 2>err.txt; }
 
+# --stats from brpc's /memory page (tcmalloc text, jemalloc JSON): as from the file.
+for s in memory:tc-stats.txt je/memory:je-stats.json; do
+	check "--stats $url/${s%%:*}" \
+		"$("$hpa" --stats "$data/stats/${s#*:}" --status "$data/stats/je-status" 2>&1 | sed 1d)" \
+		"$(timeout 30 "$hpa" --stats "$url/${s%%:*}" --status "$data/stats/je-status" 2>&1 | sed 1d)"
+	check "--stats $url/${s%%:*}: the breakdown" "1" \
+		"$(timeout 30 "$hpa" --stats "$url/${s%%:*}" --status "$data/stats/je-status" 2>/dev/null | grep -c '^held by live allocations ')"
+done
 check "brpc/gperftools GET /pprof/heap" "$(text --no-symbols "$data/jemalloc/paths-lg0.heap" | head -n 1)" \
 	"$(text --no-symbols "$url/pprof/heap" | head -n 1)"
 check "GreptimeDB POST /debug/prof/mem" "$(text --no-symbols "$data/example/demo.heap" | head -n 1)" \

@@ -264,7 +264,7 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	fprintf(fp, "RSS %s = %llu B (%s); %s%s%s from %s\n", num, (unsigned long long)b.rss,
 		b.rss_source, st->format, st->version ? " " : "", st->version ? st->version : "",
 		st->source);
-	fprintf(fp, "%-54s %10s %7s\n", "", unit == HPA_UNIT_AUTO ? "" : unit == HPA_UNIT_B ? "bytes" :
+	fprintf(fp, "%-62s %10s %7s\n", "", unit == HPA_UNIT_AUTO ? "" : unit == HPA_UNIT_B ? "bytes" :
 		unit == HPA_UNIT_KIB ? "KiB" : unit == HPA_UNIT_MIB ? "MiB" : "GiB", "% RSS");
 	for (i = 0; i < b.nr; i++) {
 		const struct hpa_rss_row *r = &b.rows[i];
@@ -284,12 +284,12 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			hpa_format_bytes(s, sizeof(s), (double)r->said, unit);
 			snprintf(said, sizeof(said), "  (allocator says %s)", s);
 		}
-		fprintf(fp, "%-54s %10s %7s%s%s\n", label, num, pct, err, said);
+		fprintf(fp, "%-62s %10s %7s%s%s\n", label, num, pct, err, said);
 		if (r->hint && r->level)
 			fprintf(fp, "      %s\n", r->hint);
 	}
 	hpa_format_bytes(num, sizeof(num), (double)b.rss, unit);
-	fprintf(fp, "%-54s %10s %7s\n", "total", num, "100.0%");
+	fprintf(fp, "%-62s %10s %7s\n", "total", num, "100.0%");
 	for (i = 0; i < b.notes_nr; i++)
 		fprintf(fp, "Note: %s\n", b.notes[i]);
 	if (prof && prof->inputs_nr && st->allocator == HPA_ALLOC_JEMALLOC && st->bins_nr)

@@ -98,6 +98,7 @@ struct hpa_rss_row {
 	bool has_said;
 	double error;           /* a 95% error bar in bytes (the profile's estimate), 0 none */
 	const char *hint;       /* what it means and what to try; NULL for none */
+	char *detail;           /* malloc'ed: the largest mappings it holds, by name; or NULL */
 };
 
 struct hpa_rss_breakdown {

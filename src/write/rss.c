@@ -287,6 +287,8 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 		fprintf(fp, "%-62s %10s %7s%s%s\n", label, num, pct, err, said);
 		if (r->hint && r->level)
 			fprintf(fp, "      %s\n", r->hint);
+		if (r->detail)
+			fprintf(fp, "      %s\n", r->detail);
 	}
 	hpa_format_bytes(num, sizeof(num), (double)b.rss, unit);
 	fprintf(fp, "%-62s %10s %7s\n", "total", num, "100.0%");

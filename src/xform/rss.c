@@ -179,6 +179,49 @@ static bool allocator_vmas(const struct hpa_alloc_stats *st, const struct hpa_pr
 	return false;
 }
 
+/* A mapping's share of a row, for naming the largest. */
+struct named {
+	const char *name;       /* a file's path, or NULL for an anonymous range */
+	uint64_t start, end, bytes;
+};
+
+static int cmp_named(const void *pa, const void *pb)
+{
+	const struct named *a = pa, *b = pb;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* "largest: NAME 40.1 MiB, ..." of the 3 largest; files summed over their mappings. */
+static char *largest(struct named *v, size_t n)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t i, j, k = 0;
+
+	for (i = 0; i < n; i++) {   /* one entry per file */
+		for (j = 0; v[i].name && j < k; j++)
+			if (v[j].name && !strcmp(v[j].name, v[i].name))
+				break;
+		if (v[i].name && j < k)
+			v[j].bytes += v[i].bytes;
+		else
+			v[k++] = v[i];
+	}
+	qsort(v, k, sizeof(*v), cmp_named);
+	for (i = 0; i < k && i < 3 && v[i].bytes >= 1048576; i++) {
+		const char *slash = v[i].name ? strrchr(v[i].name, '/') : NULL;
+		hpa_sb_adds(&sb, i ? ", " : "largest: ");
+		if (v[i].name)
+			hpa_sb_addf(&sb, "%s %.1f MiB", slash ? slash + 1 : v[i].name, mib(v[i].bytes));
+		else
+			hpa_sb_addf(&sb, "%llx-%llx %.1f MiB", (unsigned long long)v[i].start,
+				    (unsigned long long)v[i].end, mib(v[i].bytes));
+	}
+	return sb.len ? hpa_sb_detach(&sb) : NULL;
+}
+
 /* Take `excess` off the parts in `order`, never below 0; returns what is left to take. */
 static uint64_t take_off(uint64_t p[NPARTS], const enum part *order, size_t n, uint64_t excess)
 {
@@ -216,22 +259,29 @@ static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_sta
 		"mapping MAP_NORESERVE memory, or statistics taken at another moment",
 	};
 	uint64_t part[NOUT] = { 0 }, sum = 0;
-	size_t i;
+	struct named *files = NULL, *own = NULL;
+	size_t i, nfiles = 0, nown = 0;
 	int k;
 
 	if (pm && pm->has_smaps && !pm->rollup) {
 		bool by_vma = allocator_vmas(st, pm);
+		files = xcalloc(pm->vmas_nr, sizeof(*files));
+		own = xcalloc(pm->vmas_nr, sizeof(*own));
 		for (i = 0; i < pm->vmas_nr; i++) {
 			const struct hpa_vma *v = &pm->vmas[i];
 			part[FILES] += v->rss - v->anonymous;
+			if (v->rss > v->anonymous && *v->name)
+				files[nfiles++] = (struct named){ v->name, v->start, v->end, v->rss - v->anonymous };
 			if (by_vma && is_allocator(pm, i))
 				continue;
-			if (is_stack(pm, i))
+			if (is_stack(pm, i)) {
 				part[STACKS] += v->anonymous;
-			else if (v->inode || is_bss(pm, i))
+			} else if (v->inode || is_bss(pm, i)) {
 				part[BSS] += v->anonymous;
-			else
+			} else {
 				part[OWN] += v->anonymous;
+				own[nown++] = (struct named){ NULL, v->start, v->end, v->anonymous };
+			}
 		}
 		/* Without the allocator's own mappings, its share is in the unnamed ones. */
 		if (by_vma)
@@ -263,9 +313,18 @@ static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_sta
 		sum = outside;
 	}
 	add_row(b, 0, "outside the allocator", outside, NULL);
-	for (k = 0; k < NOUT; k++)
-		if (part[k])
-			add_row(b, 1, label[k], part[k], hint[k]);
+	for (k = 0; k < NOUT; k++) {
+		if (!part[k])
+			continue;
+		add_row(b, 1, label[k], part[k], hint[k]);
+		/* Named from smaps (the program's own: when the allocator's are told apart). */
+		if (k == FILES && nfiles)
+			b->rows[b->nr - 1].detail = largest(files, nfiles);
+		if (k == OWN && nown && allocator_vmas(st, pm))
+			b->rows[b->nr - 1].detail = largest(own, nown);
+	}
+	free(files);
+	free(own);
 	if (sum < outside)
 		add_row(b, 1, "other (not attributed)", outside - sum,
 			"what the kernel counts that hpa could not place; status and smaps are read at "
@@ -382,6 +441,8 @@ void hpa_rss_breakdown_release(struct hpa_rss_breakdown *b)
 
 	for (i = 0; i < b->notes_nr; i++)
 		free(b->notes[i]);
+	for (i = 0; i < b->nr; i++)
+		free(b->rows[i].detail);
 	free(b->notes);
 	free(b->rows);
 	memset(b, 0, sizeof(*b));

@@ -1,9 +1,9 @@
 /*
- * libFuzzer target for --stats' readers.  FUZZ_KIND 0: the input is
- * allocator statistics (jemalloc text or JSON, tcmalloc GetStats); 1: the
- * kernel's figures (the first byte picks /proc/PID/status or smaps).  What
- * parses is then broken down and printed, with the other half fixed, so
- * the breakdown's arithmetic sees hostile figures too.
+ * libFuzzer targets for --stats' readers, one per FUZZ_KIND: 0 any
+ * allocator statistics (the choice by content), 1 jemalloc text (after a
+ * "Begin" line), 2 jemalloc JSON, 3 tcmalloc GetStats, 4 /proc/PID/status,
+ * 5 smaps.  What parses is then broken down and printed, with the other
+ * half fixed, so the breakdown's arithmetic sees hostile figures too.
  */
 #include "hpa/compat.h"
 
@@ -32,8 +32,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&opts, 0, sizeof(opts));
 	opts.show_bytes = true;
 	memset(&pm, 0, sizeof(pm));
-	if (FUZZ_KIND == 0) {
-		if (hpa_alloc_stats_parse("fuzz", (const char *)data, size, &st) == 0) {
+	if (FUZZ_KIND <= 3) {
+		static const char *const prefix[] = { "", "___ Begin jemalloc statistics ___\n", "",
+						      "MALLOC:\n" };
+		size_t pl = strlen(prefix[FUZZ_KIND]);
+		char *buf = malloc(pl + size + 1);
+
+		memcpy(buf, prefix[FUZZ_KIND], pl);
+		memcpy(buf + pl, data, size);
+		if (FUZZ_KIND == 2) {
+			memset(&st, 0, sizeof(st));
+			st.source = strdup("fuzz");
+			rc = hpa_je_json_parse("fuzz", buf, size, &st);
+		} else {
+			rc = hpa_alloc_stats_parse("fuzz", buf, pl + size, &st);
+		}
+		if (rc < 0 && FUZZ_KIND == 2)
+			hpa_alloc_stats_release(&st);
+		free(buf);
+		if (rc == 0) {
 			pm.has_status = true;
 			pm.vm_rss = 200u << 20;
 			pm.rss_anon = 150u << 20;
@@ -42,12 +59,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			hpa_report_rss(out, NULL, &opts, &st, NULL);
 			hpa_alloc_stats_release(&st);
 		}
-	} else if (size > 0) {
-		rc = data[0] & 1 ? hpa_proc_smaps_parse("fuzz", (const char *)data + 1, size - 1, &pm) :
-				   hpa_proc_status_parse("fuzz", (const char *)data + 1, size - 1, &pm);
+	} else {
+		rc = FUZZ_KIND == 5 ? hpa_proc_smaps_parse("fuzz", (const char *)data, size, &pm) :
+				      hpa_proc_status_parse("fuzz", (const char *)data, size, &pm);
 		if (rc == 0) {
 			memset(&st, 0, sizeof(st));
-			st.allocator = data[0] & 2 ? HPA_ALLOC_TCMALLOC : HPA_ALLOC_JEMALLOC;
+			st.allocator = size & 1 ? HPA_ALLOC_TCMALLOC : HPA_ALLOC_JEMALLOC;
 			st.source = "fuzz";
 			st.format = "fuzz";
 			st.allocated = 40u << 20;

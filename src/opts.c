@@ -279,6 +279,8 @@ static const struct opt_def options[] = {
 	CHOICE("proto", mode, HPA_MODE_PROTO, NULL,
 	       "pprof protobuf, gzipped and symbolized (go tool pprof, Parca, Pyroscope)"),
 	CHOICE("svg", mode, HPA_MODE_SVG, NULL, "interactive flame graph; differential with --base"),
+	CHOICE("html", mode, HPA_MODE_HTML, NULL,
+	       "one self-contained HTML report: summary, top table, flame graph, callers and callees"),
 	CHOICE("csv", mode, HPA_MODE_CSV, NULL, "with --growth: the per-dump series as CSV"),
 	PARSE("peek", peek, parse_regex, "RE", NULL,
 	      "callers and callees of each function matching RE, as pprof -peek"),

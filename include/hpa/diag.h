@@ -30,6 +30,10 @@ int hpa_error_at(const struct hpa_pos *pos, const char *fmt, ...) HPA_PRINTF(2, 
 void hpa_warn(const char *fmt, ...) HPA_PRINTF(1, 2);
 void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...) HPA_PRINTF(2, 3);
 
+/* The warnings printed so far (without "hpa: warning: "), for --html. */
+size_t hpa_diag_recorded_nr(void);
+const char *hpa_diag_recorded(size_t i);
+
 /*
  * Copy at most `len` bytes of untrusted text into `out` (size `outsz`) for
  * quoting in a message: control and non-ASCII bytes become '?', and long

@@ -23,7 +23,8 @@ enum hpa_mode {
 	HPA_MODE_PEEK,       /* --peek RE */
 	HPA_MODE_TREE,       /* --tree */
 	HPA_MODE_DOT,        /* --dot */
-	HPA_MODE_LIST        /* --list RE */
+	HPA_MODE_LIST,       /* --list RE */
+	HPA_MODE_HTML        /* --html */
 };
 
 /* A compiled --focus/--ignore/--show/--hide expression. */

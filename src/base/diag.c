@@ -10,6 +10,41 @@
 bool hpa_diag_quiet;
 bool hpa_warnings_off;
 
+/* The warnings printed so far, for reports that list them (--html). */
+static char *recorded[1000];
+static size_t recorded_nr;
+
+static void record(const char *prefix, const struct hpa_pos *pos, const char *fmt, va_list ap)
+{
+	char head[512] = "", body[2048];
+
+	(void)prefix;
+	if (recorded_nr == HPA_ARRAY_SIZE(recorded))
+		return;
+	if (pos && pos->path) {
+		if (pos->line)
+			snprintf(head, sizeof(head), "%s:%llu: ", pos->path, (unsigned long long)pos->line);
+		else
+			snprintf(head, sizeof(head), "%s: ", pos->path);
+	}
+	vsnprintf(body, sizeof(body), fmt, ap);
+	recorded[recorded_nr] = malloc(strlen(head) + strlen(body) + 1);
+	if (!recorded[recorded_nr])
+		return;
+	strcpy(recorded[recorded_nr], head);
+	strcat(recorded[recorded_nr++], body);
+}
+
+size_t hpa_diag_recorded_nr(void)
+{
+	return recorded_nr;
+}
+
+const char *hpa_diag_recorded(size_t i)
+{
+	return i < recorded_nr ? recorded[i] : "";
+}
+
 static void vreport(const char *prefix, const struct hpa_pos *pos,
 		    const char *fmt, va_list ap)
 {
@@ -55,6 +90,11 @@ void hpa_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("warning: ", NULL, fmt, ap);
 	va_end(ap);
+	if (!hpa_diag_quiet) {
+		va_start(ap, fmt);
+		record("warning: ", NULL, fmt, ap);
+		va_end(ap);
+	}
 }
 
 void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...)
@@ -65,6 +105,11 @@ void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("warning: ", pos, fmt, ap);
 	va_end(ap);
+	if (!hpa_diag_quiet) {
+		va_start(ap, fmt);
+		record("warning: ", pos, fmt, ap);
+		va_end(ap);
+	}
 }
 
 const char *hpa_quote(const char *text, size_t len, char *out, size_t outsz)

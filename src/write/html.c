@@ -1,0 +1,332 @@
+/*
+ * --html: one self-contained report page.  The C side computes what the
+ * page shows with the grouping engine, so its numbers are --text's and
+ * --peek's: per value type present, the top rows at each granularity
+ * (functions, lines, files) with flat and cum, the calls between functions,
+ * and the call tree for the flame graph; with --base the same for the base
+ * alone (before) next to the profile's (after).  They go into the page once,
+ * as JSON (strings in one table, rows as arrays of numbers), with the
+ * page's script and style (report.js, report.css, embedded at build time);
+ * nothing is fetched.  The same input gives the same bytes.
+ */
+#include "hpa/compat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hpa/diag.h"
+#include "hpa/report.h"
+#include "hpa/strbuf.h"
+#include "hpa/strtab.h"
+#include "hpa/xalloc.h"
+#include "report_css.h"
+#include "report_js.h"
+
+/* Flame graph nodes narrower than this share of the total are left out. */
+#define TREE_MIN_SHARE 2e-5
+
+struct page {
+	struct hpa_strbuf sb;
+	struct hpa_strtab strs;      /* every name the page shows; id = index in "s" */
+	const struct hpa_profile *prof;
+	const struct hpa_opts *opts;
+};
+
+static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE, HPA_BY_FILE };
+static const char *const gran_names[] = { "functions", "lines", "files" };
+
+/* A JSON string, safe inside <script>: '<', '>', '&' and U+2028/9 escaped. */
+static void jstr(struct hpa_strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	hpa_sb_addc(sb, '"');
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			hpa_sb_addf(sb, "\\%c", *p);
+		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
+			hpa_sb_addf(sb, "\\u%04x", *p);
+		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+			hpa_sb_addf(sb, "\\u%04x", 0x2000 | (p[2] - 0x80));
+			p += 2;
+		} else
+			hpa_sb_addc(sb, (char)*p);
+	}
+	hpa_sb_addc(sb, '"');
+}
+
+/* A number, exact: integers as such, others with 17 digits (JavaScript reads them back). */
+static void jnum(struct hpa_strbuf *sb, double v)
+{
+	v = hpa_dust_to_zero(v);
+	if (v == floor(v) && fabs(v) < 1e15)
+		hpa_sb_addf(sb, "%.0f", v);
+	else if (isfinite(v))
+		hpa_sb_addf(sb, "%.17g", v);
+	else
+		hpa_sb_adds(sb, "0");
+}
+
+static uint32_t str_id(struct page *pg, const char *s)
+{
+	return hpa_strtab_intern(&pg->strs, s);
+}
+
+/* {"functions":[[key,flat,cum],...],"lines":...,"files":...,"total":T} of one value and view. */
+static void top_rows(struct page *pg, const struct hpa_view_opts *vo)
+{
+	size_t g, i;
+	double total = 0;
+
+	hpa_sb_addc(&pg->sb, '{');
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
+		struct hpa_frame_groups k;
+		bool first = true;
+
+		hpa_group_frames(pg->prof, vo, grans[g], &k);
+		hpa_frame_groups_settle(&k);
+		total = k.total;
+		hpa_sb_addf(&pg->sb, "%s\"%s\":[", g ? "," : "", gran_names[g]);
+		for (i = 1; i < k.keys.nr; i++) {
+			if (k.flat[i] == 0 && k.cum[i] == 0)
+				continue;
+			hpa_sb_addf(&pg->sb, "%s[%u,", first ? "" : ",",
+				    str_id(pg, hpa_strtab_get(&k.keys, (uint32_t)i)));
+			jnum(&pg->sb, k.flat[i]);
+			hpa_sb_addc(&pg->sb, ',');
+			jnum(&pg->sb, k.cum[i]);
+			hpa_sb_addc(&pg->sb, ']');
+			first = false;
+		}
+		hpa_sb_addc(&pg->sb, ']');
+		hpa_frame_groups_release(&k);
+	}
+	hpa_sb_adds(&pg->sb, ",\"total\":");
+	jnum(&pg->sb, total);
+	hpa_sb_addc(&pg->sb, '}');
+}
+
+/* [[caller,callee,value],...]: calls between functions, as --peek counts them. */
+static void calls(struct page *pg, const struct hpa_view_opts *vo)
+{
+	struct hpa_frame_groups k;
+	struct hpa_call_edge *edges = NULL;
+	size_t n = 0, i;
+	bool first = true;
+
+	hpa_group_calls(pg->prof, vo, HPA_BY_FUNCTION, &k, &edges, &n);
+	hpa_sb_addc(&pg->sb, '[');
+	for (i = 0; i < n; i++) {
+		double v = hpa_dust_to_zero(edges[i].value);
+		if (v == 0)
+			continue;
+		hpa_sb_addf(&pg->sb, "%s[%u,%u,", first ? "" : ",",
+			    str_id(pg, hpa_strtab_get(&k.keys, edges[i].caller)),
+			    str_id(pg, hpa_strtab_get(&k.keys, edges[i].callee)));
+		jnum(&pg->sb, v);
+		hpa_sb_addc(&pg->sb, ']');
+		first = false;
+	}
+	hpa_sb_addc(&pg->sb, ']');
+	free(edges);
+	hpa_frame_groups_release(&k);
+}
+
+/*
+ * The call tree root first: parallel arrays parent (node index, -1 for the
+ * root), name (full), label (short), after and before (the base's); nodes
+ * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
+ */
+static void tree(struct page *pg, const struct hpa_view_opts *vo)
+{
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false };
+	struct hpa_call_tree t;
+	int32_t *index;
+	size_t i, kept = 0;
+	double min;
+	const char *const cols[] = { "parent", "name", "label", "after", "before" };
+	size_t c;
+
+	hpa_group_tree(pg->prof, vo, &to, &t);
+	min = TREE_MIN_SHARE * fmax(fabs(t.nodes[0].after), fabs(t.nodes[0].before));
+	index = xmalloc(st_mult(t.nr + 1, sizeof(*index)));
+	for (i = 0; i < t.nr; i++) {   /* parents come first: one pass */
+		const struct hpa_call_node *n = &t.nodes[i];
+		bool big = fabs(n->after) >= min || fabs(n->before) >= min;
+		index[i] = i && (index[n->parent] < 0 || !big) ? -1 : (int32_t)kept++;
+	}
+	hpa_sb_addc(&pg->sb, '{');
+	for (c = 0; c < HPA_ARRAY_SIZE(cols); c++) {
+		bool first = true;
+		hpa_sb_addf(&pg->sb, "%s\"%s\":[", c ? "," : "", cols[c]);
+		for (i = 0; i < t.nr; i++) {
+			const struct hpa_call_node *n = &t.nodes[i];
+			if (index[i] < 0)
+				continue;
+			if (!first)
+				hpa_sb_addc(&pg->sb, ',');
+			first = false;
+			switch (c) {
+			case 0:
+				hpa_sb_addf(&pg->sb, "%d", i ? index[n->parent] : -1);
+				break;
+			case 1:
+				hpa_sb_addf(&pg->sb, "%u", i ? str_id(pg, hpa_profile_str(pg->prof, n->name)) :
+							      str_id(pg, "all"));
+				break;
+			case 2:
+				hpa_sb_addf(&pg->sb, "%u", i ? str_id(pg, hpa_profile_str(pg->prof, n->label)) :
+							      str_id(pg, "all"));
+				break;
+			case 3:
+				hpa_sb_addf(&pg->sb, "%.0f", hpa_dust_to_zero(n->after));
+				break;
+			default:
+				hpa_sb_addf(&pg->sb, "%.0f", hpa_dust_to_zero(n->before));
+				break;
+			}
+		}
+		hpa_sb_addc(&pg->sb, ']');
+	}
+	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t.diff ? "true" : "false", t.nr - kept);
+	free(index);
+	hpa_call_tree_release(&t);
+}
+
+static bool value_present(const struct hpa_profile *prof, enum hpa_value v)
+{
+	size_t i;
+
+	if (v == HPA_INUSE_SPACE || v == HPA_INUSE_OBJECTS)
+		return true;
+	for (i = 0; i < prof->samples_nr; i++)
+		if (prof->samples[i].v[v] != 0)
+			return true;
+	return false;
+}
+
+static const char *format_name(enum hpa_format f)
+{
+	return f == HPA_FORMAT_JEMALLOC ? "jemalloc heap_v2" : f == HPA_FORMAT_GPERF ?
+	       "gperftools/tcmalloc heap profile" : "pprof protobuf";
+}
+
+static void summary(struct page *pg)
+{
+	const struct hpa_profile *prof = pg->prof;
+	size_t i;
+
+	hpa_sb_adds(&pg->sb, "\"inputs\":[");
+	for (i = 0; i < prof->inputs_nr; i++) {
+		const struct hpa_input *in = &prof->inputs[i];
+		char when[64] = "";
+
+		if (in->time_nanos) {
+			time_t t = (time_t)(in->time_nanos / 1000000000);
+			struct tm tm;
+			if (gmtime_r(&t, &tm))
+				strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		}
+		hpa_sb_adds(&pg->sb, i ? ",{\"path\":" : "{\"path\":");
+		jstr(&pg->sb, in->path);
+		hpa_sb_adds(&pg->sb, ",\"format\":");
+		jstr(&pg->sb, format_name(in->format));
+		hpa_sb_addf(&pg->sb, ",\"period\":%.0f,\"base\":%s,\"time\":", in->period,
+			    in->is_base ? "true" : "false");
+		jstr(&pg->sb, when);
+		hpa_sb_addc(&pg->sb, '}');
+	}
+	hpa_sb_adds(&pg->sb, "],\"warnings\":[");
+	for (i = 0; i < hpa_diag_recorded_nr(); i++) {
+		if (i)
+			hpa_sb_addc(&pg->sb, ',');
+		jstr(&pg->sb, hpa_diag_recorded(i));
+	}
+	hpa_sb_addc(&pg->sb, ']');
+}
+
+int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	struct page pg;
+	struct hpa_view_opts vo = hpa_view_opts(opts);
+	char *filters = hpa_view_filters_text(&vo);
+	bool diff = false, first = true;
+	size_t i;
+	int v;
+
+	if (isatty(fileno(fp))) {
+		free(filters);
+		return hpa_error("refusing to write an HTML report to a terminal; use -o FILE.html or a redirect");
+	}
+	memset(&pg, 0, sizeof(pg));
+	pg.prof = prof;
+	pg.opts = opts;
+	hpa_strtab_init(&pg.strs);
+	for (i = 0; i < prof->inputs_nr; i++)
+		diff |= prof->inputs[i].is_base;
+
+	hpa_sb_adds(&pg.sb, "{\"version\":");
+	jstr(&pg.sb, HPA_VERSION);
+	hpa_sb_adds(&pg.sb, ",\"title\":");
+	jstr(&pg.sb, opts->title ? opts->title : prof->inputs_nr ? prof->inputs[prof->inputs_nr - 1].path : "");
+	hpa_sb_adds(&pg.sb, ",\"filters\":");
+	jstr(&pg.sb, filters ? filters : "");
+	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
+		    opts->show_bytes ? "true" : "false");
+	summary(&pg);
+	hpa_sb_adds(&pg.sb, ",\"types\":[");
+	for (v = 0; v < HPA_NVALUES; v++) {
+		struct hpa_view_opts tv = vo;
+
+		if (!value_present(prof, (enum hpa_value)v))
+			continue;
+		tv.value = (enum hpa_value)v;
+		hpa_sb_addf(&pg.sb, "%s{\"name\":\"%s\",\"objects\":%s,\"top\":", first ? "" : ",",
+			    hpa_value_name((enum hpa_value)v), hpa_value_is_objects((enum hpa_value)v) ? "true" : "false");
+		top_rows(&pg, &tv);
+		hpa_sb_adds(&pg.sb, ",\"calls\":");
+		calls(&pg, &tv);
+		hpa_sb_adds(&pg.sb, ",\"tree\":");
+		tree(&pg, &tv);
+		hpa_sb_addc(&pg.sb, '}');
+		first = false;
+	}
+	hpa_sb_adds(&pg.sb, "],\"s\":[\"\"");
+	for (i = 1; i < pg.strs.nr; i++) {
+		hpa_sb_addc(&pg.sb, ',');
+		jstr(&pg.sb, hpa_strtab_get(&pg.strs, (uint32_t)i));
+	}
+	hpa_sb_adds(&pg.sb, "]}");
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"hpa " HPA_VERSION "\">\n<title>hpa: ", fp);
+	{   /* the title, HTML-escaped */
+		const char *t = opts->title ? opts->title : prof->inputs_nr ? prof->inputs[prof->inputs_nr - 1].path : "";
+		for (; *t; t++) {
+			if (*t == '<')
+				fputs("&lt;", fp);
+			else if (*t == '>')
+				fputs("&gt;", fp);
+			else if (*t == '&')
+				fputs("&amp;", fp);
+			else
+				fputc(*t, fp);
+		}
+	}
+	fputs("</title>\n<style>\n", fp);
+	fputs(report_css, fp);
+	fputs("</style>\n</head>\n<body>\n<div id=\"app\">Loading the report...</div>\n"
+	      "<pre id=\"test-out\"></pre>\n<script id=\"hpa-data\" type=\"application/json\">", fp);
+	fwrite(pg.sb.buf, 1, pg.sb.len, fp);
+	fputs("</script>\n<script>\n", fp);
+	fputs(report_js, fp);
+	fputs("</script>\n</body>\n</html>\n", fp);
+	free(filters);
+	hpa_sb_release(&pg.sb);
+	hpa_strtab_release(&pg.strs);
+	return 0;
+}

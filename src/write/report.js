@@ -1,0 +1,368 @@
+// hpa --html: the page's script.  Reads the JSON the C side wrote (the
+// numbers of --text and --peek, and the call tree) and draws the tabs:
+// summary, top table, flame graph, callers and callees.  No network, no
+// library.  "?test=..." runs the automation hook (see runTest) and writes
+// its results into #test-out for a headless browser.
+(function () {
+	'use strict';
+	window.onerror = function (msg) { document.getElementById('test-out').textContent = 'error: ' + msg; };
+	var D = JSON.parse(document.getElementById('hpa-data').textContent);
+	var S = D.s;
+	var NS = 'http://www.w3.org/2000/svg';
+	var st = { tab: 'summary', type: 0, gran: 'functions', sort: 'flat', search: '',
+		sel: null, zoom: 0, icicle: false, find: '', limit: 500 };
+	var app = document.getElementById('app');
+
+	D.types.forEach(function (t, i) { if (t.name === 'inuse_space') st.type = i; });
+
+	function el(tag, attrs, text) {
+		var e = document.createElement(tag);
+		for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+		if (text !== undefined) e.textContent = text;
+		return e;
+	}
+	function type() { return D.types[st.type]; }
+
+	// Sizes: whole bytes with --show_bytes, else the unit that keeps 3 digits.
+	function fmt(v) {
+		if (type().objects || D.bytes) return String(Math.trunc(v));
+		var u = ['B', 'KiB', 'MiB', 'GiB'], a = Math.abs(v), i = 0;
+		while (i < 3 && a >= 1024) { a /= 1024; v /= 1024; i++; }
+		if (i === 0) return v.toFixed(0) + 'B';
+		return v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2) + u[i];
+	}
+	function pct(x, total) {
+		if (total === 0) return x === 0 ? 'nan' : x > 0 ? '+inf' : '-inf';
+		return (x * 100 / total).toFixed(1) + '%';
+	}
+	function cmpName(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
+	// The rows of the selected type and granularity, in --text's order.
+	function rows() {
+		var t = type().top, key = st.sort === 'cum' ? 2 : 1;
+		var r = t[st.gran].map(function (x) { return { name: S[x[0]], flat: x[1], cum: x[2] }; });
+		r.sort(function (a, b) {
+			var x = st.sort === 'name' ? 0 : b[key === 1 ? 'flat' : 'cum'] - a[key === 1 ? 'flat' : 'cum'];
+			return x !== 0 ? x : cmpName(a.name, b.name);
+		});
+		var run = 0;
+		r.forEach(function (x) { run += x.flat; x.sum = run; });
+		return r;
+	}
+
+	function matcher(text) {
+		if (!text) return null;
+		try { return new RegExp(text); } catch (e) { return { test: function (s) { return s.indexOf(text) >= 0; } }; }
+	}
+
+	function header() {
+		var h = el('header');
+		h.appendChild(el('h1', {}, 'hpa: ' + D.title));
+		var nav = el('nav');
+		[['summary', 'Summary'], ['top', 'Top'], ['flame', 'Flame graph'], ['calls', 'Callers & callees']]
+			.forEach(function (p) {
+				var b = el('button', { 'data-tab': p[0], class: st.tab === p[0] ? 'on' : '' }, p[1]);
+				b.onclick = function () { st.tab = p[0]; draw(); };
+				nav.appendChild(b);
+			});
+		h.appendChild(nav);
+		return h;
+	}
+
+	function typeSelect(bar) {
+		var s = el('select', { id: 'type' });
+		D.types.forEach(function (t, i) {
+			var o = el('option', { value: i }, t.name);
+			if (i === st.type) o.selected = true;
+			s.appendChild(o);
+		});
+		s.onchange = function () { st.type = +s.value; st.zoom = 0; draw(); };
+		bar.appendChild(el('label', {}, 'Value '));
+		bar.appendChild(s);
+	}
+
+	function summary(m) {
+		var dl = el('dl');
+		function item(k, v) { dl.appendChild(el('dt', {}, k)); dl.appendChild(el('dd', {}, v)); }
+		D.inputs.forEach(function (i) {
+			item(i.base ? 'Base' : 'Profile', i.path);
+			item('', i.format + (i.period ? ', sampling period ' + i.period + ' bytes' : ', not sampled') +
+				(i.time ? ', dumped ' + i.time : ''));
+		});
+		D.types.forEach(function (t) {
+			var keep = st.type;
+			st.type = D.types.indexOf(t);
+			item('Total ' + t.name, fmt(t.top.total) + (t.objects ? ' objects' : ''));
+			st.type = keep;
+		});
+		if (D.filters) item('Active filters', D.filters);
+		item('Written by', 'hpa ' + D.version);
+		m.appendChild(dl);
+		m.appendChild(el('h3', {}, D.warnings.length ? 'Warnings' : 'No warnings'));
+		D.warnings.forEach(function (w) { m.appendChild(el('div', { class: 'warn' }, w)); });
+	}
+
+	function top(m) {
+		var bar = el('div', { class: 'bar' });
+		typeSelect(bar);
+		var g = el('select', { id: 'gran' });
+		['functions', 'lines', 'files'].forEach(function (n) {
+			var o = el('option', { value: n }, n);
+			if (n === st.gran) o.selected = true;
+			g.appendChild(o);
+		});
+		g.onchange = function () { st.gran = g.value; st.limit = 500; draw(); };
+		bar.appendChild(g);
+		var q = el('input', { id: 'search', placeholder: 'search (regular expression)', size: 30 });
+		q.value = st.search;
+		q.oninput = function () { st.search = q.value; fill(); };
+		bar.appendChild(q);
+		var total = type().top.total;
+		bar.appendChild(el('span', { id: 'total' }, 'Total: ' + fmt(total)));
+		m.appendChild(bar);
+		var t = el('table', { id: 'top' }), head = el('tr');
+		[['flat', 'flat'], ['flat%', 'flat'], ['sum%', 'flat'], ['cum', 'cum'], ['cum%', 'cum'], ['name', 'name']]
+			.forEach(function (c) {
+				var th = el('th', { class: c[0] === 'name' ? 'name' : '' }, c[0]);
+				th.onclick = function () { st.sort = c[1]; fill(); };
+				head.appendChild(th);
+			});
+		t.appendChild(el('thead')).appendChild(head);
+		var body = el('tbody');
+		t.appendChild(body);
+		m.appendChild(t);
+		var more = el('div', { class: 'more' });
+		m.appendChild(more);
+		function fill() {
+			var re = matcher(st.search), all = rows(), shown = 0;
+			body.textContent = '';
+			all.forEach(function (r) {
+				if (re && !re.test(r.name)) return;
+				if (shown++ >= st.limit) return;
+				var tr = el('tr', { class: r.name === st.sel ? 'sel' : '' });
+				[fmt(r.flat), pct(r.flat, total), pct(r.sum, total), fmt(r.cum), pct(r.cum, total)]
+					.forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+				tr.appendChild(el('td', { class: 'name' }, r.name));
+				tr.onclick = function () { select(r.name); };
+				body.appendChild(tr);
+			});
+			more.textContent = shown > st.limit ? (shown - st.limit) + ' more rows: ' : '';
+			if (shown > st.limit) {
+				var b = el('button', {}, 'show more');
+				b.onclick = function () { st.limit += 2000; fill(); };
+				more.appendChild(b);
+			}
+		}
+		fill();
+	}
+
+	// A function picked in the table or the graph: its callers and callees.
+	function select(name) {
+		st.sel = name.replace(/ \[inline\]$/, ' (inline)');
+		st.tab = 'calls';
+		draw();
+	}
+
+	function calls(m) {
+		var bar = el('div', { class: 'bar' });
+		typeSelect(bar);
+		m.appendChild(bar);
+		if (!st.sel) {
+			m.appendChild(el('p', { class: 'muted' }, 'Click a function in the top table or the flame graph.'));
+			return;
+		}
+		var t = type(), fn = null, total = t.top.total;
+		t.top.functions.forEach(function (r) { if (S[r[0]] === st.sel) fn = r; });
+		var table = el('table', { id: 'calls' }), body = el('tbody');
+		var head = el('tr');
+		['value', 'share', 'cum', 'cum%', 'name'].forEach(function (c) {
+			head.appendChild(el('th', { class: c === 'name' ? 'name' : '' }, c));
+		});
+		table.appendChild(el('thead')).appendChild(head);
+		table.appendChild(body);
+		var cum = fn ? fn[2] : 0;
+		function links(side) {
+			var out = [];
+			t.calls.forEach(function (c) {
+				if (S[c[side === 'in' ? 1 : 0]] === st.sel) out.push({ name: S[c[side === 'in' ? 0 : 1]], v: c[2] });
+			});
+			out.sort(function (a, b) { return b.v - a.v || cmpName(a.name, b.name); });
+			out.forEach(function (l) {
+				var tr = el('tr', { class: side === 'in' ? 'caller' : 'callee' });
+				[fmt(l.v), pct(l.v, cum), '', ''].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+				tr.setAttribute('data-v', l.v);
+				tr.appendChild(el('td', { class: 'name' }, (side === 'in' ? '\u2191 ' : '\u2193 ') + l.name));
+				tr.onclick = function () { select(l.name); };
+				body.appendChild(tr);
+			});
+		}
+		links('in');
+		var tr = el('tr', { class: 'fn' });
+		[fn ? 'flat ' + fmt(fn[1]) : '', fn ? pct(fn[1], total) : '', fmt(cum), pct(cum, total)]
+			.forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+		tr.appendChild(el('td', { class: 'name' }, st.sel));
+		body.appendChild(tr);
+		links('out');
+		m.appendChild(table);
+	}
+
+	// ---- flame graph --------------------------------------------------------
+	function hash(s) {
+		var h = 2166136261;
+		for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+		return h >>> 0;
+	}
+	function colour(name, node, tr) {
+		if (tr.diff) {
+			var d = tr.after[node] - tr.before[node], m = Math.max(Math.abs(tr.after[node]), Math.abs(tr.before[node]), 1);
+			var k = Math.min(1, Math.abs(d) / m);
+			if (d === 0) return 'rgb(200,200,200)';
+			var c = Math.round(220 - 140 * k);
+			return d > 0 ? 'rgb(255,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',255)';
+		}
+		var h = hash(name);
+		return 'rgb(' + (205 + h % 50) + ',' + (80 + (h >> 8) % 130) + ',' + (40 + (h >> 16) % 50) + ')';
+	}
+
+	function flame(m) {
+		var bar = el('div', { class: 'bar' });
+		typeSelect(bar);
+		var ic = el('label', {}, ' icicle ');
+		var cb = el('input', { type: 'checkbox', id: 'icicle' });
+		cb.checked = st.icicle;
+		cb.onchange = function () { st.icicle = cb.checked; draw(); };
+		ic.appendChild(cb);
+		bar.appendChild(ic);
+		var q = el('input', { id: 'find', placeholder: 'search (regular expression)', size: 30 });
+		q.value = st.find;
+		bar.appendChild(q);
+		var found = el('span', { id: 'found' });
+		bar.appendChild(found);
+		var reset = el('button', {}, 'reset zoom');
+		reset.onclick = function () { st.zoom = 0; draw(); };
+		bar.appendChild(reset);
+		m.appendChild(bar);
+
+		var tr = type().tree, n = tr.parent.length, kids = [];
+		for (var i = 0; i < n; i++) kids.push([]);
+		for (i = 1; i < n; i++) kids[tr.parent[i]].push(i);
+		var val = function (i) { return Math.max(Math.abs(tr.after[i]), tr.diff ? Math.abs(tr.before[i]) : 0); };
+		var width = Math.max(600, (m.clientWidth || 1200) - 4), H = 17;
+		var z = st.zoom < n ? st.zoom : 0, zv = val(z) || 1;
+		var x0 = {}, depth = {}, maxd = 0, order = [];
+		// Nodes of the zoomed subtree with their x (pixels) and depth; the path above it full width.
+		(function place(i, x, d) {
+			x0[i] = x; depth[i] = d; order.push(i);
+			if (d > maxd) maxd = d;
+			var cx = x;
+			kids[i].forEach(function (k) {
+				var w = val(k) / zv * width;
+				if (w >= 0.3) place(k, cx, d + 1);
+				cx += w;
+			});
+		})(z, 0, 0);
+		var above = [];
+		for (i = tr.parent[z]; i !== undefined && i >= 0; i = tr.parent[i]) above.unshift(i);
+		var rowsN = maxd + 1 + above.length;
+		var svg = document.createElementNS(NS, 'svg');
+		svg.setAttribute('id', 'flame');
+		svg.setAttribute('width', width);
+		svg.setAttribute('height', rowsN * H + 4);
+		var re = matcher(st.find), matched = 0;
+		function y(d) { return st.icicle ? d * H : (rowsN - 1 - d) * H; }
+		function box(i, x, w, d, dim) {
+			var name = S[tr.name[i]], g = document.createElementNS(NS, 'g');
+			var r = document.createElementNS(NS, 'rect');
+			r.setAttribute('x', x.toFixed(1)); r.setAttribute('y', y(d));
+			r.setAttribute('width', Math.max(w - 0.5, 0.1).toFixed(1)); r.setAttribute('height', H - 1);
+			var hit = re && re.test(name);
+			r.setAttribute('fill', hit ? 'rgb(230,0,230)' : dim ? 'rgb(230,230,230)' : colour(name, i, tr));
+			g.appendChild(r);
+			var t = document.createElementNS(NS, 'title');
+			var info = name + '\n' + fmt(tr.after[i]) + ' (' + pct(tr.after[i], tr.after[0]) + ')';
+			if (tr.diff) info += '\nbefore ' + fmt(tr.before[i]) + ', change ' + fmt(tr.after[i] - tr.before[i]);
+			t.textContent = info;
+			g.appendChild(t);
+			var chars = Math.floor((w - 6) / 7);
+			if (chars >= 3) {
+				var label = S[tr.label[i]], tx = document.createElementNS(NS, 'text');
+				tx.setAttribute('x', (x + 3).toFixed(1)); tx.setAttribute('y', y(d) + H - 5);
+				tx.textContent = label.length > chars ? label.slice(0, chars - 2) + '..' : label;
+				g.appendChild(tx);
+			}
+			g.setAttribute('data-node', i);
+			g.onclick = function (ev) {
+				if (ev.shiftKey || ev.detail === 2) { select(name); return; }
+				st.zoom = i; draw();
+			};
+			g.oncontextmenu = function (ev) { ev.preventDefault(); select(name); };
+			g.onmouseover = function () { document.getElementById('details').textContent = info.replace(/\n/g, '  \u2014  '); };
+			svg.appendChild(g);
+			return hit;
+		}
+		above.forEach(function (i, d) { box(i, 0, width, d, true); });
+		var hitUnder = {};
+		order.forEach(function (i) {
+			var w = val(i) / zv * width;
+			var hit = box(i, x0[i], w, depth[i] + above.length, false);
+			var p = tr.parent[i];
+			hitUnder[i] = hit || (i !== z && hitUnder[p]);
+			if (hit && !(i !== z && hitUnder[p])) matched += tr.after[i];
+		});
+		q.oninput = function () { st.find = q.value; draw(); setTimeout(function () { var f = document.getElementById('find'); f.focus(); f.setSelectionRange(f.value.length, f.value.length); }, 0); };
+		found.textContent = re ? 'matched ' + pct(matched, tr.after[0]) : '';
+		m.appendChild(svg);
+		m.appendChild(el('div', { id: 'details' }, 'click: zoom; right click or shift-click: callers & callees' +
+			(tr.omitted ? '; ' + tr.omitted + ' frames under 0.002% of the total left out' : '')));
+	}
+
+	function draw() {
+		app.textContent = '';
+		app.appendChild(header());
+		var m = el('main', { id: 'tab-' + st.tab });
+		app.appendChild(m);
+		({ summary: summary, top: top, flame: flame, calls: calls })[st.tab](m);
+	}
+
+	// ---- automation hook: ?test=rows,TYPE,GRAN|peek,TYPE,NAME|tabs ----------
+	function runTest(spec) {
+		var out = [];
+		spec.split(';').forEach(function (cmd) {
+			var a = cmd.split(',');
+			var ti = D.types.findIndex(function (t) { return t.name === a[1]; });
+			if (a[0] === 'rows') {
+				st.type = ti; st.gran = a[2]; st.tab = 'top'; st.sort = 'flat'; st.limit = 1e9; draw();
+				out.push('Total\t' + Math.trunc(type().top.total));
+				rows().forEach(function (r) { out.push(r.name + '\t' + Math.trunc(r.flat) + '\t' + Math.trunc(r.cum)); });
+			} else if (a[0] === 'peek') {
+				st.type = ti; st.gran = 'functions'; st.tab = 'top'; st.limit = 1e9; st.search = ''; draw();
+				var name = a.slice(2).join(','), hitRow = null;
+				document.querySelectorAll('#top tbody tr').forEach(function (tr) {
+					if (tr.lastChild.textContent === name) hitRow = tr;
+				});
+				if (!hitRow) { out.push('no row ' + name); return; }
+				hitRow.onclick();   // as a click does
+				document.querySelectorAll('#calls tbody tr').forEach(function (tr) {
+					var c = tr.children, n = c[4].textContent;
+					if (tr.className === 'fn') out.push('N\t' + n);
+					else out.push((tr.className === 'caller' ? 'C\t' : 'E\t') + n.slice(2) + '\t' +
+						Math.trunc(+tr.getAttribute('data-v')));
+				});
+			} else if (a[0] === 'loaded') {
+				out.push('loaded\t' + Math.round(performance.now()));
+			} else if (a[0] === 'tabs') {
+				['summary', 'top', 'flame', 'calls'].forEach(function (t) {
+					st.tab = t; draw();
+					out.push(t + '\t' + document.querySelectorAll('main *').length);
+				});
+			} else if (a[0] === 'tab') {
+				st.tab = a[1]; if (a[2]) st.sel = a.slice(2).join(','); draw();
+			}
+		});
+		document.getElementById('test-out').textContent = out.join('\n');
+	}
+
+	var q = new URLSearchParams(location.search);
+	draw();
+	if (q.has('test')) runTest(q.get('test'));
+})();

@@ -247,7 +247,7 @@
 		for (var i = 0; i < n; i++) kids.push([]);
 		for (i = 1; i < n; i++) kids[tr.parent[i]].push(i);
 		var val = function (i) { return Math.max(Math.abs(tr.after[i]), tr.diff ? Math.abs(tr.before[i]) : 0); };
-		var width = Math.max(600, (m.clientWidth || 1200) - 4), H = 17;
+		var width = Math.max(600, (document.documentElement.clientWidth || 1200) - 40), H = 17;
 		var z = st.zoom < n ? st.zoom : 0, zv = val(z) || 1;
 		var x0 = {}, depth = {}, maxd = 0, order = [];
 		// Nodes of the zoomed subtree with their x (pixels) and depth; the path above it full width.

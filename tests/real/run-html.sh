@@ -1,0 +1,94 @@
+#!/bin/sh
+# --html on real dumps: the bundled example (jemalloc) and alloc_paths under
+# libjemalloc (prof_accum: all four value types) and libtcmalloc, opened in
+# headless Chromium from a file:// URL with networking off:
+#  - one file, no http(s) reference in any src, href or url(); the same
+#    input gives the same bytes;
+#  - the page reports no script error; through its ?test= hook, the top
+#    table of every value type and granularity equals --text --show_bytes,
+#    row for row, and a clicked function's callers and callees equal --peek;
+#  - a screenshot of each tab is a non-blank PNG (size, colour count),
+#    kept in WORKDIR as an artifact of the run.
+#
+# usage: run-html.sh HPA TOPDIR ALLOC_PATHS PNGSTAT WORKDIR
+set -u
+hpa=$1 top=$2 paths=$3 pngstat=$4 work=$5
+. "$(dirname "$0")/lib.sh"
+
+need_jemalloc
+need_tcmalloc
+chrome=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$chrome" ] || missing "chromium (apt-get install chromium)"
+fresh_dir "$work"
+chrome_run() {   # the browser, headless, with networking off
+	timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-extensions "--host-resolver-rules=MAP * ~NOTFOUND" --proxy-server=127.0.0.1:9 \
+		--user-data-dir="$work/chrome" "$@" 2>/dev/null
+}
+browse() {   # browse FILE TEST: the page's #test-out after ?test=TEST
+	chrome_run --dump-dom "file://$work/$1?test=$2" |
+		sed -n '/<pre id="test-out">/,/<\/pre>/p' | sed 's/<pre id="test-out">//; s/<\/pre>.*//' |
+		sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g'
+}
+
+cp "$paths" ./alloc_paths
+MALLOC_CONF="prof:true,prof_final:true,prof_accum:true,lg_prof_sample:0,prof_prefix:$work/je" \
+	LD_PRELOAD="$je" ./alloc_paths || { echo "FAIL: alloc_paths under jemalloc"; exit 1; }
+HEAPPROFILE="$work/tc" LD_PRELOAD="$tc" ./alloc_paths 2>/dev/null || { echo "FAIL: alloc_paths under tcmalloc"; exit 1; }
+jp=$(one "$work/je.*.f.heap") && tp=$(one "$work/tc.*.heap") || exit 1
+
+# --text --show_bytes as the hook prints rows: "Total\tN", then "name\tflat\tcum".
+text_rows() {
+	"$hpa" --text --show_bytes "$@" 2>/dev/null | awk 'NR == 1 { print "Total\t" $2; next }
+		{ n = $6; for (i = 7; i <= NF; i++) n = n " " $i; print n "\t" $1 "\t" $4 }'
+}
+# --peek --show_bytes of one function as "C\tcaller\tvalue", "N\tname", "E\tcallee\tvalue".
+peek_rows() {
+	"$hpa" --peek "$@" --show_bytes 2>/dev/null | awk -F'|' 'NF == 2 { n = split($1, v, " "); name = $2
+		sub(/^ +/, "", name); sub(/[ \t]+$/, "", name)
+		if (n == 5) { print "N\t" name; seen = 1 } else if (n == 2) print (seen ? "E" : "C") "\t" name "\t" v[1] }'
+}
+
+n=0
+for case in "example:$top/testdata/example/demo:$top/testdata/example/demo.heap:cache_put" \
+	    "je:alloc_paths:$jp:big_buffers" "tc:alloc_paths:$tp:main"; do
+	IFS=: read -r name bin prof fn <<-EOF2
+	$case
+	EOF2
+	n=$((n + 1))
+	"$hpa" --html -o "$name.html" "$bin" "$prof" 2>/dev/null || { echo "FAIL: $name: hpa --html"; fail=$((fail + 1)); continue; }
+	"$hpa" --html -o "$name.2.html" "$bin" "$prof" 2>/dev/null
+	check "$name: the same bytes twice" "same" "$(cmp -s "$name.html" "$name.2.html" && echo same)"
+	check "$name: no network reference" "0" \
+		"$(grep -Eic "(src|href)[[:space:]]*=[[:space:]]*[\"']?[[:space:]]*(https?:)?//|url\\([[:space:]]*[\"']?[[:space:]]*(https?:)?//" "$name.html")"
+	check "$name: no script error" "" "$(browse "$name.html" loaded | grep '^error')"
+	types=$(grep -o '"name":"[a-z_]*","objects"' "$name.html" | sed 's/"name":"\([a-z_]*\)".*/\1/')
+	spec=""
+	for t in $types; do
+		for g in functions lines files; do spec="$spec;rows,$t,$g"; done
+	done
+	out=$(browse "$name.html" "${spec#;}")
+	k=0
+	for t in $types; do
+		for g in functions lines files; do
+			check "$name: $t $g rows equal --text" "$(text_rows --"$t" --"$g" "$bin" "$prof")" \
+				"$(echo "$out" | awk -v k=$k '/^Total\t/ { i++ } i == k + 1')"
+			k=$((k + 1))
+		done
+	done
+	check "$name: $fn's callers and callees equal --peek" "$(peek_rows "^$fn\$" "$bin" "$prof")" \
+		"$(browse "$name.html" "peek,inuse_space,$fn")"
+	tabs=$(browse "$name.html" tabs)
+	check "$name: every tab drawn" "4" "$(echo "$tabs" | awk '$2 > 5' | wc -l)"
+	for tab in summary top flame calls; do
+		chrome_run --window-size=1200,800 --screenshot="$work/$name-$tab.png" \
+			"file://$work/$name.html?test=tab,$tab,$fn" >/dev/null
+		stat=$("$pngstat" "$work/$name-$tab.png" 2>&1)
+		check "$name: $tab screenshot is not blank" "ok" \
+			"$(echo "$stat" | awk -v s="$(wc -c < "$work/$name-$tab.png" 2>/dev/null || echo 0)" \
+				'{ sub("colours=", "", $2); print ($2 + 0 >= 8 && s >= 4000) ? "ok" : $0 " bytes=" s }')"
+	done
+done
+echo "screenshots: $work/*.png"
+finish

@@ -680,10 +680,11 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	if (opts->stats && opts->pid && (opts->status_file || opts->smaps_file || opts->rss >= 0))
 		return usage_error("%s", "--pid reads the live process: give it without --status, "
 				   "--smaps or --rss");
-	if (opts->stats && (opts->profiles_nr > 1 || opts->base || opts->growth ||
-			    opts->mode != HPA_MODE_TEXT || opts->outdir))
-		return usage_error("%s", "--stats goes with --text and one PROFILE (or none): the "
-				   "statistics are of one moment");
+	if (opts->stats && (opts->profiles_nr > 1 || opts->base || opts->growth || opts->outdir ||
+			    (opts->mode != HPA_MODE_TEXT && opts->mode != HPA_MODE_HTML) ||
+			    (opts->mode == HPA_MODE_HTML && !opts->profiles_nr)))
+		return usage_error("%s", "--stats goes with --text or --html and one PROFILE (--text: or "
+				   "none): the statistics are of one moment");
 	if (opts->stats && !opts->profiles_nr)
 		return HPA_OPTS_RUN;   /* the breakdown alone */
 	if (!opts->profiles_nr) {

@@ -271,7 +271,16 @@ int hpa_run(const struct hpa_opts *opts)
 		rc = hpa_output_open(&out, opts->output, inputs, i);
 		free(inputs);
 		if (!rc) {
-			if (opts->stats) {
+			if (opts->stats && opts->mode == HPA_MODE_HTML) {   /* into the page */
+				char *text = NULL;
+				size_t len = 0;
+				FILE *mem = open_memstream(&text, &len);
+				rc = mem ? hpa_report_rss(mem, opts->profiles_nr ? &prof : NULL, opts, &st,
+							  has_pm ? &pm : NULL) : hpa_error("out of memory");
+				if (mem)
+					fclose(mem);
+				hpa_html_memory = text;
+			} else if (opts->stats) {
 				rc = hpa_report_rss(out.fp, opts->profiles_nr ? &prof : NULL, opts, &st,
 						    has_pm ? &pm : NULL);
 				if (!rc && opts->profiles_nr)
@@ -286,6 +295,8 @@ int hpa_run(const struct hpa_opts *opts)
 	if (opts->stats) {
 		hpa_alloc_stats_release(&st);
 		hpa_proc_mem_release(&pm);
+		free((char *)hpa_html_memory);
+		hpa_html_memory = NULL;
 	}
 	hpa_profile_release(&prof);
 	free(order);

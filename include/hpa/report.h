@@ -44,6 +44,9 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 /* --list RE: the source lines of the matching functions with flat and cum, as pprof -list. */
 int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 
+/* --html with --stats: the RSS breakdown as text, for the report's Memory tab (or NULL). */
+extern const char *hpa_html_memory;
+
 /* --html: one self-contained HTML report. */
 int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -17,6 +17,7 @@ struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
 	int32_t thread;              /* HPA_THREAD_ALL or one jemalloc thread */
 	bool keep_internal;          /* keep allocator frames */
+	int part;                    /* 0 every input; 1 the profiles only, -1 the --base only */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */
 };
 

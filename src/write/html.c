@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hpa/diag.h"
+#include "hpa/growth.h"
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
@@ -140,9 +141,9 @@ static void calls(struct page *pg, const struct hpa_view_opts *vo)
  * root), name (full), label (short), after and before (the base's); nodes
  * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
  */
-static void tree(struct page *pg, const struct hpa_view_opts *vo)
+static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 {
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series };
 	struct hpa_call_tree t;
 	int32_t *index;
 	size_t i, kept = 0;
@@ -191,9 +192,63 @@ static void tree(struct page *pg, const struct hpa_view_opts *vo)
 		}
 		hpa_sb_addc(&pg->sb, ']');
 	}
+	if (series) {   /* each dump's value of each node: series[node * dumps + dump] */
+		bool first = true;
+		size_t d;
+		hpa_sb_adds(&pg->sb, ",\"series\":[");
+		for (i = 0; i < t.nr; i++) {
+			if (index[i] < 0)
+				continue;
+			for (d = 0; d < t.dumps; d++) {
+				hpa_sb_addf(&pg->sb, first ? "%.0f" : ",%.0f",
+					    hpa_dust_to_zero(t.series[i * t.dumps + d]));
+				first = false;
+			}
+		}
+		hpa_sb_addc(&pg->sb, ']');
+	}
 	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t.diff ? "true" : "false", t.nr - kept);
 	free(index);
 	hpa_call_tree_release(&t);
+}
+
+/* --growth's function ranking: [[name, gain, steadiness, v1, v2, ...], ...], the first 200. */
+static void growth(struct page *pg, const struct hpa_view_opts *vo)
+{
+	struct hpa_growth g;
+	size_t i, d;
+
+	hpa_growth(pg->prof, vo, false, &g);
+	hpa_sb_addc(&pg->sb, '[');
+	for (i = 0; i < g.nfuncs && i < 200; i++) {
+		const struct hpa_series *s = &g.funcs[i];
+		char *name = xstrndup(s->name, (size_t)s->name_len);
+		hpa_sb_addf(&pg->sb, "%s[%u,", i ? "," : "", str_id(pg, name));
+		free(name);
+		jnum(&pg->sb, s->gain);
+		hpa_sb_addf(&pg->sb, ",%.3f", s->steady);
+		for (d = 0; d < g.dumps; d++) {
+			hpa_sb_addc(&pg->sb, ',');
+			jnum(&pg->sb, s->v[d]);
+		}
+		hpa_sb_addc(&pg->sb, ']');
+	}
+	hpa_sb_addc(&pg->sb, ']');
+	hpa_growth_release(&g);
+}
+
+/* Per-thread views: at most this many threads (the first ones). */
+#define MAX_THREADS 64
+
+/* The threads with samples of their own (jemalloc tN lines), unless --thread picked one. */
+static size_t threads_nr(const struct hpa_profile *prof)
+{
+	size_t i;
+
+	for (i = 0; i < prof->samples_nr; i++)
+		if (prof->samples[i].thread != HPA_THREAD_ALL)
+			return prof->threads_nr;
+	return 0;
 }
 
 static bool value_present(const struct hpa_profile *prof, enum hpa_value v)
@@ -239,6 +294,12 @@ static void summary(struct page *pg)
 		jstr(&pg->sb, when);
 		hpa_sb_addc(&pg->sb, '}');
 	}
+	hpa_sb_adds(&pg->sb, "],\"threads\":[");
+	for (i = 0; i < threads_nr(prof) && i < MAX_THREADS; i++) {
+		hpa_sb_addf(&pg->sb, "%s{\"id\":%d,\"name\":", i ? "," : "", prof->threads[i].id);
+		jstr(&pg->sb, prof->threads[i].name ? prof->threads[i].name : "");
+		hpa_sb_addc(&pg->sb, '}');
+	}
 	hpa_sb_adds(&pg->sb, "],\"warnings\":[");
 	for (i = 0; i < hpa_diag_recorded_nr(); i++) {
 		if (i)
@@ -246,6 +307,21 @@ static void summary(struct page *pg)
 		jstr(&pg->sb, hpa_diag_recorded(i));
 	}
 	hpa_sb_addc(&pg->sb, ']');
+}
+
+const char *hpa_html_memory;
+
+/* The page's title: --title, else the (first) profile's path, not the base's. */
+static const char *title_of(const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	size_t i;
+
+	if (opts->title)
+		return opts->title;
+	for (i = 0; i < prof->inputs_nr; i++)
+		if (!prof->inputs[i].is_base)
+			return prof->inputs[i].path;
+	return "";
 }
 
 int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
@@ -271,7 +347,11 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	hpa_sb_adds(&pg.sb, "{\"version\":");
 	jstr(&pg.sb, HPA_VERSION);
 	hpa_sb_adds(&pg.sb, ",\"title\":");
-	jstr(&pg.sb, opts->title ? opts->title : prof->inputs_nr ? prof->inputs[prof->inputs_nr - 1].path : "");
+	jstr(&pg.sb, title_of(prof, opts));
+	if (hpa_html_memory) {
+		hpa_sb_adds(&pg.sb, ",\"rss\":");
+		jstr(&pg.sb, hpa_html_memory);
+	}
 	hpa_sb_adds(&pg.sb, ",\"filters\":");
 	jstr(&pg.sb, filters ? filters : "");
 	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
@@ -290,7 +370,36 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		hpa_sb_adds(&pg.sb, ",\"calls\":");
 		calls(&pg, &tv);
 		hpa_sb_adds(&pg.sb, ",\"tree\":");
-		tree(&pg, &tv);
+		tree(&pg, &tv, !diff && prof->inputs_nr > 1);
+		if (diff) {   /* each side alone, for the before and after columns */
+			struct hpa_view_opts side = tv;
+			side.part = -1;
+			hpa_sb_adds(&pg.sb, ",\"before\":");
+			top_rows(&pg, &side);
+			side.part = 1;
+			hpa_sb_adds(&pg.sb, ",\"after\":");
+			top_rows(&pg, &side);
+		}
+		if (!diff && prof->inputs_nr > 1) {
+			hpa_sb_adds(&pg.sb, ",\"growth\":");
+			growth(&pg, &tv);
+		}
+		if (threads_nr(prof)) {
+			size_t k;
+			hpa_sb_adds(&pg.sb, ",\"threads\":[");
+			for (k = 0; k < prof->threads_nr && k < MAX_THREADS; k++) {
+				struct hpa_view_opts th = tv;
+				th.thread = prof->threads[k].id;
+				hpa_sb_adds(&pg.sb, k ? ",{\"top\":" : "{\"top\":");
+				top_rows(&pg, &th);
+				hpa_sb_adds(&pg.sb, ",\"calls\":");
+				calls(&pg, &th);
+				hpa_sb_adds(&pg.sb, ",\"tree\":");
+				tree(&pg, &th, false);
+				hpa_sb_addc(&pg.sb, '}');
+			}
+			hpa_sb_addc(&pg.sb, ']');
+		}
 		hpa_sb_addc(&pg.sb, '}');
 		first = false;
 	}
@@ -305,7 +414,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"hpa " HPA_VERSION "\">\n<title>hpa: ", fp);
 	{   /* the title, HTML-escaped */
-		const char *t = opts->title ? opts->title : prof->inputs_nr ? prof->inputs[prof->inputs_nr - 1].path : "";
+		const char *t = title_of(prof, opts);
 		for (; *t; t++) {
 			if (*t == '<')
 				fputs("&lt;", fp);

@@ -10,7 +10,7 @@
 	var S = D.s;
 	var NS = 'http://www.w3.org/2000/svg';
 	var st = { tab: 'summary', type: 0, gran: 'functions', sort: 'flat', search: '',
-		sel: null, zoom: 0, icicle: false, find: '', limit: 500 };
+		sel: null, zoom: 0, icicle: false, find: '', limit: 500, thread: -1, dump: -1 };
 	var app = document.getElementById('app');
 
 	D.types.forEach(function (t, i) { if (t.name === 'inuse_space') st.type = i; });
@@ -22,6 +22,8 @@
 		return e;
 	}
 	function type() { return D.types[st.type]; }
+	// What the views show: the whole profile, or one thread's part of it.
+	function src() { return st.thread >= 0 && type().threads ? type().threads[st.thread] : type(); }
 
 	// Sizes: whole bytes with --show_bytes, else the unit that keeps 3 digits.
 	function fmt(v) {
@@ -39,7 +41,7 @@
 
 	// The rows of the selected type and granularity, in --text's order.
 	function rows() {
-		var t = type().top, key = st.sort === 'cum' ? 2 : 1;
+		var t = src().top, key = st.sort === 'cum' ? 2 : 1;
 		var r = t[st.gran].map(function (x) { return { name: S[x[0]], flat: x[1], cum: x[2] }; });
 		r.sort(function (a, b) {
 			var x = st.sort === 'name' ? 0 : b[key === 1 ? 'flat' : 'cum'] - a[key === 1 ? 'flat' : 'cum'];
@@ -59,8 +61,10 @@
 		var h = el('header');
 		h.appendChild(el('h1', {}, 'hpa: ' + D.title));
 		var nav = el('nav');
-		[['summary', 'Summary'], ['top', 'Top'], ['flame', 'Flame graph'], ['calls', 'Callers & callees']]
-			.forEach(function (p) {
+		var tabs = [['summary', 'Summary'], ['top', 'Top'], ['flame', 'Flame graph'], ['calls', 'Callers & callees']];
+		if (type().tree.series) tabs.push(['series', 'Series']);
+		if (D.rss) tabs.push(['memory', 'Memory (RSS)']);
+		tabs.forEach(function (p) {
 				var b = el('button', { 'data-tab': p[0], class: st.tab === p[0] ? 'on' : '' }, p[1]);
 				b.onclick = function () { st.tab = p[0]; draw(); };
 				nav.appendChild(b);
@@ -79,6 +83,17 @@
 		s.onchange = function () { st.type = +s.value; st.zoom = 0; draw(); };
 		bar.appendChild(el('label', {}, 'Value '));
 		bar.appendChild(s);
+		if (D.threads.length) {
+			var th = el('select', { id: 'thread' });
+			th.appendChild(el('option', { value: -1 }, 'all threads'));
+			D.threads.forEach(function (t, i) {
+				var o = el('option', { value: i }, 't' + t.id + (t.name ? ' ' + t.name : ''));
+				if (i === st.thread) o.selected = true;
+				th.appendChild(o);
+			});
+			th.onchange = function () { st.thread = +th.value; st.zoom = 0; draw(); };
+			bar.appendChild(th);
+		}
 	}
 
 	function summary(m) {
@@ -117,12 +132,20 @@
 		q.value = st.search;
 		q.oninput = function () { st.search = q.value; fill(); };
 		bar.appendChild(q);
-		var total = type().top.total;
+		var total = src().top.total;
 		bar.appendChild(el('span', { id: 'total' }, 'Total: ' + fmt(total)));
+		// With --base: each side's cum next to the difference.
+		var side = {};
+		if (D.diff && st.thread < 0) ['before', 'after'].forEach(function (k) {
+			side[k] = {};
+			// The base counts negatively in the view: its side is shown as it was.
+			type()[k][st.gran].forEach(function (x) { side[k][S[x[0]]] = k === 'before' ? -x[2] : x[2]; });
+		});
 		m.appendChild(bar);
 		var t = el('table', { id: 'top' }), head = el('tr');
-		[['flat', 'flat'], ['flat%', 'flat'], ['sum%', 'flat'], ['cum', 'cum'], ['cum%', 'cum'], ['name', 'name']]
-			.forEach(function (c) {
+		var cols = [['flat', 'flat'], ['flat%', 'flat'], ['sum%', 'flat'], ['cum', 'cum'], ['cum%', 'cum']];
+		if (side.before) cols.push(['before', 'cum'], ['after', 'cum']);
+		cols.concat([['name', 'name']]).forEach(function (c) {
 				var th = el('th', { class: c[0] === 'name' ? 'name' : '' }, c[0]);
 				th.onclick = function () { st.sort = c[1]; fill(); };
 				head.appendChild(th);
@@ -140,8 +163,11 @@
 				if (re && !re.test(r.name)) return;
 				if (shown++ >= st.limit) return;
 				var tr = el('tr', { class: r.name === st.sel ? 'sel' : '' });
-				[fmt(r.flat), pct(r.flat, total), pct(r.sum, total), fmt(r.cum), pct(r.cum, total)]
-					.forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+				var cells = [fmt(r.flat), pct(r.flat, total), pct(r.sum, total), fmt(r.cum), pct(r.cum, total)];
+				if (side.before) cells.push(fmt(side.before[r.name] || 0), fmt(side.after[r.name] || 0));
+				cells.forEach(function (v, i) {
+					tr.appendChild(el('td', { class: i === 3 && side.before ? (r.cum > 0 ? 'pos' : r.cum < 0 ? 'neg' : '') : '' }, v));
+				});
 				tr.appendChild(el('td', { class: 'name' }, r.name));
 				tr.onclick = function () { select(r.name); };
 				body.appendChild(tr);
@@ -171,7 +197,7 @@
 			m.appendChild(el('p', { class: 'muted' }, 'Click a function in the top table or the flame graph.'));
 			return;
 		}
-		var t = type(), fn = null, total = t.top.total;
+		var t = src(), fn = null, total = t.top.total;
 		t.top.functions.forEach(function (r) { if (S[r[0]] === st.sel) fn = r; });
 		var table = el('table', { id: 'calls' }), body = el('tbody');
 		var head = el('tr');
@@ -224,6 +250,65 @@
 		return 'rgb(' + (205 + h % 50) + ',' + (80 + (h >> 8) % 130) + ',' + (40 + (h >> 16) % 50) + ')';
 	}
 
+	// The tree as drawn: the sum, one dump (after), or a pair (before, after) of a series.
+	function pick(t) {
+		if (!t.series || st.dump < 0) return t;
+		var nd = D.inputs.length, d = st.dump % nd, pair = st.dump >= nd, n = t.parent.length;
+		var a = [], b = [];
+		for (var i = 0; i < n; i++) {
+			a.push(t.series[i * nd + d]);
+			b.push(pair ? t.series[i * nd + d - 1] : 0);
+		}
+		return { parent: t.parent, name: t.name, label: t.label, after: a, before: b, diff: pair, omitted: t.omitted };
+	}
+
+	function series(m) {
+		var bar = el('div', { class: 'bar' });
+		typeSelect(bar);
+		m.appendChild(bar);
+		var t = type(), nd = D.inputs.length, tot = [];
+		for (var d = 0; d < nd; d++) tot.push(t.tree.series[d]);
+		// Totals per dump: a bar chart.
+		var W = 900, H = 220, max = Math.max.apply(null, tot.map(Math.abs).concat([1]));
+		var svg = document.createElementNS(NS, 'svg');
+		svg.setAttribute('id', 'chart'); svg.setAttribute('width', W); svg.setAttribute('height', H + 40);
+		tot.forEach(function (v, i) {
+			var bw = W / nd, h = Math.abs(v) / max * H;
+			var r = document.createElementNS(NS, 'rect');
+			r.setAttribute('x', (i * bw + 4).toFixed(1)); r.setAttribute('y', (H - h).toFixed(1));
+			r.setAttribute('width', Math.max(bw - 8, 1).toFixed(1)); r.setAttribute('height', h.toFixed(1));
+			r.setAttribute('fill', 'rgb(220,90,60)');
+			var ti = document.createElementNS(NS, 'title');
+			ti.textContent = D.inputs[i].path + ': ' + fmt(v);
+			r.appendChild(ti);
+			svg.appendChild(r);
+			var tx = document.createElementNS(NS, 'text');
+			tx.setAttribute('x', (i * bw + bw / 2).toFixed(1)); tx.setAttribute('y', H + 16);
+			tx.setAttribute('text-anchor', 'middle'); tx.setAttribute('font-size', '11');
+			tx.textContent = fmt(v);
+			svg.appendChild(tx);
+		});
+		m.appendChild(el('h3', {}, 'Total ' + t.name + ' per dump'));
+		m.appendChild(svg);
+		m.appendChild(el('h3', {}, 'Functions ranked by steady growth (as --growth)'));
+		var table = el('table', { id: 'growth' }), head = el('tr');
+		['gain', 'steady'].concat(D.inputs.map(function (x, i) { return '#' + (i + 1); }), ['name'])
+			.forEach(function (c) { head.appendChild(el('th', { class: c === 'name' ? 'name' : '' }, c)); });
+		table.appendChild(el('thead')).appendChild(head);
+		var body = el('tbody');
+		(t.growth || []).forEach(function (g) {
+			var tr = el('tr');
+			tr.appendChild(el('td', { class: g[1] > 0 ? 'pos' : g[1] < 0 ? 'neg' : '' }, fmt(g[1])));
+			tr.appendChild(el('td', {}, (g[2] * 100).toFixed(0) + '%'));
+			for (var i = 3; i < g.length; i++) tr.appendChild(el('td', {}, fmt(g[i])));
+			tr.appendChild(el('td', { class: 'name' }, S[g[0]]));
+			tr.onclick = function () { select(S[g[0]]); };
+			body.appendChild(tr);
+		});
+		table.appendChild(body);
+		m.appendChild(table);
+	}
+
 	function flame(m) {
 		var bar = el('div', { class: 'bar' });
 		typeSelect(bar);
@@ -243,7 +328,18 @@
 		bar.appendChild(reset);
 		m.appendChild(bar);
 
-		var tr = type().tree, n = tr.parent.length, kids = [];
+		var tr = pick(src().tree), n = tr.parent.length, kids = [];
+		if (src().tree.series) {   // a dump, or an adjacent pair, of the series
+			var ds = el('select', { id: 'dump' }), nd = D.inputs.length;
+			ds.appendChild(el('option', { value: -1 }, 'all dumps, summed'));
+			for (var d = 0; d < nd; d++) {
+				ds.appendChild(el('option', { value: d }, 'dump ' + (d + 1) + ': ' + D.inputs[d].path));
+				if (d) ds.appendChild(el('option', { value: nd + d }, 'dump ' + (d + 1) + ' against dump ' + d));
+			}
+			ds.value = st.dump;
+			ds.onchange = function () { st.dump = +ds.value; st.zoom = 0; draw(); };
+			bar.insertBefore(ds, bar.children[2] || null);
+		}
 		for (var i = 0; i < n; i++) kids.push([]);
 		for (i = 1; i < n; i++) kids[tr.parent[i]].push(i);
 		var val = function (i) { return Math.max(Math.abs(tr.after[i]), tr.diff ? Math.abs(tr.before[i]) : 0); };
@@ -316,12 +412,16 @@
 			(tr.omitted ? '; ' + tr.omitted + ' frames under 0.002% of the total left out' : '')));
 	}
 
+	function memory(m) {
+		m.appendChild(el('pre', { id: 'rss' }, D.rss));
+	}
+
 	function draw() {
 		app.textContent = '';
 		app.appendChild(header());
 		var m = el('main', { id: 'tab-' + st.tab });
 		app.appendChild(m);
-		({ summary: summary, top: top, flame: flame, calls: calls })[st.tab](m);
+		({ summary: summary, top: top, flame: flame, calls: calls, series: series, memory: memory })[st.tab](m);
 	}
 
 	// ---- automation hook: ?test=rows,TYPE,GRAN|peek,TYPE,NAME|tabs ----------
@@ -330,9 +430,10 @@
 		spec.split(';').forEach(function (cmd) {
 			var a = cmd.split(',');
 			var ti = D.types.findIndex(function (t) { return t.name === a[1]; });
-			if (a[0] === 'rows') {
-				st.type = ti; st.gran = a[2]; st.tab = 'top'; st.sort = 'flat'; st.limit = 1e9; draw();
-				out.push('Total\t' + Math.trunc(type().top.total));
+			if (a[0] === 'rows') {   // rows,TYPE,GRAN[,THREAD INDEX]
+				st.type = ti; st.gran = a[2]; st.tab = 'top'; st.sort = 'flat'; st.limit = 1e9;
+				st.thread = a[3] === undefined ? -1 : +a[3]; draw();
+				out.push('Total\t' + Math.trunc(src().top.total));
 				rows().forEach(function (r) { out.push(r.name + '\t' + Math.trunc(r.flat) + '\t' + Math.trunc(r.cum)); });
 			} else if (a[0] === 'peek') {
 				st.type = ti; st.gran = 'functions'; st.tab = 'top'; st.limit = 1e9; st.search = ''; draw();
@@ -351,10 +452,16 @@
 			} else if (a[0] === 'loaded') {
 				out.push('loaded\t' + Math.round(performance.now()));
 			} else if (a[0] === 'tabs') {
-				['summary', 'top', 'flame', 'calls'].forEach(function (t) {
+				var names = [];
+				document.querySelectorAll('nav button').forEach(function (b) { names.push(b.getAttribute('data-tab')); });
+				names.forEach(function (t) {
 					st.tab = t; draw();
 					out.push(t + '\t' + document.querySelectorAll('main *').length);
 				});
+			} else if (a[0] === 'text') {   // the text of an element after drawing a tab
+				st.tab = a[1]; draw();
+				var e = document.getElementById(a[2]);
+				out.push(e ? e.textContent : 'no #' + a[2]);
 			} else if (a[0] === 'tab') {
 				st.tab = a[1]; if (a[2]) st.sel = a.slice(2).join(','); draw();
 			}

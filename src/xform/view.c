@@ -26,6 +26,7 @@ struct hpa_view_opts hpa_view_opts(const struct hpa_opts *opts)
 	vo.value = opts->value;
 	vo.thread = opts->thread;
 	vo.keep_internal = opts->keep_internal;
+	vo.part = 0;
 	vo.focus = &opts->focus;
 	vo.ignore = &opts->ignore;
 	vo.show = &opts->show;
@@ -117,6 +118,8 @@ bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **fram
 
 	if (s->thread != o->thread || prof->inputs[s->input - 1].weight == 0)
 		return false;   /* another thread, or an input switched off (--outdir) */
+	if (o->part && prof->inputs[s->input - 1].is_base != (o->part < 0))
+		return false;   /* the other side of a --base diff */
 	nlocs = s->stack ? hpa_visible_stack(prof, s->stack, o->keep_internal, &locs, &skip) : 0;
 	for (j = 0; j < nlocs; j++) {
 		const struct hpa_location *l = &prof->locs[locs[j]];

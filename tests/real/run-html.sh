@@ -40,7 +40,7 @@ jp=$(one "$work/je.*.f.heap") && tp=$(one "$work/tc.*.heap") || exit 1
 
 # --text --show_bytes as the hook prints rows: "Total\tN", then "name\tflat\tcum".
 text_rows() {
-	"$hpa" --text --show_bytes "$@" 2>/dev/null | awk 'NR == 1 { print "Total\t" $2; next }
+	"$hpa" --text --show_bytes "$@" 2>/dev/null | awk 'NR == 1 { print "Total\t" ($2 ~ /^\(t/ ? $3 : $2); next }
 		{ n = $6; for (i = 7; i <= NF; i++) n = n " " $i; print n "\t" $1 "\t" $4 }'
 }
 # --peek --show_bytes of one function as "C\tcaller\tvalue", "N\tname", "E\tcallee\tvalue".
@@ -90,5 +90,35 @@ for case in "example:$top/testdata/example/demo:$top/testdata/example/demo.heap:
 				'{ sub("colours=", "", $2); print ($2 + 0 >= 8 && s >= 4000) ? "ok" : $0 " bytes=" s }')"
 	done
 done
+
+# --base: the rows are --text --base's (the difference); before and after columns.
+d=$top/testdata/jemalloc
+"$hpa" --html -o diff.html --no-symbols --base "$d/paths-lg10.heap" "$d/paths-lg0.heap" 2>/dev/null
+check "diff: rows equal --text --base" "$(text_rows --no-symbols --base "$d/paths-lg10.heap" "$d/paths-lg0.heap")" \
+	"$(browse diff.html rows,inuse_space,functions)"
+check "diff: before and after columns" "1" "$(browse diff.html tabs | grep -c '^top')"
+# Several dumps: a Series tab with one bar per dump and the --growth ranking.
+"$hpa" --html -o series.html --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap" 2>/dev/null
+check "series: rows equal --text of the sum" \
+	"$(text_rows --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap")" \
+	"$(browse series.html rows,inuse_space,functions)"
+check "series: tab drawn, the first --growth function ranked first" \
+	"$("$hpa" --growth --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap" 2>/dev/null |
+		sed -n '/^Functions/,$p' | awk 'NF > 3 && $NF ~ /\+0x/ { print $NF; exit }')" \
+	"$(browse series.html text,series,growth | grep -o '[a-z.0-9]*+0x[0-9a-f]*' | head -n 1)"
+# Threads: each thread's rows are --text --thread's.
+"$hpa" --html -o threads.html --no-symbols "$d/threads-accum.heap" 2>/dev/null
+i=0
+for t in $("$hpa" --threads --no-symbols "$d/threads-accum.heap" 2>/dev/null | awk '$1 ~ /^t[0-9]+$/ { sub("t", "", $1); print $1 }'); do
+	check "threads: t$t rows equal --text --thread $t" "$(text_rows --no-symbols --thread "$t" "$d/threads-accum.heap")" \
+		"$(browse threads.html "rows,inuse_space,functions,$i")"
+	i=$((i + 1))
+done
+check "threads: some thread checked" "ok" "$([ $i -gt 0 ] && echo ok)"
+# --stats: the Memory tab holds the breakdown.
+s=$top/testdata/stats
+"$hpa" --html -o memory.html --stats "$s/je-stats.txt" --status "$s/je-status" --no-symbols "$s/je-prof.heap" 2>/dev/null
+check "memory: the RSS breakdown" "$("$hpa" --stats "$s/je-stats.txt" --status "$s/je-status" --no-symbols "$s/je-prof.heap" 2>/dev/null | grep '^held by live')" \
+	"$(browse memory.html text,memory,rss | grep '^held by live')"
 echo "screenshots: $work/*.png"
 finish

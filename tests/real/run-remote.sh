@@ -190,7 +190,7 @@ check "mutual TLS: a key that does not match" \
 mk() { printf 'heap_v2/1\n@ 0x1\n  t*: 1: %s [0: 0]\n' "$1" > "$2"; }
 mk 1048576 g1.heap; mk 6291456 g3.heap; mk 16777216 g5.heap
 start port3.txt GROW="$work/g1.heap,$work/g1.heap,$work/g3.heap,$work/g3.heap,$work/g5.heap"
-timeout --preserve-status -s INT 5.5 "$hpa" --watch "http://127.0.0.1:$port/grow" --interval 1 --threshold 4MB --outdir saved > watch.txt 2>&1
+timeout --foreground -k 20 --preserve-status -s INT 5.5 "$hpa" --watch "http://127.0.0.1:$port/grow" --interval 1 --threshold 4MB --outdir saved > watch.txt 2>&1
 check "--watch stops cleanly on Ctrl-C" "0" "$?"
 check "--watch: one line per check, a summary" "stopped after" "$(tail -n 1 watch.txt | cut -d' ' -f1,2)"
 check "--watch: saved when grown past the threshold" "3" "$(ls saved | wc -l | tr -d ' ')"
@@ -199,27 +199,27 @@ check "--watch: check lines" "3" "$(grep -c '; saved saved/heap-' watch.txt)"
 check "--watch: sizes as people read them (--unit auto)" "1" \
 	"$(grep -c 'check 5: in use 16.0MiB (+10.0MiB since the last saved); saved' watch.txt)"
 # A password and a token in the URL: in no line printed, in no file name.
-timeout --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
+timeout --foreground -k 20 --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
 	--interval 1 --threshold 4MB --outdir secret > secret.txt 2>&1
 check "--watch with secrets in the URL: saves" "1" "$(ls secret | wc -l | tr -d ' ')"
 check "--watch with secrets in the URL: never shown or saved" "0" \
 	"$( (cat secret.txt; ls secret) | grep -c 's3cret')"
 kill "$last_pid"
 sleep 0.3
-timeout --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
+timeout --foreground -k 20 --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
 	--interval 1 --outdir secret > secret.txt 2>&1
 check "--watch, server gone: says so" "true" "$([ "$(grep -c 'fetch failed' secret.txt)" -ge 1 ] && echo true)"
 check "--watch, server gone: secrets never shown" "0" "$(grep -c 's3cret' secret.txt)"
 check "--watch, server gone: the URL is shown redacted" "$(grep -c '^hpa: ' secret.txt)" \
 	"$(grep -c "^hpa: http://admin:\*\*\*@127.0.0.1:$port/grow?token=\*\*\*: cannot connect" secret.txt)"
 # Ctrl-C during a fetch from a stalled server ends it at once, not after --timeout.
-timeout -k 5 --preserve-status -s INT 1.5 "$hpa" --watch "$url/stall" --timeout 60 --interval 1 \
+timeout --foreground -k 5 --preserve-status -s INT 1.5 "$hpa" --watch "$url/stall" --timeout 60 --interval 1 \
 	--outdir stalled > stalled.txt 2>&1
 check "--watch: Ctrl-C during a stalled fetch" "0 stopped after 1 checks" "$? $(tail -n 1 stalled.txt)"
 sleep 30 >/dev/null 2>&1 &
 sleeper=$!
 pids="$pids $sleeper"
-timeout --preserve-status -s INT 2.5 "$hpa" --watch "$url/pprof/heap" --pid "$sleeper" --interval 1 --threshold 1MB --outdir rss > rss.txt 2>&1
+timeout --foreground -k 20 --preserve-status -s INT 2.5 "$hpa" --watch "$url/pprof/heap" --pid "$sleeper" --interval 1 --threshold 1MB --outdir rss > rss.txt 2>&1
 check "--watch --pid: decides on RSS, saves the first" "1" "$(ls rss | wc -l | tr -d ' ')"
 check "--watch --pid: RSS lines" "1" "$(grep -c 'check 1: RSS ' rss.txt)"
 

@@ -147,6 +147,8 @@ struct hpa_call_tree {
 	bool diff;                   /* a --base input took part */
 	size_t dumps;                /* with per_input: the number of inputs */
 	double *series;              /* with per_input: series[node * dumps + input - 1] */
+	double *values;              /* with all_values: values[node * HPA_NVALUES + value], weighted */
+	size_t values_alloc;
 	struct hpa_hashmap by_key;   /* (parent, name) -> node */
 	size_t series_alloc;
 };
@@ -156,6 +158,7 @@ struct hpa_tree_opts {
 	enum hpa_name_kind label;    /* what its box says (flame graphs: the short name) */
 	bool leaf_first;             /* stacks innermost frame first */
 	bool per_input;              /* keep each input's value per node (dump series) */
+	bool all_values;             /* keep every value type per node (one pass for all four) */
 };
 
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,

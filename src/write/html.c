@@ -76,95 +76,108 @@ static uint32_t str_id(struct page *pg, const char *s)
 	return hpa_strtab_intern(&pg->strs, s);
 }
 
-/* {"functions":[[key,flat,cum],...],"lines":...,"files":...,"total":T} of one value and view. */
-static void top_rows(struct page *pg, const struct hpa_view_opts *vo)
+/* "NAME":[[key,flat,cum],...] of one granularity's groups; returns their total. */
+static double emit_rows(struct page *pg, const char *name, struct hpa_frame_groups *k)
 {
-	size_t g, i;
-	double total = 0;
-
-	hpa_sb_addc(&pg->sb, '{');
-	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
-		struct hpa_frame_groups k;
-		bool first = true;
-
-		hpa_group_frames(pg->prof, vo, grans[g], &k);
-		hpa_frame_groups_settle(&k);
-		total = k.total;
-		hpa_sb_addf(&pg->sb, "%s\"%s\":[", g ? "," : "", gran_names[g]);
-		for (i = 1; i < k.keys.nr; i++) {
-			if (k.flat[i] == 0 && k.cum[i] == 0)
-				continue;
-			hpa_sb_addf(&pg->sb, "%s[%u,", first ? "" : ",",
-				    str_id(pg, hpa_strtab_get(&k.keys, (uint32_t)i)));
-			jnum(&pg->sb, k.flat[i]);
-			hpa_sb_addc(&pg->sb, ',');
-			jnum(&pg->sb, k.cum[i]);
-			hpa_sb_addc(&pg->sb, ']');
-			first = false;
-		}
-		hpa_sb_addc(&pg->sb, ']');
-		hpa_frame_groups_release(&k);
-	}
-	hpa_sb_adds(&pg->sb, ",\"total\":");
-	jnum(&pg->sb, total);
-	hpa_sb_addc(&pg->sb, '}');
-}
-
-/* [[caller,callee,value],...]: calls between functions, as --peek counts them. */
-static void calls(struct page *pg, const struct hpa_view_opts *vo)
-{
-	struct hpa_frame_groups k;
-	struct hpa_call_edge *edges = NULL;
-	size_t n = 0, i;
 	bool first = true;
+	size_t i;
 
-	hpa_group_calls(pg->prof, vo, HPA_BY_FUNCTION, &k, &edges, &n);
-	hpa_sb_addc(&pg->sb, '[');
-	for (i = 0; i < n; i++) {
-		double v = hpa_dust_to_zero(edges[i].value);
-		if (v == 0)
+	hpa_frame_groups_settle(k);
+	hpa_sb_addf(&pg->sb, "\"%s\":[", name);
+	for (i = 1; i < k->keys.nr; i++) {
+		if (k->flat[i] == 0 && k->cum[i] == 0)
 			continue;
-		hpa_sb_addf(&pg->sb, "%s[%u,%u,", first ? "" : ",",
-			    str_id(pg, hpa_strtab_get(&k.keys, edges[i].caller)),
-			    str_id(pg, hpa_strtab_get(&k.keys, edges[i].callee)));
-		jnum(&pg->sb, v);
+		hpa_sb_addf(&pg->sb, "%s[%u,", first ? "" : ",", str_id(pg, hpa_strtab_get(&k->keys, (uint32_t)i)));
+		jnum(&pg->sb, k->flat[i]);
+		hpa_sb_addc(&pg->sb, ',');
+		jnum(&pg->sb, k->cum[i]);
 		hpa_sb_addc(&pg->sb, ']');
 		first = false;
 	}
 	hpa_sb_addc(&pg->sb, ']');
+	return k->total;
+}
+
+/*
+ * "top":{"functions":[[key,flat,cum],...],"lines":...,"files":...,"total":T}
+ * and, with `with_calls`, "calls":[[caller,callee,value],...] (between
+ * functions, as --peek counts them) of one value and view.  The functions'
+ * rows and the calls come from one pass.
+ */
+static void top_rows(struct page *pg, const struct hpa_view_opts *vo, bool with_calls)
+{
+	struct hpa_frame_groups k;
+	struct hpa_call_edge *edges = NULL;
+	size_t n = 0, g, i;
+	double total;
+	bool first = true;
+
+	hpa_group_calls(pg->prof, vo, HPA_BY_FUNCTION, &k, &edges, &n);
+	hpa_sb_adds(&pg->sb, "\"top\":{");
+	total = emit_rows(pg, gran_names[0], &k);
+	for (g = 1; g < HPA_ARRAY_SIZE(grans); g++) {
+		struct hpa_frame_groups o;
+		hpa_group_frames(pg->prof, vo, grans[g], &o);
+		hpa_sb_addc(&pg->sb, ',');
+		emit_rows(pg, gran_names[g], &o);
+		hpa_frame_groups_release(&o);
+	}
+	hpa_sb_adds(&pg->sb, ",\"total\":");
+	jnum(&pg->sb, total);
+	hpa_sb_addc(&pg->sb, '}');
+	if (with_calls) {
+		hpa_sb_adds(&pg->sb, ",\"calls\":[");
+		for (i = 0; i < n; i++) {
+			double v = hpa_dust_to_zero(edges[i].value);
+			if (v == 0)
+				continue;
+			hpa_sb_addf(&pg->sb, "%s[%u,%u,", first ? "" : ",",
+				    str_id(pg, hpa_strtab_get(&k.keys, edges[i].caller)),
+				    str_id(pg, hpa_strtab_get(&k.keys, edges[i].callee)));
+			jnum(&pg->sb, v);
+			hpa_sb_addc(&pg->sb, ']');
+			first = false;
+		}
+		hpa_sb_addc(&pg->sb, ']');
+	}
 	free(edges);
 	hpa_frame_groups_release(&k);
+}
+
+/* A node's value in the page: the tree's own, or value type `type` of an all-values tree. */
+static double node_after(const struct hpa_call_tree *t, size_t i, int type)
+{
+	return hpa_dust_to_zero(t->values ? t->values[i * HPA_NVALUES + (size_t)type] : t->nodes[i].after);
 }
 
 /*
  * The call tree root first: parallel arrays parent (node index, -1 for the
  * root), name (full), label (short), after and before (the base's); nodes
  * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
+ * `type` picks the column of a tree built with all_values.
  */
-static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
+static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 {
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series };
-	struct hpa_call_tree t;
 	int32_t *index;
 	size_t i, kept = 0;
 	double min;
 	const char *const cols[] = { "parent", "name", "label", "after", "before" };
 	size_t c;
 
-	hpa_group_tree(pg->prof, vo, &to, &t);
-	min = TREE_MIN_SHARE * fmax(fabs(t.nodes[0].after), fabs(t.nodes[0].before));
-	index = xmalloc(st_mult(t.nr + 1, sizeof(*index)));
-	for (i = 0; i < t.nr; i++) {   /* parents come first: one pass */
-		const struct hpa_call_node *n = &t.nodes[i];
-		bool big = fabs(n->after) >= min || fabs(n->before) >= min;
-		index[i] = i && (index[n->parent] < 0 || !big) ? -1 : (int32_t)kept++;
+	min = TREE_MIN_SHARE * fmax(fabs(node_after(t, 0, type)), fabs(t->nodes[0].before));
+	index = xmalloc(st_mult(t->nr + 1, sizeof(*index)));
+	for (i = 0; i < t->nr; i++) {   /* parents come first: one pass */
+		const struct hpa_call_node *n = &t->nodes[i];
+		bool big = fabs(node_after(t, i, type)) >= min || fabs(n->before) >= min;
+		index[i] = i && (index[n->parent] < 0 || !big || (node_after(t, i, type) == 0 && n->before == 0)) ?
+			-1 : (int32_t)kept++;
 	}
 	hpa_sb_addc(&pg->sb, '{');
 	for (c = 0; c < HPA_ARRAY_SIZE(cols); c++) {
 		bool first = true;
 		hpa_sb_addf(&pg->sb, "%s\"%s\":[", c ? "," : "", cols[c]);
-		for (i = 0; i < t.nr; i++) {
-			const struct hpa_call_node *n = &t.nodes[i];
+		for (i = 0; i < t->nr; i++) {
+			const struct hpa_call_node *n = &t->nodes[i];
 			if (index[i] < 0)
 				continue;
 			if (!first)
@@ -183,7 +196,7 @@ static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 							      str_id(pg, "all"));
 				break;
 			case 3:
-				hpa_sb_addf(&pg->sb, "%.0f", hpa_dust_to_zero(n->after));
+				hpa_sb_addf(&pg->sb, "%.0f", node_after(t, i, type));
 				break;
 			default:
 				hpa_sb_addf(&pg->sb, "%.0f", hpa_dust_to_zero(n->before));
@@ -192,23 +205,33 @@ static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 		}
 		hpa_sb_addc(&pg->sb, ']');
 	}
-	if (series) {   /* each dump's value of each node: series[node * dumps + dump] */
+	if (t->dumps) {   /* each dump's value of each node: series[node * dumps + dump] */
 		bool first = true;
 		size_t d;
 		hpa_sb_adds(&pg->sb, ",\"series\":[");
-		for (i = 0; i < t.nr; i++) {
+		for (i = 0; i < t->nr; i++) {
 			if (index[i] < 0)
 				continue;
-			for (d = 0; d < t.dumps; d++) {
+			for (d = 0; d < t->dumps; d++) {
 				hpa_sb_addf(&pg->sb, first ? "%.0f" : ",%.0f",
-					    hpa_dust_to_zero(t.series[i * t.dumps + d]));
+					    hpa_dust_to_zero(t->series[i * t->dumps + d]));
 				first = false;
 			}
 		}
 		hpa_sb_addc(&pg->sb, ']');
 	}
-	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t.diff ? "true" : "false", t.nr - kept);
+	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t->diff ? "true" : "false", t->nr - kept);
 	free(index);
+}
+
+/* The call tree of one view and value (see emit_tree). */
+static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
+{
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false };
+	struct hpa_call_tree t;
+
+	hpa_group_tree(pg->prof, vo, &to, &t);
+	emit_tree(pg, &t, 0);
 	hpa_call_tree_release(&t);
 }
 
@@ -240,11 +263,13 @@ static void growth(struct page *pg, const struct hpa_view_opts *vo)
 /* Per-thread views: at most this many threads (the first ones). */
 #define MAX_THREADS 64
 
-/* The threads with samples of their own (jemalloc tN lines), unless --thread picked one. */
+/* The threads with samples of their own (jemalloc tN lines), when there are two or more. */
 static size_t threads_nr(const struct hpa_profile *prof)
 {
 	size_t i;
 
+	if (prof->threads_nr < 2)
+		return 0;
 	for (i = 0; i < prof->samples_nr; i++)
 		if (prof->samples[i].thread != HPA_THREAD_ALL)
 			return prof->threads_nr;
@@ -329,7 +354,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct page pg;
 	struct hpa_view_opts vo = hpa_view_opts(opts);
 	char *filters = hpa_view_filters_text(&vo);
-	bool diff = false, first = true;
+	bool diff = false, first = true, have_shared = false;
+	struct hpa_call_tree shared;
 	size_t i;
 	int v;
 
@@ -357,6 +383,12 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
 	summary(&pg);
+	/* One dump, no base: one tree holds every value type (one pass, not four). */
+	if (!diff && prof->inputs_nr <= 1) {
+		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true };
+		hpa_group_tree(prof, &vo, &to, &shared);
+		have_shared = true;
+	}
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;
@@ -364,21 +396,23 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		if (!value_present(prof, (enum hpa_value)v))
 			continue;
 		tv.value = (enum hpa_value)v;
-		hpa_sb_addf(&pg.sb, "%s{\"name\":\"%s\",\"objects\":%s,\"top\":", first ? "" : ",",
+		hpa_sb_addf(&pg.sb, "%s{\"name\":\"%s\",\"objects\":%s,", first ? "" : ",",
 			    hpa_value_name((enum hpa_value)v), hpa_value_is_objects((enum hpa_value)v) ? "true" : "false");
-		top_rows(&pg, &tv);
-		hpa_sb_adds(&pg.sb, ",\"calls\":");
-		calls(&pg, &tv);
+		top_rows(&pg, &tv, true);
 		hpa_sb_adds(&pg.sb, ",\"tree\":");
-		tree(&pg, &tv, !diff && prof->inputs_nr > 1);
+		if (have_shared)
+			emit_tree(&pg, &shared, v);
+		else
+			tree(&pg, &tv, !diff && prof->inputs_nr > 1);
 		if (diff) {   /* each side alone, for the before and after columns */
 			struct hpa_view_opts side = tv;
 			side.part = -1;
-			hpa_sb_adds(&pg.sb, ",\"before\":");
-			top_rows(&pg, &side);
+			hpa_sb_adds(&pg.sb, ",\"before\":{");
+			top_rows(&pg, &side, false);
 			side.part = 1;
-			hpa_sb_adds(&pg.sb, ",\"after\":");
-			top_rows(&pg, &side);
+			hpa_sb_adds(&pg.sb, "},\"after\":{");
+			top_rows(&pg, &side, false);
+			hpa_sb_addc(&pg.sb, '}');
 		}
 		if (!diff && prof->inputs_nr > 1) {
 			hpa_sb_adds(&pg.sb, ",\"growth\":");
@@ -390,10 +424,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			for (k = 0; k < prof->threads_nr && k < MAX_THREADS; k++) {
 				struct hpa_view_opts th = tv;
 				th.thread = prof->threads[k].id;
-				hpa_sb_adds(&pg.sb, k ? ",{\"top\":" : "{\"top\":");
-				top_rows(&pg, &th);
-				hpa_sb_adds(&pg.sb, ",\"calls\":");
-				calls(&pg, &th);
+				hpa_sb_adds(&pg.sb, k ? ",{" : "{");
+				top_rows(&pg, &th, true);
 				hpa_sb_adds(&pg.sb, ",\"tree\":");
 				tree(&pg, &th, false);
 				hpa_sb_addc(&pg.sb, '}');
@@ -435,6 +467,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	fputs(report_js, fp);
 	fputs("</script>\n</body>\n</html>\n", fp);
 	free(filters);
+	if (have_shared)
+		hpa_call_tree_release(&shared);
 	hpa_sb_release(&pg.sb);
 	hpa_strtab_release(&pg.strs);
 	return 0;

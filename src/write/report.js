@@ -139,7 +139,7 @@
 		if (D.diff && st.thread < 0) ['before', 'after'].forEach(function (k) {
 			side[k] = {};
 			// The base counts negatively in the view: its side is shown as it was.
-			type()[k][st.gran].forEach(function (x) { side[k][S[x[0]]] = k === 'before' ? -x[2] : x[2]; });
+			type()[k].top[st.gran].forEach(function (x) { side[k][S[x[0]]] = k === 'before' ? -x[2] : x[2]; });
 		});
 		m.appendChild(bar);
 		var t = el('table', { id: 'top' }), head = el('tr');

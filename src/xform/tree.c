@@ -52,11 +52,21 @@ static uint32_t child_of(struct hpa_call_tree *t, uint32_t parent, uint32_t name
 		HPA_GROW(t->series, t->nr * t->dumps, t->series_alloc);
 		memset(t->series + (size_t)id * t->dumps, 0, t->dumps * sizeof(*t->series));
 	}
+	if (t->values) {
+		HPA_GROW(t->values, t->nr * HPA_NVALUES, t->values_alloc);
+		memset(t->values + (size_t)id * HPA_NVALUES, 0, HPA_NVALUES * sizeof(*t->values));
+	}
 	return id;
 }
 
-static void add(struct hpa_call_tree *t, uint32_t node, uint32_t input, bool base, double v)
+static void add(struct hpa_call_tree *t, uint32_t node, uint32_t input, bool base, double v,
+		const double *all)
 {
+	if (all) {
+		size_t k;
+		for (k = 0; k < HPA_NVALUES; k++)
+			t->values[(size_t)node * HPA_NVALUES + k] += all[k];
+	}
 	if (t->dumps)
 		t->series[(size_t)node * t->dumps + input - 1] += v;
 	if (base)
@@ -83,17 +93,27 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		t->series = xcalloc(t->dumps ? t->dumps : 1, sizeof(*t->series));
 		t->series_alloc = t->dumps;
 	}
+	if (topts->all_values) {
+		t->values = xcalloc(HPA_NVALUES, sizeof(*t->values));
+		t->values_alloc = HPA_NVALUES;
+	}
 	hpa_view_init(&view, prof, opts);
 	for (i = 0; i < prof->samples_nr; i++) {
 		uint32_t input = prof->samples[i].input, node = 0;
 		bool base = prof->inputs[input - 1].is_base;
-		double v;
+		double v, all[HPA_NVALUES], *pall = NULL;
 
 		if (!hpa_view_sample(&view, i, &frames, &nr))
 			continue;
 		v = hpa_view_value(&view, i);
+		if (t->values) {
+			size_t j;
+			for (j = 0; j < HPA_NVALUES; j++)
+				all[j] = prof->samples[i].v[j] * prof->inputs[input - 1].weight;
+			pall = all;
+		}
 		t->diff |= base;
-		add(t, 0, input, base, v);
+		add(t, 0, input, base, v, pall);
 		for (k = 0; k < nr; k++) {
 			struct hpa_frame f = frames[topts->leaf_first ? k : nr - 1 - k];
 			size_t slot = hpa_frame_slot(prof, f);
@@ -101,7 +121,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 			if (!slot_name[slot])
 				slot_name[slot] = hpa_frame_name_id(prof, f, topts->name);
 			node = child_of(t, node, slot_name[slot], hpa_frame_name_id(prof, f, topts->label));
-			add(t, node, input, base, v);
+			add(t, node, input, base, v, pall);
 		}
 	}
 	hpa_view_release(&view);
@@ -112,6 +132,7 @@ void hpa_call_tree_release(struct hpa_call_tree *t)
 {
 	free(t->nodes);
 	free(t->series);
+	free(t->values);
 	hpa_hashmap_release(&t->by_key);
 	memset(t, 0, sizeof(*t));
 }

@@ -67,6 +67,16 @@ if [ -n "$chrome" ]; then
 	set -- $(measure $chrome $flags --dump-dom "file://$work/flame.svg?search=f1&zoom=5"); load_s=$1
 	echo "chromium: flame.svg loaded, searched and zoomed in ${load_s} s (an empty SVG: ${empty_s} s)"
 fi
+set -- $(measure "$hpa" --html ./syn "$prof"); html_s=$1 html_kb=$2
+cp out.txt report.html
+echo "hpa --html:    ${html_s} s, peak RSS $((html_kb / 1024)) MiB, $(du -k report.html | cut -f1) KiB"
+if [ -n "$chrome" ]; then
+	echo '<!DOCTYPE html><title>empty</title>' > empty.html
+	set -- $(measure $chrome $flags --dump-dom "file://$work/empty.html"); empty_s=$1
+	set -- $(measure $chrome $flags --dump-dom "file://$work/report.html?test=tabs"); load_s=$1
+	ms=$($chrome $flags --dump-dom "file://$work/report.html?test=loaded" 2>/dev/null | sed -n 's/.*loaded\t*\([0-9]*\).*/\1/p' | head -n 1)
+	echo "chromium: report.html loaded and every tab drawn in ${load_s} s (an empty page: ${empty_s} s; the page's script done ${ms} ms after navigation)"
+fi
 if [ -n "$je_s" ]; then
 	echo "jeprof --text: ${je_s} s, peak RSS $((je_kb / 1024)) MiB"
 	awk -v j="$je_s" -v h="$hpa_s" 'BEGIN { printf "ratio: hpa is %.0fx faster than jeprof\n", j / h }'

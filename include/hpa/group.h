@@ -92,6 +92,16 @@ void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts 
 		     struct hpa_call_edge **edges, size_t *nedges);
 
 /*
+ * hpa_group_frames() (edges NULL) or hpa_group_calls() for every value type
+ * in one pass: out[v] (and edges[v], malloc'ed, *nedges of them, in the same
+ * order for every v) for each v of enum hpa_value, each with its own keys.
+ * The view's value is not used.
+ */
+void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+			  enum hpa_granularity granularity, struct hpa_frame_groups out[HPA_NVALUES],
+			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges);
+
+/*
  * Whole stacks grouped by a writer's own frame identity (pprof's
  * locations, which hold an address's inline levels together): the
  * format's key_of() maps the frames at frames[0..nr) (leaf first) to one

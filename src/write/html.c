@@ -98,50 +98,72 @@ static double emit_rows(struct page *pg, const char *name, struct hpa_frame_grou
 	return k->total;
 }
 
+/* Every granularity's groups of one view, for every value type: one pass each. */
+struct groups {
+	struct hpa_frame_groups g[3][HPA_NVALUES];   /* by grans[] and value */
+	struct hpa_call_edge *edges[HPA_NVALUES];    /* between functions */
+	size_t nedges;
+};
+
+static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+			   struct groups *gr)
+{
+	size_t g;
+
+	memset(gr, 0, sizeof(*gr));
+	hpa_group_frames_all(prof, vo, grans[0], gr->g[0], gr->edges, &gr->nedges);
+	for (g = 1; g < HPA_ARRAY_SIZE(grans); g++)
+		hpa_group_frames_all(prof, vo, grans[g], gr->g[g], NULL, NULL);
+}
+
+static void groups_release(struct groups *gr)
+{
+	size_t g, v;
+
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)
+		for (v = 0; v < HPA_NVALUES; v++)
+			hpa_frame_groups_release(&gr->g[g][v]);
+	for (v = 0; v < HPA_NVALUES; v++)
+		free(gr->edges[v]);
+}
+
 /*
  * "top":{"functions":[[key,flat,cum],...],"lines":...,"files":...,"total":T}
  * and, with `with_calls`, "calls":[[caller,callee,value],...] (between
- * functions, as --peek counts them) of one value and view.  The functions'
- * rows and the calls come from one pass.
+ * functions, as --peek counts them) of value type v.
  */
-static void top_rows(struct page *pg, const struct hpa_view_opts *vo, bool with_calls)
+static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 {
-	struct hpa_frame_groups k;
-	struct hpa_call_edge *edges = NULL;
-	size_t n = 0, g, i;
+	struct hpa_frame_groups *k = &gr->g[0][v];
+	const struct hpa_call_edge *edges = gr->edges[v];
+	size_t g, i;
 	double total;
 	bool first = true;
 
-	hpa_group_calls(pg->prof, vo, HPA_BY_FUNCTION, &k, &edges, &n);
 	hpa_sb_adds(&pg->sb, "\"top\":{");
-	total = emit_rows(pg, gran_names[0], &k);
+	total = emit_rows(pg, gran_names[0], k);
 	for (g = 1; g < HPA_ARRAY_SIZE(grans); g++) {
-		struct hpa_frame_groups o;
-		hpa_group_frames(pg->prof, vo, grans[g], &o);
 		hpa_sb_addc(&pg->sb, ',');
-		emit_rows(pg, gran_names[g], &o);
-		hpa_frame_groups_release(&o);
+		emit_rows(pg, gran_names[g], &gr->g[g][v]);
 	}
 	hpa_sb_adds(&pg->sb, ",\"total\":");
 	jnum(&pg->sb, total);
 	hpa_sb_addc(&pg->sb, '}');
 	if (with_calls) {
 		hpa_sb_adds(&pg->sb, ",\"calls\":[");
-		for (i = 0; i < n; i++) {
-			double v = hpa_dust_to_zero(edges[i].value);
-			if (v == 0)
+		for (i = 0; i < gr->nedges; i++) {
+			double x = hpa_dust_to_zero(edges[i].value);
+			if (x == 0)
 				continue;
 			hpa_sb_addf(&pg->sb, "%s[%u,%u,", first ? "" : ",",
-				    str_id(pg, hpa_strtab_get(&k.keys, edges[i].caller)),
-				    str_id(pg, hpa_strtab_get(&k.keys, edges[i].callee)));
-			jnum(&pg->sb, v);
+				    str_id(pg, hpa_strtab_get(&k->keys, edges[i].caller)),
+				    str_id(pg, hpa_strtab_get(&k->keys, edges[i].callee)));
+			jnum(&pg->sb, x);
 			hpa_sb_addc(&pg->sb, ']');
 			first = false;
 		}
 		hpa_sb_addc(&pg->sb, ']');
 	}
-	free(edges);
-	hpa_frame_groups_release(&k);
 }
 
 /* A node's value in the page: the tree's own, or value type `type` of an all-values tree. */
@@ -356,6 +378,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	char *filters = hpa_view_filters_text(&vo);
 	bool diff = false, first = true, have_shared = false;
 	struct hpa_call_tree shared;
+	struct groups all, before, after, *thr = NULL;
+	size_t nthr;
 	size_t i;
 	int v;
 
@@ -383,6 +407,22 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
 	summary(&pg);
+	/* Each view's groups once, for every value type. */
+	groups_compute(prof, &vo, &all);
+	if (diff) {
+		struct hpa_view_opts side = vo;
+		side.part = -1;
+		groups_compute(prof, &side, &before);
+		side.part = 1;
+		groups_compute(prof, &side, &after);
+	}
+	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
+	thr = xcalloc(nthr + 1, sizeof(*thr));
+	for (i = 0; i < nthr; i++) {
+		struct hpa_view_opts th = vo;
+		th.thread = prof->threads[i].id;
+		groups_compute(prof, &th, &thr[i]);
+	}
 	/* One dump, no base: one tree holds every value type (one pass, not four). */
 	if (!diff && prof->inputs_nr <= 1) {
 		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true };
@@ -398,34 +438,31 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		tv.value = (enum hpa_value)v;
 		hpa_sb_addf(&pg.sb, "%s{\"name\":\"%s\",\"objects\":%s,", first ? "" : ",",
 			    hpa_value_name((enum hpa_value)v), hpa_value_is_objects((enum hpa_value)v) ? "true" : "false");
-		top_rows(&pg, &tv, true);
+		top_rows(&pg, &all, v, true);
 		hpa_sb_adds(&pg.sb, ",\"tree\":");
 		if (have_shared)
 			emit_tree(&pg, &shared, v);
 		else
 			tree(&pg, &tv, !diff && prof->inputs_nr > 1);
 		if (diff) {   /* each side alone, for the before and after columns */
-			struct hpa_view_opts side = tv;
-			side.part = -1;
 			hpa_sb_adds(&pg.sb, ",\"before\":{");
-			top_rows(&pg, &side, false);
-			side.part = 1;
+			top_rows(&pg, &before, v, false);
 			hpa_sb_adds(&pg.sb, "},\"after\":{");
-			top_rows(&pg, &side, false);
+			top_rows(&pg, &after, v, false);
 			hpa_sb_addc(&pg.sb, '}');
 		}
 		if (!diff && prof->inputs_nr > 1) {
 			hpa_sb_adds(&pg.sb, ",\"growth\":");
 			growth(&pg, &tv);
 		}
-		if (threads_nr(prof)) {
+		if (nthr) {
 			size_t k;
 			hpa_sb_adds(&pg.sb, ",\"threads\":[");
-			for (k = 0; k < prof->threads_nr && k < MAX_THREADS; k++) {
+			for (k = 0; k < nthr; k++) {
 				struct hpa_view_opts th = tv;
 				th.thread = prof->threads[k].id;
 				hpa_sb_adds(&pg.sb, k ? ",{" : "{");
-				top_rows(&pg, &th, true);
+				top_rows(&pg, &thr[k], v, true);
 				hpa_sb_adds(&pg.sb, ",\"tree\":");
 				tree(&pg, &th, false);
 				hpa_sb_addc(&pg.sb, '}');
@@ -469,6 +506,14 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	free(filters);
 	if (have_shared)
 		hpa_call_tree_release(&shared);
+	groups_release(&all);
+	if (diff) {
+		groups_release(&before);
+		groups_release(&after);
+	}
+	for (i = 0; i < nthr; i++)
+		groups_release(&thr[i]);
+	free(thr);
 	hpa_sb_release(&pg.sb);
 	hpa_strtab_release(&pg.strs);
 	return 0;

@@ -114,18 +114,20 @@ struct keys {
 	enum hpa_granularity granularity;
 	struct hpa_strtab names;   /* key id = string id */
 	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
-	double *flat, *cum;        /* by key id */
+	unsigned nv;               /* values kept per key: 1 (the view's) or HPA_NVALUES */
+	double *flat, *cum;        /* by key id (times nv) */
 	size_t *stamp;             /* sample index + 1 that last added to cum */
 	size_t vals_alloc;
 	bool calls;                /* collect the edges too */
 	struct hpa_hashmap edge_of; /* (caller, callee) -> edge index + 1 */
 	struct hpa_call_edge *edges;
 	size_t *edge_stamp;
-	size_t nedges, aedges, aedge_stamp;
+	double *edge_vals;         /* nv values per edge */
+	size_t nedges, aedges, aedge_stamp, aedge_vals;
 };
 
 /* The call caller -> callee in sample `sample`: counted once per sample. */
-static void add_edge(struct keys *k, uint32_t caller, uint32_t callee, size_t sample, double value)
+static void add_edge(struct keys *k, uint32_t caller, uint32_t callee, size_t sample, const double *vals)
 {
 	uint64_t key = (uint64_t)caller << 32 | callee;
 	uint32_t e = hpa_hashmap_get(&k->edge_of, key);
@@ -133,16 +135,20 @@ static void add_edge(struct keys *k, uint32_t caller, uint32_t callee, size_t sa
 	if (!e) {
 		HPA_GROW(k->edges, k->nedges + 1, k->aedges);
 		HPA_GROW(k->edge_stamp, k->nedges + 1, k->aedge_stamp);
+		HPA_GROW(k->edge_vals, (k->nedges + 1) * k->nv, k->aedge_vals);
 		k->edges[k->nedges].caller = caller;
 		k->edges[k->nedges].callee = callee;
 		k->edges[k->nedges].value = 0;
 		k->edge_stamp[k->nedges] = 0;
+		memset(k->edge_vals + k->nedges * k->nv, 0, k->nv * sizeof(*k->edge_vals));
 		e = (uint32_t)++k->nedges;
 		hpa_hashmap_put(&k->edge_of, key, e);
 	}
 	if (k->edge_stamp[e - 1] != sample + 1) {
+		unsigned v;
 		k->edge_stamp[e - 1] = sample + 1;
-		k->edges[e - 1].value += value;
+		for (v = 0; v < k->nv; v++)
+			k->edge_vals[(e - 1) * k->nv + v] += vals[v];
 	}
 }
 
@@ -153,11 +159,11 @@ static void grow_values(struct keys *k)
 
 	if (k->names.nr <= old)
 		return;
-	k->flat = xrealloc(k->flat, st_mult(n, sizeof(*k->flat)));
-	k->cum = xrealloc(k->cum, st_mult(n, sizeof(*k->cum)));
+	k->flat = xrealloc(k->flat, st_mult(n * k->nv, sizeof(*k->flat)));
+	k->cum = xrealloc(k->cum, st_mult(n * k->nv, sizeof(*k->cum)));
 	k->stamp = xrealloc(k->stamp, st_mult(n, sizeof(*k->stamp)));
-	memset(k->flat + old, 0, (n - old) * sizeof(*k->flat));
-	memset(k->cum + old, 0, (n - old) * sizeof(*k->cum));
+	memset(k->flat + old * k->nv, 0, (n - old) * k->nv * sizeof(*k->flat));
+	memset(k->cum + old * k->nv, 0, (n - old) * k->nv * sizeof(*k->cum));
 	memset(k->stamp + old, 0, (n - old) * sizeof(*k->stamp));
 	k->vals_alloc = n;
 }
@@ -210,76 +216,122 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 	return id;
 }
 
-static void add(struct keys *k, uint32_t key, size_t sample, double value, bool flat)
+static void add(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat)
 {
+	unsigned v;
+
 	if (flat)
-		k->flat[key] += value;
+		for (v = 0; v < k->nv; v++)
+			k->flat[key * k->nv + v] += vals[v];
 	if (k->stamp[key] != sample + 1) {
 		k->stamp[key] = sample + 1;
-		k->cum[key] += value;
+		for (v = 0; v < k->nv; v++)
+			k->cum[key * k->nv + v] += vals[v];
 	}
 }
 
-/* Fill flat/cum; returns the view's total. */
-static double accumulate(struct keys *k, struct hpa_view *view)
+/* Fill flat/cum; the view's totals into total[0 .. nv). */
+static void accumulate(struct keys *k, struct hpa_view *view, double *total)
 {
 	const struct hpa_profile *prof = k->prof;
 	uint32_t nostack = hpa_strtab_intern(&k->names, "<no stack>");
 	const struct hpa_frame *frames;
-	double total = 0;
+	double vals[HPA_NVALUES];
 	size_t i, f, nr;
+	unsigned v;
 
 	grow_values(k);
+	for (v = 0; v < k->nv; v++)
+		total[v] = 0;
 	for (i = 0; i < prof->samples_nr; i++) {
-		double value;
 		bool leaf = true;
 
 		if (!hpa_view_sample(view, i, &frames, &nr))
 			continue;
-		value = hpa_view_value(view, i);
-		total += value;
+		if (k->nv == 1) {
+			vals[0] = hpa_view_value(view, i);
+		} else {
+			double w = prof->inputs[prof->samples[i].input - 1].weight;
+			for (v = 0; v < HPA_NVALUES; v++)
+				vals[v] = prof->samples[i].v[v] * w;
+		}
+		for (v = 0; v < k->nv; v++)
+			total[v] += vals[v];
 		uint32_t callee = NO_KEY;
 
 		for (f = 0; f < nr; f++) {
 			uint32_t key = frame_key(k, frames[f]);
 			if (key == NO_KEY)
 				continue;
-			add(k, key, i, value, leaf);
+			add(k, key, i, vals, leaf);
 			if (k->calls && callee != NO_KEY && callee != key)
-				add_edge(k, key, callee, i, value);
+				add_edge(k, key, callee, i, vals);
 			callee = key;
 			leaf = false;
 		}
 		if (leaf)
-			add(k, nostack, i, value, true);
+			add(k, nostack, i, vals, true);
 	}
-	return total;
 }
 
+/*
+ * One pass for one value (nv 1: out[0], edges[0]) or for every value type
+ * (nv HPA_NVALUES: out[v], edges[v]); each out[v] gets its own copy of the
+ * keys.  edges and nedges may be NULL (no calls).
+ */
 static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			 enum hpa_granularity granularity, struct hpa_frame_groups *out,
+			 enum hpa_granularity granularity, unsigned nv, struct hpa_frame_groups *out,
 			 struct hpa_call_edge **edges, size_t *nedges)
 {
 	struct hpa_view view;
 	struct keys k;
+	double total[HPA_NVALUES];
+	size_t i, e;
+	unsigned v;
 
 	memset(&k, 0, sizeof(k));
 	k.prof = prof;
 	k.granularity = granularity;
+	k.nv = nv;
 	k.calls = edges != NULL;
 	hpa_hashmap_init(&k.edge_of);
 	hpa_strtab_init(&k.names);
 	k.slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k.slot_key));
 	hpa_view_init(&view, prof, opts);
-	out->total = accumulate(&k, &view);
+	accumulate(&k, &view, total);
 	hpa_view_release(&view);
-	out->keys = k.names;
-	out->flat = k.flat;
-	out->cum = k.cum;
-	if (edges) {
-		*edges = k.edges;
-		*nedges = k.nedges;
+	for (v = 0; v < nv; v++) {
+		struct hpa_frame_groups *o = &out[v];
+		size_t n = k.names.nr;
+
+		o->total = total[v];
+		if (v + 1 == nv) {
+			o->keys = k.names;   /* the last one takes the table itself */
+		} else {
+			hpa_strtab_init(&o->keys);
+			for (i = 1; i < n; i++)
+				hpa_strtab_intern(&o->keys, hpa_strtab_get(&k.names, (uint32_t)i));
+		}
+		o->flat = xmalloc(st_mult(n + 1, sizeof(*o->flat)));
+		o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
+		for (i = 0; i < n; i++) {
+			o->flat[i] = k.flat[i * nv + v];
+			o->cum[i] = k.cum[i * nv + v];
+		}
+		if (edges) {
+			edges[v] = xmalloc(st_mult(k.nedges + 1, sizeof(**edges)));
+			for (e = 0; e < k.nedges; e++) {
+				edges[v][e] = k.edges[e];
+				edges[v][e].value = k.edge_vals[e * nv + v];
+			}
+		}
 	}
+	if (nedges)
+		*nedges = k.nedges;
+	free(k.flat);
+	free(k.cum);
+	free(k.edges);
+	free(k.edge_vals);
 	hpa_hashmap_release(&k.edge_of);
 	free(k.edge_stamp);
 	free(k.stamp);
@@ -289,14 +341,21 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
 {
-	group_frames(prof, opts, granularity, out, NULL, NULL);
+	group_frames(prof, opts, granularity, 1, out, NULL, NULL);
 }
 
 void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges)
 {
-	group_frames(prof, opts, granularity, out, edges, nedges);
+	group_frames(prof, opts, granularity, 1, out, edges, nedges);
+}
+
+void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+			  enum hpa_granularity granularity, struct hpa_frame_groups out[HPA_NVALUES],
+			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges)
+{
+	group_frames(prof, opts, granularity, HPA_NVALUES, out, edges, nedges);
 }
 
 void hpa_frame_groups_release(struct hpa_frame_groups *g)

@@ -309,6 +309,17 @@
 		m.appendChild(table);
 	}
 
+	// Width of one character of the graph's monospace font, measured once.
+	var charW = 0;
+	function charWidth() {
+		if (!charW) {
+			var c = document.createElement('canvas').getContext('2d');
+			c.font = '12px ui-monospace, monospace';   // #flame's font
+			charW = c.measureText('MMMMMMMMMM').width / 10 || 7.2;
+		}
+		return charW;
+	}
+
 	function flame(m) {
 		var bar = el('div', { class: 'bar' });
 		typeSelect(bar);
@@ -379,7 +390,7 @@
 			if (tr.diff) info += '\nbefore ' + fmt(tr.before[i]) + ', change ' + fmt(tr.after[i] - tr.before[i]);
 			t.textContent = info;
 			g.appendChild(t);
-			var chars = Math.floor((w - 6) / 7);
+			var chars = Math.floor((w - 6) / charWidth());
 			if (chars >= 3) {
 				var label = S[tr.label[i]], tx = document.createElementNS(NS, 'text');
 				tx.setAttribute('x', (x + 3).toFixed(1)); tx.setAttribute('y', y(d) + H - 5);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "hpa/opts.h"
+#include "hpa/timing.h"
 #include "hpa/diag.h"
 #include "hpa/run.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char **argv)
 
 	if (rc == HPA_OPTS_RUN) {
 		hpa_warnings_off = opts.quiet;
+		hpa_timing_on = opts.timing;
 		rc = hpa_run(&opts) < 0 ? 1 : 0;
 	}
 	else

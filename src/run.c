@@ -20,6 +20,7 @@
 #include "hpa/strbuf.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
+#include "hpa/timing.h"
 #include "hpa/unsample.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
@@ -211,17 +212,25 @@ int hpa_run(const struct hpa_opts *opts)
 
 	if (opts->watch)
 		return hpa_watch(opts);
+	double t0 = hpa_now(), t;
+
 	if (opts->stats && hpa_load_stats(opts, &st, &pm, &has_pm) < 0)
 		return -1;   /* first: a wrong statistics file fails before any symbolization */
+	if (opts->stats)
+		hpa_timing(t0, "read statistics %s", opts->stats);
 	hpa_profile_init(&prof);
 	order = order_dumps(opts);
 	for (i = 0; i < opts->profiles_nr && !rc; i++) {
+		t = hpa_now();
 		rc = read_any(&prof, order[i], opts);
 		if (!rc)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
+		hpa_timing(t, "read %s", order[i]);
 	}
 	if (!rc && opts->base) {
+		t = hpa_now();
 		rc = read_any(&prof, opts->base, opts);
+		hpa_timing(t, "read %s (base)", opts->base);
 		if (!rc) {
 			struct hpa_input *in = hpa_profile_input(&prof, (uint32_t)prof.inputs_nr);
 			in->is_base = true;
@@ -229,13 +238,16 @@ int hpa_run(const struct hpa_opts *opts)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 		}
 	}
+	t = hpa_now();
 	if (!rc)
 		hpa_unsample_profile(&prof);
 	if (!rc)
 		hpa_unify_locations(&prof);
+	hpa_timing(t, "unsample and unify locations");
 	if (!rc && !opts->no_symbols) {
 		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 					   opts->debug_dirs_nr, opts->debuginfod };
+		t = hpa_now();
 		rc = hpa_symbolize(&prof, &so);
 		hpa_symbolize_remote(&prof, &opts->http);
 		hpa_mark_internal(&prof);
@@ -243,15 +255,20 @@ int hpa_run(const struct hpa_opts *opts)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
 		if (!rc)
 			hpa_warn_allocator_only(&prof, opts->value);
+		hpa_timing(t, "symbolize (all modules)");
 	}
+	t = hpa_now();
 	if (!rc)
 		hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
+	hpa_timing(t, "name frames");
+	t = hpa_now();
 	if (!rc)
 		rc = hpa_apply_base(&prof, opts);
 	if (!rc && opts->mode != HPA_MODE_THREADS) {   /* a filter that selects nothing says so */
 		struct hpa_view_opts vo = hpa_view_opts(opts);
 		hpa_view_check_filters(&prof, &vo);
 	}
+	hpa_timing(t, "base and filter checks");
 
 	if (!rc && opts->mode == HPA_MODE_SVG && !opts->outdir && !opts->growth && opts->profiles_nr > 1)
 		hpa_warn("%zu profiles summed into one flame graph; --growth ranks what grew across "
@@ -286,10 +303,12 @@ int hpa_run(const struct hpa_opts *opts)
 				if (!rc && opts->profiles_nr)
 					fputc('\n', out.fp);
 			}
+			t = hpa_now();
 			if (!rc && opts->profiles_nr)
 				rc = hpa_writer_for(opts)->write(out.fp, &prof, opts);
 			if (hpa_output_close(&out, rc == 0) < 0)
 				rc = -1;
+			hpa_timing(t, "group and write (--%s)", hpa_writer_for(opts)->name);
 		}
 	}
 	if (opts->stats) {
@@ -300,5 +319,6 @@ int hpa_run(const struct hpa_opts *opts)
 	}
 	hpa_profile_release(&prof);
 	free(order);
+	hpa_timing(t0, "total");
 	return rc;
 }

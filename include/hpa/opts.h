@@ -88,6 +88,7 @@ struct hpa_opts {
 	const char *outdir;          /* --outdir DIR: one file per dump and pair */
 	bool growth;                 /* --growth: the inputs are a series of dumps */
 	bool quiet;                  /* -q, --quiet: no warnings */
+	bool timing;                 /* --timing: each pass's time to stderr */
 	struct hpa_http_opts http;   /* --endpoint, --timeout, --cacert, --cert, --key,
 					--insecure, --header */
 	const char *watch;           /* --watch URL */

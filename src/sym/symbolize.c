@@ -26,6 +26,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/symbolize.h"
+#include "hpa/timing.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 #include "elfview.h"
@@ -39,6 +40,8 @@ struct module {
 	size_t npcs, apcs;
 	Dwfl_Module *mod;
 	char *why;               /* why it could not be used, or NULL */
+	double secs;             /* --timing: opening it and naming its addresses */
+	size_t named;            /* --timing: addresses looked up */
 };
 
 /* A subprogram or inlined-subroutine DIE of an indexed CU. */
@@ -659,8 +662,11 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 		mod->pcs[mod->npcs++] = prof->locs[i].addr ? prof->locs[i].addr - 1 : 0;
 	}
 	dwfl_report_begin(dwfl);
-	for (i = 0; i < nmods; i++)
+	for (i = 0; i < nmods; i++) {
+		double t = hpa_now();
 		report_module(s, dwfl, &mods[i], in, main);
+		mods[i].secs += hpa_now() - t;
+	}
 	if (dwfl_report_end(dwfl, NULL, NULL) != 0) {
 		/* Nothing reported can be used: every module stays unnamed, and says why. */
 		for (i = 0; i < nmods; i++)
@@ -704,8 +710,19 @@ static int symbolize_input(struct symbolizer *s, uint32_t input)
 		if (!m || m < in->map_first || m >= in->map_first + in->map_nr)
 			continue;
 		j = mod_of_map[m - in->map_first];
-		if (j && mods[j - 1].mod)
+		if (j && mods[j - 1].mod) {
+			double t = hpa_timing_on ? hpa_now() : 0;
 			symbolize_loc(s, dwfl, (uint32_t)i);
+			if (hpa_timing_on) {
+				mods[j - 1].secs += hpa_now() - t;
+				mods[j - 1].named++;
+			}
+		}
+	}
+	for (i = 0; i < nmods; i++) {
+		const char *base = strrchr(mods[i].map_path, '/');
+		hpa_timing_secs(mods[i].secs, "symbolize %s (%zu addresses)",
+				base ? base + 1 : mods[i].map_path, mods[i].named);
 	}
 
 	free(build_ids);

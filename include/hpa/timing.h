@@ -1,0 +1,21 @@
+/*
+ * --timing: how long each pass took, to stderr, so a user with a slow case
+ * can tell which pass it is:  "hpa: timing: WHAT  12.3 ms".
+ */
+#ifndef HPA_TIMING_H
+#define HPA_TIMING_H
+
+#include "hpa/compat.h"
+
+extern bool hpa_timing_on;
+
+/* Monotonic seconds. */
+double hpa_now(void);
+
+/* With --timing, print WHAT (printf) and the milliseconds since `since` (hpa_now()). */
+void hpa_timing(double since, const char *fmt, ...) HPA_PRINTF(2, 3);
+
+/* The same for a time already summed, in seconds. */
+void hpa_timing_secs(double secs, const char *fmt, ...) HPA_PRINTF(2, 3);
+
+#endif

@@ -1,0 +1,1 @@
+--timing --show_bytes --sysroot nowhere example/demo example/demo.heap 2>&1 >/dev/null | sed -n 's/^\(hpa: timing: .*[^ ]\)  *[0-9][0-9]*\.[0-9] ms$/\1 N ms/p'

@@ -9,7 +9,10 @@
 # recorded (RUNS seeds, default 200000: about 180k distinct stacks), then
 # times `--text --show_bytes BINARY PROFILE` for hpa and for /usr/bin/jeprof
 # and prints wall time, ratio, hpa's peak RSS and the unique addresses hpa
-# symbolizes per second (time with symbols minus time with --no-symbols).
+# symbolizes per second (time with symbols minus time with --no-symbols);
+# then --svg and --html with their load time in Chromium; then a table of
+# every output mode (text, collapse, svg, proto, html, base, growth) on a
+# small, a medium and a large profile with the ratio to --text and jeprof's.
 # Needs: gcc, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
 # Nothing here runs in ctest: timings are printed, never asserted.
 set -eu
@@ -83,3 +86,37 @@ if [ -n "$je_s" ]; then
 else
 	echo "jeprof: not installed (apt-get install libjemalloc-dev)"
 fi
+
+# The table: every output mode on three profile sizes (small, medium, large:
+# RUNS/600, RUNS/25 and RUNS seeds of the same program), hpa's wall time,
+# peak RSS and the ratio to its own --text, jeprof's --text where it runs.
+# --base and --growth read two dumps of the size: the profile and one of
+# 9/10 of its seeds.
+echo
+echo "size     stacks  mode        hpa s  peak MiB  x text  jeprof s  jeprof/hpa"
+for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
+	name=${class%%:*} n=${class#*:}
+	rm -f prof.*.heap
+	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" ./syn "$n"
+	mv prof.*.heap "$name.heap"
+	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" ./syn $((n * 9 / 10))
+	mv prof.*.heap "$name.0.heap"
+	st=$(grep -c '^@' "$name.heap")
+	text_s=""
+	for mode in text collapse svg proto html base growth; do
+		case $mode in
+		base) set -- --text --base "$name.0.heap" ./syn "$name.heap" ;;
+		growth) set -- --growth ./syn "$name.0.heap" "$name.heap" ;;
+		*) set -- --"$mode" ./syn "$name.heap" ;;
+		esac
+		set -- $(measure "$hpa" "$@"); s=$1 kb=$2
+		[ -n "$text_s" ] || text_s=$s
+		js="" jr=""
+		if [ "$mode" = text ] && [ -x /usr/bin/jeprof ]; then
+			set -- $(measure /usr/bin/jeprof --text --show_bytes ./syn "$name.heap"); js=$1
+			jr=$(awk -v j="$js" -v h="$s" 'BEGIN { printf "%.0f", j / (h > 0 ? h : 0.01) }')
+		fi
+		awk -v c="$name" -v n="$st" -v m="$mode" -v s="$s" -v kb="$kb" -v t="$text_s" -v js="$js" -v jr="$jr" \
+			'BEGIN { printf "%-7s %7d  %-9s %7.2f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, s / (t > 0 ? t : 0.01), js, jr }'
+	done
+done

@@ -70,6 +70,12 @@ int hpa_load_stats(const struct hpa_opts *opts, struct hpa_alloc_stats *st, stru
 int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts,
 		   const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm);
 
+/*
+ * Escape for XML and HTML text and attributes, at most `max_chars`
+ * characters (SIZE_MAX: all); invalid UTF-8 and control bytes become U+FFFD.
+ */
+void hpa_put_escaped(FILE *fp, const char *s, size_t max_chars);
+
 /* A writer: one output format from the model. */
 typedef int hpa_writer_fn(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
 

@@ -103,6 +103,7 @@ struct hpa_rss_row {
 
 struct hpa_rss_breakdown {
 	uint64_t rss;
+	uint64_t live;          /* what the allocator says it holds for the program */
 	const char *rss_source; /* "VmRSS (status)", "smaps Rss", "--rss" */
 	struct hpa_rss_row *rows;
 	size_t nr, alloc;

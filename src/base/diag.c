@@ -14,11 +14,10 @@ bool hpa_warnings_off;
 static char *recorded[1000];
 static size_t recorded_nr;
 
-static void record(const char *prefix, const struct hpa_pos *pos, const char *fmt, va_list ap)
+static void record(const struct hpa_pos *pos, const char *fmt, va_list ap)
 {
 	char head[512] = "", body[2048];
 
-	(void)prefix;
 	if (recorded_nr == HPA_ARRAY_SIZE(recorded))
 		return;
 	if (pos && pos->path) {
@@ -92,7 +91,7 @@ void hpa_warn(const char *fmt, ...)
 	va_end(ap);
 	if (!hpa_diag_quiet) {
 		va_start(ap, fmt);
-		record("warning: ", NULL, fmt, ap);
+		record(NULL, fmt, ap);
 		va_end(ap);
 	}
 }
@@ -107,7 +106,7 @@ void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...)
 	va_end(ap);
 	if (!hpa_diag_quiet) {
 		va_start(ap, fmt);
-		record("warning: ", pos, fmt, ap);
+		record(pos, fmt, ap);
 		va_end(ap);
 	}
 }

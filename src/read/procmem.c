@@ -14,24 +14,7 @@
 #include "hpa/diag.h"
 #include "hpa/stats.h"
 #include "hpa/xalloc.h"
-
-/* The next line of [*p, end) as a NUL-terminated copy in *buf. */
-static bool next_line(const char **p, const char *end, char **buf, size_t *alloc, struct hpa_pos *pos)
-{
-	const char *nl;
-	size_t n;
-
-	if (*p >= end)
-		return false;
-	nl = memchr(*p, '\n', (size_t)(end - *p));
-	n = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
-	HPA_GROW(*buf, n + 1, *alloc);
-	memcpy(*buf, *p, n);
-	(*buf)[n] = '\0';
-	*p = nl ? nl + 1 : end;
-	pos->line++;
-	return true;
-}
+#include "read.h"
 
 /* "Key:   123 kB" -> key (NUL-cut in line), bytes; false if the line is not one. */
 static bool kb_line(char *line, char **key, uint64_t *bytes)
@@ -58,28 +41,21 @@ static bool kb_line(char *line, char **key, uint64_t *bytes)
 	return true;
 }
 
-static int bad(const struct hpa_pos *pos, const char *what, const char *line)
-{
-	char q[64];
-
-	return hpa_error_at(pos, "%s: '%s'", what, hpa_quote(line, strlen(line), q, sizeof(q)));
-}
-
 int hpa_proc_status_parse(const char *name, const char *data, size_t len, struct hpa_proc_mem *m)
 {
-	struct hpa_pos pos = { name, 0 };
-	const char *p = data, *end = data + len;
-	char *line = NULL, *key;
-	size_t alloc = 0;
+	struct buf_lines l = { data, data + len, { name, 0 }, NULL, 0 };
+	char *key;
 	uint64_t v;
 	bool rss = false;
 
-	while (next_line(&p, end, &line, &alloc, &pos)) {
+	while (buf_next_line(&l)) {
+		char *line = l.line;
+
 		if (!strncmp(line, "VmRSS:", 6) || !strncmp(line, "RssAnon:", 8) ||
 		    !strncmp(line, "RssFile:", 8) || !strncmp(line, "RssShmem:", 9)) {
 			if (!kb_line(line, &key, &v)) {
-				bad(&pos, "bad memory line", line);
-				free(line);
+				buf_line_error(&l, "bad memory line");
+				free(l.line);
 				return -1;
 			}
 			if (!strcmp(key, "VmRSS"))
@@ -92,10 +68,10 @@ int hpa_proc_status_parse(const char *name, const char *data, size_t len, struct
 				m->rss_shmem = v;
 		}
 	}
-	free(line);
+	free(l.line);
 	if (!rss) {
-		pos.line = 0;
-		return hpa_error_at(&pos, "no VmRSS line: not a /proc/PID/status file (or a kernel thread's)");
+		l.pos.line = 0;
+		return hpa_error_at(&l.pos, "no VmRSS line: not a /proc/PID/status file (or a kernel thread's)");
 	}
 	m->has_status = true;
 	return 0;
@@ -127,14 +103,14 @@ static bool vma_header(const char *line, struct hpa_vma *v)
 
 int hpa_proc_smaps_parse(const char *name, const char *data, size_t len, struct hpa_proc_mem *m)
 {
-	struct hpa_pos pos = { name, 0 };
-	const char *p = data, *end = data + len;
-	char *line = NULL, *key;
-	size_t alloc = 0;
+	struct buf_lines l = { data, data + len, { name, 0 }, NULL, 0 };
+	char *key;
 	struct hpa_vma *cur = NULL;
 	uint64_t v;
 
-	while (next_line(&p, end, &line, &alloc, &pos)) {
+	while (buf_next_line(&l)) {
+		char *line = l.line;
+
 		struct hpa_vma vma;
 
 		if (!*line)
@@ -162,8 +138,8 @@ int hpa_proc_smaps_parse(const char *name, const char *data, size_t len, struct 
 		}
 		if (!strncmp(line, "Rss:", 4) || !strncmp(line, "Anonymous:", 10)) {
 			if (!kb_line(line, &key, &v)) {
-				bad(&pos, "bad figure (expected 'N kB')", line);
-				free(line);
+				buf_line_error(&l, "bad figure (expected 'N kB')");
+				free(l.line);
 				return -1;
 			}
 			if (!strcmp(key, "Rss"))
@@ -176,20 +152,20 @@ int hpa_proc_smaps_parse(const char *name, const char *data, size_t len, struct 
 		if (strchr(line, ':') && isalpha((unsigned char)*line))
 			continue;
 	bad_line:
-		bad(&pos, m->vmas_nr ? "not an smaps line" : "not /proc/PID/smaps: no mapping line first",
-		    line);
-		free(line);
+		buf_line_error(&l, m->vmas_nr ? "not an smaps line" :
+			       "not /proc/PID/smaps: no mapping line first");
+		free(l.line);
 		return -1;
 	}
-	free(line);
+	free(l.line);
 	if (!m->vmas_nr) {
-		pos.line = 0;
-		return hpa_error_at(&pos, "no mapping in it: not /proc/PID/smaps or smaps_rollup");
+		l.pos.line = 0;
+		return hpa_error_at(&l.pos, "no mapping in it: not /proc/PID/smaps or smaps_rollup");
 	}
 	for (size_t i = 0; i < m->vmas_nr; i++) {
 		if (m->vmas[i].anonymous > m->vmas[i].rss) {
-			pos.line = 0;
-			return hpa_error_at(&pos, "mapping %llx-%llx has more Anonymous than Rss",
+			l.pos.line = 0;
+			return hpa_error_at(&l.pos, "mapping %llx-%llx has more Anonymous than Rss",
 					    (unsigned long long)m->vmas[i].start,
 					    (unsigned long long)m->vmas[i].end);
 		}

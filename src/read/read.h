@@ -106,6 +106,19 @@ int read_symbol_section(struct reader *r);
 void read_apply_symbols(struct reader *r);
 void read_symbols_release(struct reader *r);
 
+/* Lines of a whole buffer (statistics, /proc files), numbered for messages. */
+struct buf_lines {
+	const char *p, *end;
+	struct hpa_pos pos;
+	char *line;             /* the current line, NUL-terminated, without "\r\n" (a copy) */
+	size_t alloc;
+};
+
+bool buf_next_line(struct buf_lines *l);
+
+/* "FILE:LINE: WHAT: 'the line'" for the current line; returns -1. */
+int buf_line_error(const struct buf_lines *l, const char *what);
+
 /* A pprof Profile message (already gunzipped). */
 int read_pprof(struct reader *r, const uint8_t *data, size_t len);
 

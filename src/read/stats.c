@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,9 @@
 #include "hpa/stats.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
+#include "read.h"
 
-/* Lines of a buffer, with their numbers. */
-struct lines {
-	const char *p, *end;
-	struct hpa_pos pos;
-	char *line;             /* the current line, NUL-terminated (a copy) */
-	size_t alloc;
-};
-
-static bool next_line(struct lines *l)
+bool buf_next_line(struct buf_lines *l)
 {
 	const char *nl;
 	size_t n;
@@ -75,11 +69,28 @@ static bool number(const char **s, uint64_t *out)
 	return true;
 }
 
-static int bad(const struct lines *l, const char *what)
+int buf_line_error(const struct buf_lines *l, const char *what)
 {
 	char q[64];
 
 	return hpa_error_at(&l->pos, "%s: '%s'", what, hpa_quote(l->line, strlen(l->line), q, sizeof(q)));
+}
+
+/* Whether a line of data starts with prefix. */
+static bool has_line(const char *data, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = data, *end = data + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if ((size_t)(end - p) >= n && !memcmp(p, prefix, n))
+			return true;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
 }
 
 /* ---- jemalloc text ------------------------------------------------------ */
@@ -132,7 +143,7 @@ static void block_add(struct je_block *sum, const struct je_block *b)
 }
 
 /* "bins:  size ind allocated ..." : where the needed columns are. */
-static int bin_header(const struct lines *l, const char *s, struct bin_cols *c)
+static int bin_header(const struct buf_lines *l, const char *s, struct bin_cols *c)
 {
 	char tok[64];
 	int n = 0, len;
@@ -154,12 +165,12 @@ static int bin_header(const struct lines *l, const char *s, struct bin_cols *c)
 	}
 	c->n = n;
 	if (c->size < 0 || c->curregs < 0 || c->curslabs < 0 || c->regs < 0 || c->pgs < 0)
-		return bad(l, "bins table without size, curregs, curslabs, regs and pgs columns");
+		return buf_line_error(l, "bins table without size, curregs, curslabs, regs and pgs columns");
 	return 0;
 }
 
 /* A bins row; 1 if it was one, 0 if the table ended, -1 on error. */
-static int bin_row(const struct lines *l, const struct bin_cols *c, uint64_t page, struct je_block *b)
+static int bin_row(const struct buf_lines *l, const struct bin_cols *c, uint64_t page, struct je_block *b)
 {
 	const char *s = skip_space(l->line);
 	uint64_t v[5] = { 0 };
@@ -175,15 +186,15 @@ static int bin_row(const struct lines *l, const struct bin_cols *c, uint64_t pag
 		for (k = 0; k < 5; k++) {
 			const char *t = tok;
 			if (want[k] == n && (!number(&t, &v[k]) || *t))
-				return bad(l, "bad number in the bins table");
+				return buf_line_error(l, "bad number in the bins table");
 		}
 		n++;
 		s += len;
 	}
 	if (n <= want[0] || n <= want[1] || n <= want[2] || n <= want[3] || n <= want[4])
-		return bad(l, "bins row shorter than its header");
+		return buf_line_error(l, "bins row shorter than its header");
 	if (!v[0] || !v[3])
-		return bad(l, "bins row with a zero size or regs");
+		return buf_line_error(l, "bins row with a zero size or regs");
 	HPA_GROW(b->bins, b->bins_nr + 1, b->bins_alloc);
 	b->bins[b->bins_nr++] = (struct hpa_je_bin){ v[0], v[3], v[4] * page, v[1], v[2] };
 	return 1;
@@ -202,20 +213,20 @@ static bool block_value(const char *s, const char *name, uint64_t *out)
 }
 
 /* "   dirty:   N/A   4104   0   2   4104": the pages now (second column). */
-static int decay_row(const struct lines *l, const char *s, uint64_t *pages)
+static int decay_row(const struct buf_lines *l, const char *s, uint64_t *pages)
 {
 	char t1[64], t2[64];
 
 	if (sscanf(s, "%*s %63s %63s", t1, t2) != 2)
-		return bad(l, "short decaying row");
+		return buf_line_error(l, "short decaying row");
 	s = t2;
 	if (!number(&s, pages) || *s)
-		return bad(l, "bad page count in the decaying row");
+		return buf_line_error(l, "bad page count in the decaying row");
 	return 0;
 }
 
 /* The "Allocated: A, active: B, metadata: C (n_thp N), resident: D, ..." line. */
-static int allocated_line(const struct lines *l, struct hpa_alloc_stats *st, unsigned *seen)
+static int allocated_line(const struct buf_lines *l, struct hpa_alloc_stats *st, unsigned *seen)
 {
 	static const char *const names[] = { "Allocated", "active", "metadata", "resident", "mapped",
 					     "retained" };
@@ -230,10 +241,10 @@ static int allocated_line(const struct lines *l, struct hpa_alloc_stats *st, uns
 		uint64_t v;
 
 		if (!colon)
-			return bad(l, "bad Allocated line");
+			return buf_line_error(l, "bad Allocated line");
 		s = skip_space(colon + 1);
 		if (!number(&s, &v))
-			return bad(l, "bad number in the Allocated line");
+			return buf_line_error(l, "bad number in the Allocated line");
 		for (k = 0; k < HPA_ARRAY_SIZE(names); k++) {
 			const char *name = colon - n;
 			if (strlen(names[k]) == n && !strncmp(name, names[k], n)) {
@@ -244,13 +255,13 @@ static int allocated_line(const struct lines *l, struct hpa_alloc_stats *st, uns
 		if (*s == ' ' && s[1] == '(') {   /* " (n_thp N)" */
 			const char *close = strchr(s, ')');
 			if (!close)
-				return bad(l, "bad Allocated line");
+				return buf_line_error(l, "bad Allocated line");
 			s = close + 1;
 		}
 		if (*s == ',')
 			s++;
 		else if (*skip_space(s))
-			return bad(l, "bad Allocated line");
+			return buf_line_error(l, "bad Allocated line");
 		s = skip_space(s);
 	}
 	/* 3.6 has no metadata and resident: active stands for resident. */
@@ -259,11 +270,9 @@ static int allocated_line(const struct lines *l, struct hpa_alloc_stats *st, uns
 	return 0;
 }
 
-static bool has_line(const char *data, size_t len, const char *prefix);
-
 static int je_text(const char *name, const char *data, size_t len, struct hpa_alloc_stats *st)
 {
-	struct lines l = { data, data + len, { name, 0 }, NULL, 0 };
+	struct buf_lines l = { data, data + len, { name, 0 }, NULL, 0 };
 	struct je_block merged, sum, cur;
 	struct je_block *block = NULL;      /* the block being read: &merged, &cur, or NULL */
 	struct bin_cols cols;
@@ -279,13 +288,13 @@ static int je_text(const char *name, const char *data, size_t len, struct hpa_al
 	st->page = 4096;
 	st->lg_prof_sample = -1;
 	if (!has_line(data, len, "--- End jemalloc statistics ---")) {   /* cut: say so, not where it broke */
-		while (next_line(&l))
+		while (buf_next_line(&l))
 			;
 		free(l.line);
 		return hpa_error_at(&l.pos, "jemalloc statistics cut short: no '--- End jemalloc "
 				    "statistics ---' line");
 	}
-	while (next_line(&l)) {
+	while (buf_next_line(&l)) {
 		const char *s = l.line, *t;
 		uint64_t v;
 
@@ -314,7 +323,7 @@ static int je_text(const char *name, const char *data, size_t len, struct hpa_al
 		} else if (starts(s, "Page size: ")) {
 			t = s + 11;
 			if (!number(&t, &st->page) || *t || !st->page || st->page & (st->page - 1)) {
-				bad(&l, "bad page size");
+				buf_line_error(&l, "bad page size");
 				goto out;
 			}
 		} else if (starts(s, "Allocated: ")) {
@@ -406,7 +415,7 @@ static int tc_text(const char *name, const char *data, size_t len, struct hpa_al
 	uint64_t *fields[] = { &st->tc_in_use, &st->tc_pageheap_free, &st->tc_central,
 			       &st->tc_transfer, &st->tc_thread, &st->tc_metadata, &st->tc_actual,
 			       &st->tc_released, &st->tc_virtual };
-	struct lines l = { data, data + len, { name, 0 }, NULL, 0 };
+	struct buf_lines l = { data, data + len, { name, 0 }, NULL, 0 };
 	unsigned seen = 0;
 	uint64_t last_line = 0, parts;
 	size_t k;
@@ -414,7 +423,7 @@ static int tc_text(const char *name, const char *data, size_t len, struct hpa_al
 	st->allocator = HPA_ALLOC_TCMALLOC;
 	st->format = xstrdup("tcmalloc statistics (GetStats)");
 	st->lg_prof_sample = -1;
-	while (next_line(&l)) {
+	while (buf_next_line(&l)) {
 		const char *s = l.line, *close;
 		uint64_t v;
 
@@ -426,12 +435,12 @@ static int tc_text(const char *name, const char *data, size_t len, struct hpa_al
 		if (!*s || *s == '-')   /* "MALLOC:" alone, "MALLOC:   ------------" */
 			continue;
 		if (!number(&s, &v))
-			return bad(&l, "bad number in a MALLOC: line"), free(l.line), -1;
+			return buf_line_error(&l, "bad number in a MALLOC: line"), free(l.line), -1;
 		s = skip_space(s);
 		if (*s == '(') {
 			close = strchr(s, ')');
 			if (!close)
-				return bad(&l, "bad MALLOC: line"), free(l.line), -1;
+				return buf_line_error(&l, "bad MALLOC: line"), free(l.line), -1;
 			s = skip_space(close + 1);
 		}
 		for (k = 0; k < HPA_ARRAY_SIZE(labels); k++) {
@@ -464,22 +473,6 @@ static int tc_text(const char *name, const char *data, size_t len, struct hpa_al
 }
 
 /* ---- which one ---------------------------------------------------------- */
-
-static bool has_line(const char *data, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	const char *p = data, *end = data + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if ((size_t)(end - p) >= n && !memcmp(p, prefix, n))
-			return true;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return false;
-}
 
 int hpa_alloc_stats_parse(const char *name, const char *data, size_t len, struct hpa_alloc_stats *out)
 {
@@ -522,32 +515,17 @@ void hpa_alloc_stats_release(struct hpa_alloc_stats *s)
 const struct hpa_je_bin *hpa_je_bin_for(const struct hpa_alloc_stats *st, double avg)
 {
 	const struct hpa_je_bin *best = NULL;
-	uint64_t largest = 0;
 	size_t i;
 
 	for (i = 0; i < st->bins_nr; i++)
-		if (st->bins[i].size > largest)
-			largest = st->bins[i].size;
-	/* Above the largest small class: a large allocation, no slab. */
-	if (!st->bins_nr || avg > (double)largest * 8 / 7)
-		return NULL;
-	for (i = 0; i < st->bins_nr; i++) {
-		double d = avg - (double)st->bins[i].size, bd;
-		if (d < 0)
-			d = -d;
-		bd = best ? avg - (double)best->size : 0;
-		if (bd < 0)
-			bd = -bd;
-		if (!best || d < bd)
+		if (!best || fabs(avg - (double)st->bins[i].size) < fabs(avg - (double)best->size))
 			best = &st->bins[i];
-	}
 	/*
 	 * Unsampled counts round an average by at most 6.25% of the size, less
 	 * than half the gap to a neighbouring class: farther, it is no class
-	 * the statistics list (the text leaves out bins without slabs).
+	 * the statistics list (a large size, or a bin the text leaves out).
 	 */
-	if (best && (avg - (double)best->size > 0.0715 * (double)best->size ||
-		     (double)best->size - avg > 0.0715 * (double)best->size))
+	if (best && fabs(avg - (double)best->size) > 0.0715 * (double)best->size)
 		return NULL;
 	return best;
 }

@@ -133,8 +133,7 @@ static uint32_t *layout(struct tree *t, size_t *count)
 	return order;
 }
 
-/* Escape for XML text and attributes; invalid UTF-8 and control bytes become U+FFFD. */
-static void put_escaped(FILE *fp, const char *s, size_t max_chars)
+void hpa_put_escaped(FILE *fp, const char *s, size_t max_chars)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t chars = 0;
@@ -244,7 +243,7 @@ static void tooltip(FILE *fp, const struct tree *t, uint32_t id, double total,
 	char a[48], b[48], ha[48];
 	double delta = nd->after - nd->before;
 
-	put_escaped(fp, node_name(t, id), SIZE_MAX);
+	hpa_put_escaped(fp, node_name(t, id), SIZE_MAX);
 	snprintf(a, sizeof(a), "%.0f", nd->after);
 	human(ha, sizeof(ha), nd->after, opts);
 	if (!t->diff) {
@@ -354,7 +353,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 		"data-fontw=\"%.2f\" onload=\"hpaInit(evt)\">\n", width, height, width, height, width,
 		XPAD, FONTW);
 	fputs("<title>", fp);
-	put_escaped(fp, title, SIZE_MAX);
+	hpa_put_escaped(fp, title, SIZE_MAX);
 	fputs("</title>\n<desc>", fp);
 	fprintf(fp, "hpa %s; %s; total ", t.diff ? "differential flame graph" : "flame graph",
 		hpa_value_name(opts->value));
@@ -377,12 +376,12 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%d\" fill=\"rgb(%s)\"/>\n", width,
 		height, t.diff ? "248,248,248" : "238,250,238");
 	fprintf(fp, "<text id=\"title\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", width / 2, 2 * FONT);
-	put_escaped(fp, title, SIZE_MAX);
+	hpa_put_escaped(fp, title, SIZE_MAX);
 	fputs("</text>\n", fp);
 	if (opts->subtitle) {
 		fprintf(fp, "<text id=\"subtitle\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", width / 2,
 			4 * FONT);
-		put_escaped(fp, opts->subtitle, SIZE_MAX);
+		hpa_put_escaped(fp, opts->subtitle, SIZE_MAX);
 		fputs("</text>\n", fp);
 	}
 	fprintf(fp, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n", XPAD, 2 * FONT);
@@ -427,7 +426,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			nw / total, nd->depth);
 		if (strcmp(label, name)) {
 			fputs(" data-l=\"", fp);
-			put_escaped(fp, label, SIZE_MAX);
+			hpa_put_escaped(fp, label, SIZE_MAX);
 			fputc('"', fp);
 		}
 		fputs("><title>", fp);
@@ -442,7 +441,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, FRAME_H - 1, colour,
 			x + 3, y + FRAME_H / 2.0 + 4);
 		if (chars >= 3) {   /* cut on characters before escaping, never inside an entity */
-			put_escaped(fp, label, len <= chars ? SIZE_MAX : chars - 2);
+			hpa_put_escaped(fp, label, len <= chars ? SIZE_MAX : chars - 2);
 			if (len > chars)
 				fputs("..", fp);
 		}

@@ -316,7 +316,7 @@ static const char *format_name(enum hpa_format f)
 	       "gperftools/tcmalloc heap profile" : "pprof protobuf";
 }
 
-static void summary(struct page *pg)
+static void summary(struct page *pg, size_t nthr)
 {
 	const struct hpa_profile *prof = pg->prof;
 	size_t i;
@@ -342,7 +342,7 @@ static void summary(struct page *pg)
 		hpa_sb_addc(&pg->sb, '}');
 	}
 	hpa_sb_adds(&pg->sb, "],\"threads\":[");
-	for (i = 0; i < threads_nr(prof) && i < MAX_THREADS; i++) {
+	for (i = 0; i < nthr; i++) {
 		hpa_sb_addf(&pg->sb, "%s{\"id\":%d,\"name\":", i ? "," : "", prof->threads[i].id);
 		jstr(&pg->sb, prof->threads[i].name ? prof->threads[i].name : "");
 		hpa_sb_addc(&pg->sb, '}');
@@ -406,7 +406,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	jstr(&pg.sb, filters ? filters : "");
 	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
-	summary(&pg);
+	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
+	summary(&pg, nthr);
 	/* Each view's groups once, for every value type. */
 	groups_compute(prof, &vo, &all);
 	if (diff) {
@@ -416,7 +417,6 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		side.part = 1;
 		groups_compute(prof, &side, &after);
 	}
-	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
 	thr = xcalloc(nthr + 1, sizeof(*thr));
 	for (i = 0; i < nthr; i++) {
 		struct hpa_view_opts th = vo;
@@ -482,19 +482,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"hpa " HPA_VERSION "\">\n<title>hpa: ", fp);
-	{   /* the title, HTML-escaped */
-		const char *t = title_of(prof, opts);
-		for (; *t; t++) {
-			if (*t == '<')
-				fputs("&lt;", fp);
-			else if (*t == '>')
-				fputs("&gt;", fp);
-			else if (*t == '&')
-				fputs("&amp;", fp);
-			else
-				fputc(*t, fp);
-		}
-	}
+	hpa_put_escaped(fp, title_of(prof, opts), SIZE_MAX);
 	fputs("</title>\n<style>\n", fp);
 	fputs(report_css, fp);
 	fputs("</style>\n</head>\n<body>\n<div id=\"app\">Loading the report...</div>\n"

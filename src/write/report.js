@@ -26,8 +26,8 @@
 	function src() { return st.thread >= 0 && type().threads ? type().threads[st.thread] : type(); }
 
 	// Sizes: whole bytes with --show_bytes, else the unit that keeps 3 digits.
-	function fmt(v) {
-		if (type().objects || D.bytes) return String(Math.trunc(v));
+	function fmt(v, t) {
+		if ((t || type()).objects || D.bytes) return String(Math.trunc(v));
 		var u = ['B', 'KiB', 'MiB', 'GiB'], a = Math.abs(v), i = 0;
 		while (i < 3 && a >= 1024) { a /= 1024; v /= 1024; i++; }
 		if (i === 0) return v.toFixed(0) + 'B';
@@ -105,10 +105,7 @@
 				(i.time ? ', dumped ' + i.time : ''));
 		});
 		D.types.forEach(function (t) {
-			var keep = st.type;
-			st.type = D.types.indexOf(t);
-			item('Total ' + t.name, fmt(t.top.total) + (t.objects ? ' objects' : ''));
-			st.type = keep;
+			item('Total ' + t.name, fmt(t.top.total, t) + (t.objects ? ' objects' : ''));
 		});
 		if (D.filters) item('Active filters', D.filters);
 		item('Written by', 'hpa ' + D.version);

@@ -185,25 +185,19 @@ static void print_sites(FILE *fp, const struct hpa_profile *prof, const struct h
 	if (n > 1)
 		qsort(sites, n, sizeof(*sites), cmp_sites);
 	for (i = 0; i < n && shown < 10; i++) {
-		const char *t = hpa_strtab_get(&texts, sites[i].text);
-		size_t tl = strlen(t);
+		const char *t = hpa_strtab_get(&texts, sites[i].text), *end = t, *sep;
+		int k;
 		if (sites[i].empty < 1)
 			continue;
 		if (!shown++)
 			fputs("\nEmpty slab space by allocation site (jemalloc bins, all arenas merged):\n", fp);
 		hpa_format_bytes(num, sizeof(num), sites[i].empty, unit_of(opts));
-		/* The innermost frames: up to 6, without the last " < ". */
-		const char *cut = t;
-		int k;
-		for (k = 0; k < 6 && cut; k++) {
-			cut = strstr(cut, " < ");
-			if (cut && k < 5)
-				cut += 3;
-		}
+		/* The innermost 6 frames (each text's frame ends in " < "). */
+		for (k = 0; k < 6 && (sep = strstr(end, " < ")); k++)
+			end = sep + 3;
 		fprintf(fp, "%10s  %llu-byte objects; bin %llu is %.1f%% used: %.*s%s\n", num,
 			(unsigned long long)sites[i].bin->size, (unsigned long long)sites[i].bin->size,
-			sites[i].util * 100, (int)(cut && cut < t + tl - 3 ? cut - t : (int)(tl >= 3 ? tl - 3 : tl)),
-			t, cut && cut < t + tl - 3 ? " < ..." : "");
+			sites[i].util * 100, end > t ? (int)(end - t - 3) : 0, t, *end ? " < ..." : "");
 	}
 	if (shown)
 		fputs("  (up to this much of each bin's slabs is empty because of the site's objects: "
@@ -243,15 +237,11 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 				 f == HPA_FORMAT_JEMALLOC ? "jemalloc" : "gperftools/tcmalloc");
 	}
 	if (seen >= 0) {   /* a profile that holds more than the allocator has: another process? */
-		uint64_t live = b.rows[0].bytes;
 		double margin = 2 * 1.96 * sqrt(var) + 0.01 * seen + 65536;
-		for (i = 1; i < b.nr && b.rows[i].level == 1; i++)
-			if (b.rows[i].has_said)
-				live = b.rows[0].bytes - b.rows[i].bytes + b.rows[i].said;
-		if (seen > (double)live + margin)
+		if (seen > (double)b.live + margin)
 			hpa_warn("%s: the profile holds %.1f MiB in use, more than the %.1f MiB the "
 				 "allocator has live: statistics of another process, or of another moment?",
-				 st->source, seen / 1048576, (double)live / 1048576);
+				 st->source, seen / 1048576, (double)b.live / 1048576);
 		if (st->lg_prof_sample >= 0 && prof->inputs[0].header_period &&
 		    prof->inputs[0].format == HPA_FORMAT_JEMALLOC &&
 		    prof->inputs[0].header_period != (uint64_t)1 << st->lg_prof_sample)

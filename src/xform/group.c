@@ -312,14 +312,20 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 			for (i = 1; i < n; i++)
 				hpa_strtab_intern(&o->keys, hpa_strtab_get(&k.names, (uint32_t)i));
 		}
-		o->flat = xmalloc(st_mult(n + 1, sizeof(*o->flat)));
-		o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
-		for (i = 0; i < n; i++) {
-			o->flat[i] = k.flat[i * nv + v];
-			o->cum[i] = k.cum[i * nv + v];
+		if (nv == 1) {   /* one value: the arrays are the groups' as they are */
+			o->flat = k.flat;
+			o->cum = k.cum;
+			k.flat = k.cum = NULL;
+		} else {
+			o->flat = xmalloc(st_mult(n + 1, sizeof(*o->flat)));
+			o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
+			for (i = 0; i < n; i++) {
+				o->flat[i] = k.flat[i * nv + v];
+				o->cum[i] = k.cum[i * nv + v];
+			}
 		}
 		if (edges) {
-			edges[v] = xmalloc(st_mult(k.nedges + 1, sizeof(**edges)));
+			edges[v] = nv == 1 ? k.edges : xmalloc(st_mult(k.nedges + 1, sizeof(**edges)));
 			for (e = 0; e < k.nedges; e++) {
 				edges[v][e] = k.edges[e];
 				edges[v][e].value = k.edge_vals[e * nv + v];
@@ -330,7 +336,8 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 		*nedges = k.nedges;
 	free(k.flat);
 	free(k.cum);
-	free(k.edges);
+	if (!edges || nv != 1)
+		free(k.edges);
 	free(k.edge_vals);
 	hpa_hashmap_release(&k.edge_of);
 	free(k.edge_stamp);

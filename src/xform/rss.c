@@ -399,29 +399,26 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 			     "tells them apart.");
 	}
 
+	out->live = live;
 	add_row(out, 0, "held by live allocations", p[SEEN] + p[UNSEEN],
 		tc ? "tcmalloc's 'Bytes in use by application'" :
 		     "jemalloc's allocated, less its own (internal) and thread-cached bytes");
-	for (i = SEEN; i <= UNSEEN; i++) {
+	for (i = 0; i < NPARTS; i++) {
 		struct hpa_rss_row *r;
-		if (seen < 0 && i == SEEN)
+
+		if (i == FRAG)
+			add_row(out, 0, "inside the allocator, not allocated",
+				p[FRAG] + p[CACHES] + p[DIRTY] + p[META], NULL);
+		if ((seen < 0 && i == SEEN) || (i > UNSEEN && !p[i] && !said[i]))
 			continue;
 		r = add_row(out, 1, i == UNSEEN && seen < 0 ? "live allocations (no profile given)" :
 			    part_label[tc][i], p[i], part_hint[tc][i]);
 		if (i == SEEN)
 			r->error = 1.96 * seen_se;
-	}
-	add_row(out, 0, "inside the allocator, not allocated", p[FRAG] + p[CACHES] + p[DIRTY] + p[META],
-		NULL);
-	for (i = FRAG; i <= META; i++)
-		if (p[i] || said[i])
-			add_row(out, 1, part_label[tc][i], p[i], part_hint[tc][i]);
-	for (size_t r = 0; r < out->nr; r++) {   /* the allocator's own figure where hpa changed it */
-		for (i = 0; i < NPARTS; i++)
-			if (out->rows[r].level == 1 && out->rows[r].what == part_label[tc][i] && said[i] != p[i]) {
-				out->rows[r].said = said[i];
-				out->rows[r].has_said = true;
-			}
+		if (said[i] != p[i]) {   /* the allocator's own figure where hpa bounded it */
+			r->said = said[i];
+			r->has_said = true;
+		}
 	}
 	outside_rows(out, st, pm, out->rss - alloc, alloc_kernel, alloc);
 

@@ -1,18 +1,31 @@
 /*
  * In-process symbolization with libdwfl.
  *
- * For each input, the files named in its maps section that hold at least one
- * profile address are reported to a Dwfl of their own at the bias the maps
- * line implies (computed from the file's PT_LOAD headers, so layouts whose
- * first segment is r--p, or where p_offset != p_vaddr, come out right).
- * Every location is then looked up once, at addr - 1: all heap-profile
- * frames are return addresses, the leaf included.
+ * Each file named in an input's maps section that holds at least one
+ * profile address is a module: opened in a Dwfl of its own at the bias its
+ * maps line implies (computed from the file's PT_LOAD headers, so layouts
+ * whose first segment is r--p, or where p_offset != p_vaddr, come out
+ * right), and every one of its addresses is looked up once, at addr - 1:
+ * all heap-profile frames are return addresses, the leaf included.
+ *
+ * Modules are independent, so they are symbolized in parallel, one worker
+ * thread per processor.  A worker writes only to its module: names, files
+ * and inline chains go to the module's own string table and arrays, and the
+ * main thread copies them into the profile afterwards, in location order, so
+ * the profile's ids come out the same whatever the threads did first.
+ *
+ * Within a module, only what the addresses need is read: a compile unit is
+ * indexed when an address falls in it, and inside it, an inlined call or a
+ * block whose ranges hold none of the module's addresses is skipped whole.
  */
 #include "hpa/compat.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +44,18 @@
 #include "hpa/xalloc.h"
 #include "elfview.h"
 
-struct module {
-	const char *map_path;    /* path in the maps section */
-	char *file;              /* file actually used */
-	uint64_t start, offset;  /* lowest mapping of the file */
-	const char *perms;
-	uint64_t *pcs;           /* profile addresses in it, minus one */
-	size_t npcs, apcs;
-	Dwfl_Module *mod;
-	char *why;               /* why it could not be used, or NULL */
-	double secs;             /* --timing: opening it and naming its addresses */
-	size_t named;            /* --timing: addresses looked up */
+/* A function as a worker found it, in its module's string table. */
+struct sym_func {
+	uint32_t name, linkage, file;   /* module strtab ids; linkage 0: as name */
+	uint32_t start_line;
+	uint8_t lang;
+	uint32_t id;                    /* profile function id, once copied */
+};
+
+/* One frame of an address's inline chain. */
+struct sym_frame {
+	uint32_t func;                  /* index into the module's funcs */
+	uint32_t file, line;            /* module strtab id, 0 = unknown */
 };
 
 /* A subprogram or inlined-subroutine DIE of an indexed CU. */
@@ -51,8 +65,8 @@ struct fn_die {
 	uint32_t depth;
 	bool inlined;
 	bool call_known;         /* call_file/call_line read */
-	uint32_t func;           /* function id, 0 until first needed */
-	uint32_t call_file;      /* inlined: strtab id of DW_AT_call_file */
+	uint32_t func;           /* index + 1 into the module's funcs, 0 until needed */
+	uint32_t call_file;      /* inlined: module strtab id of DW_AT_call_file */
 	uint32_t call_line;
 };
 
@@ -64,33 +78,20 @@ struct fn_range {
 };
 
 /*
- * Per-CU index: every function and inline instance with its ranges, built
- * in one walk of the CU's DIE tree and searched per address, instead of one
- * dwarf_getscopes() walk of the CU per address.
+ * Per-CU index: the functions and inline instances that hold one of the
+ * module's addresses, with their ranges, built in one walk of the CU's DIE
+ * tree and searched per address.
  */
 struct cu_index {
-	Dwfl_Module *mod;
-	Dwarf_Off off;           /* CU DIE offset: the key, with mod */
+	Dwarf_Off off;           /* CU DIE offset: the key */
 	Dwarf_Die cu;
+	Dwarf_Addr bias;
 	const char *comp_dir;    /* DW_AT_comp_dir, or NULL */
+	bool c_family;           /* C or C++: no function is defined inside a type at file scope */
 	struct fn_die *dies;
 	size_t ndies, adies;
 	struct fn_range *ranges;
 	size_t nranges, aranges;
-};
-
-struct symbolizer {
-	struct hpa_profile *prof;
-	const struct hpa_sym_opts *opts;
-	char *debuginfo_path;
-	Dwfl_Callbacks callbacks;
-	struct hpa_line *chain;  /* inline chain being built */
-	size_t chain_nr, chain_alloc;
-	struct cu_index *cus;    /* CUs indexed so far, for the current input */
-	size_t ncus, acus;
-	struct hpa_hashmap cu_by_key;
-	struct cu_ranges *cu_ranges;   /* modules without .debug_aranges, for the current input */
-	size_t ncu_ranges, acu_ranges;
 };
 
 /*
@@ -102,11 +103,54 @@ struct cu_span {
 	Dwarf_Die cu;
 };
 
-struct cu_ranges {
+struct module {
+	uint32_t input;
+	const char *map_path;    /* path in the maps section */
+	char *file;              /* file actually used */
+	uint64_t start, offset;  /* lowest mapping of the file */
+	const char *perms;
+	uint64_t *pcs;           /* profile addresses in it, minus one */
+	uint32_t *locs;          /* the location of each */
+	size_t npcs, apcs;
+	uint64_t *wanted;        /* pcs sorted, for skipping what holds none */
+	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	Dwarf_Addr bias;
-	struct cu_span *spans;   /* sorted by low */
+	char *why;               /* why it could not be used, or NULL */
+	bool no_dwfl;            /* libdwfl could not even start */
+	char build_id[129];      /* hex, or "" */
+	double secs;             /* --timing: opening it and naming its addresses */
+	size_t named;            /* --timing: addresses looked up */
+
+	/* What the worker found. */
+	struct hpa_strtab strs;
+	struct sym_func *funcs;
+	size_t nfuncs, afuncs;
+	struct sym_frame *frames;
+	size_t nframes, aframes;
+	uint32_t *res_first;     /* per pc: its first frame in frames[] */
+	uint16_t *res_nr;        /* per pc: frames, 0 = not named */
+	uint8_t *res_src;        /* per pc: enum hpa_sym_source */
+	size_t cursor;           /* copying: the next pc */
+	uint32_t *str_ids;       /* copying: module strtab id -> profile's, 0 = not yet */
+
+	/* The worker's indexes. */
+	struct cu_index *cus;
+	size_t ncus, acus;
+	struct hpa_hashmap cu_by_off;
+	struct cu_span *spans;   /* sorted by low; built on first need */
 	size_t nspans;
+	Dwarf_Addr span_bias;
+	bool spans_built;
+};
+
+struct symbolizer {
+	struct hpa_profile *prof;
+	const struct hpa_sym_opts *opts;
+	char *debuginfo_path;
+	Dwfl_Callbacks callbacks;
+	struct module *mods;     /* every module of every input */
+	size_t nmods, amods;
+	atomic_size_t next;      /* next module for a worker */
 };
 
 /* Mappings that are not files, or files never to open. */
@@ -147,58 +191,85 @@ static const char *main_path(const struct hpa_profile *prof, const struct hpa_in
 
 /*
  * Open the module's file, check that it can be the one that ran, and report
- * it to libdwfl at the bias its maps line implies.
+ * it to its Dwfl at the bias its maps line implies.
  */
-static void report_module(struct symbolizer *s, Dwfl *dwfl, struct module *mod,
-			  const struct hpa_input *in, const char *main)
+static void report_module(const struct symbolizer *s, struct module *m)
 {
-	const char *base = strrchr(mod->map_path, '/');
+	const struct hpa_input *in = hpa_profile_input(s->prof, m->input);
+	const char *main = main_path(s->prof, in);
+	const char *base = strrchr(m->map_path, '/');
 	struct elf_view v;
 	uint64_t bias = 0;
 
-	base = base ? base + 1 : mod->map_path;
-	if (s->opts->binary && main && !strcmp(mod->map_path, main))
-		mod->file = xstrdup(s->opts->binary);
+	base = base ? base + 1 : m->map_path;
+	if (s->opts->binary && main && !strcmp(m->map_path, main))
+		m->file = xstrdup(s->opts->binary);
 	else
-		mod->file = join_sysroot(s->opts->sysroot, mod->map_path);
-	mod->why = elf_view_open(&v, mod->file);
-	if (!mod->why)
-		mod->why = elf_view_bias(&v, mod->start, mod->offset, mod->perms, &bias);
-	if (!mod->why && !(mod->start == 0 && mod->offset == 0 && in->map_nr == 1 &&
-			   s->prof->mappings[in->map_first].limit == UINT64_MAX)) {
+		m->file = join_sysroot(s->opts->sysroot, m->map_path);
+	m->why = elf_view_open(&v, m->file);
+	if (!m->why)
+		m->why = elf_view_bias(&v, m->start, m->offset, m->perms, &bias);
+	if (!m->why && !(m->start == 0 && m->offset == 0 && in->map_nr == 1 &&
+			 s->prof->mappings[in->map_first].limit == UINT64_MAX)) {
 		/* Not for the catch-all of a profile without maps: nothing to check against. */
-		mod->why = elf_view_check_mappings(&v, s->prof, in, mod->map_path, bias);
-		if (!mod->why)
-			mod->why = elf_view_check_addresses(&v, bias, mod->pcs, mod->npcs);
+		m->why = elf_view_check_mappings(&v, s->prof, in, m->map_path, bias);
+		if (!m->why)
+			m->why = elf_view_check_addresses(&v, bias, m->pcs, m->npcs);
 	}
 	elf_view_close(&v);
-	if (mod->why)
+	if (m->why)
 		return;
-	mod->mod = dwfl_report_elf(dwfl, base, mod->file, -1, bias, true);
-	if (!mod->mod)
-		mod->why = hpa_xasprintf("%s: %s", mod->file, dwfl_errmsg(-1));
+	m->mod = dwfl_report_elf(m->dwfl, base, m->file, -1, bias, true);
+	if (!m->mod)
+		m->why = hpa_xasprintf("%s: %s", m->file, dwfl_errmsg(-1));
 }
 
-static void chain_push(struct symbolizer *s, uint32_t func, uint32_t file, uint32_t line)
+/* Does [low, high) (CU-relative) hold one of the module's addresses? */
+static bool wanted(const struct module *m, const struct cu_index *ci, Dwarf_Addr low,
+		   Dwarf_Addr high)
 {
-	HPA_GROW(s->chain, s->chain_nr + 1, s->chain_alloc);
-	s->chain[s->chain_nr].func = func;
-	s->chain[s->chain_nr].file = file;
-	s->chain[s->chain_nr].line = line;
-	s->chain_nr++;
+	size_t lo = 0, hi = m->npcs;
+
+	low += ci->bias;
+	high += ci->bias;
+	while (lo < hi) {   /* first address >= low */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->wanted[mid] < low)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->npcs && m->wanted[lo] < high;
 }
 
-static void index_add_die(struct cu_index *ci, Dwarf_Die *die, int32_t *parent, bool inlined)
+enum die_kind { DIE_NO_CODE, DIE_ELSEWHERE, DIE_INDEXED };
+
+/*
+ * Index a function DIE whose ranges hold one of the module's addresses.
+ * DIE_NO_CODE: it has no ranges (a declaration, an abstract instance, code
+ * that was dropped); DIE_ELSEWHERE: none of its ranges holds an address.
+ */
+static enum die_kind index_add_die(const struct module *m, struct cu_index *ci, Dwarf_Die *die,
+				   int32_t *parent, bool inlined)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
 	size_t first = ci->nranges;
 	uint32_t idx = (uint32_t)ci->ndies;
 	uint32_t depth = *parent >= 0 ? ci->dies[*parent].depth + 1 : 0;
+	bool any = false, hit = false;
 
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (end <= start)
 			continue;
+		any = true;
+		if (!hit && !wanted(m, ci, start, end))
+			continue;
+		if (!hit) {   /* keep every range of a DIE that is kept */
+			hit = true;
+			off = 0;
+			continue;
+		}
 		HPA_GROW(ci->ranges, ci->nranges + 1, ci->aranges);
 		ci->ranges[ci->nranges].low = start;
 		ci->ranges[ci->nranges].high = end;
@@ -207,7 +278,7 @@ static void index_add_die(struct cu_index *ci, Dwarf_Die *die, int32_t *parent, 
 		ci->nranges++;
 	}
 	if (ci->nranges == first)
-		return;   /* a declaration, or code that was dropped: not a scope */
+		return any ? DIE_ELSEWHERE : DIE_NO_CODE;
 	HPA_GROW(ci->dies, ci->ndies + 1, ci->adies);
 	memset(&ci->dies[idx], 0, sizeof(ci->dies[idx]));
 	ci->dies[idx].die = *die;
@@ -216,9 +287,50 @@ static void index_add_die(struct cu_index *ci, Dwarf_Die *die, int32_t *parent, 
 	ci->dies[idx].inlined = inlined;
 	ci->ndies++;
 	*parent = (int32_t)idx;
+	return DIE_INDEXED;
 }
 
-static void index_walk(struct cu_index *ci, Dwarf_Die *die, int32_t parent, unsigned level)
+/* Does the code of an inlined call or a block lie outside every address? */
+static bool block_elsewhere(const struct module *m, struct cu_index *ci, Dwarf_Die *die)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	bool any = false;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		if (wanted(m, ci, start, end))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+static bool is_type_tag(int tag)
+{
+	switch (tag) {
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_interface_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Walk a CU's DIE tree for the function DIEs that hold an address.  What is
+ * skipped: the inside of an inlined call or a block that holds none (the
+ * bulk of optimized C++), and at file scope in C and C++ the inside of a
+ * type, which declares functions but defines none.  A function that holds
+ * none is still entered: a local class's methods and a lambda's body are
+ * defined inside the function whose class they are, elsewhere in memory.
+ */
+static void index_walk(const struct module *m, struct cu_index *ci, Dwarf_Die *die,
+		       int32_t parent, unsigned level, unsigned fn_level)
 {
 	Dwarf_Die cur = *die, child;
 
@@ -227,11 +339,22 @@ static void index_walk(struct cu_index *ci, Dwarf_Die *die, int32_t parent, unsi
 	do {
 		int tag = dwarf_tag(&cur);
 		int32_t scope = parent;
+		unsigned fl = fn_level;
 
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			index_add_die(ci, &cur, &scope, tag == DW_TAG_inlined_subroutine);
+		if (tag == DW_TAG_inlined_subroutine) {
+			if (index_add_die(m, ci, &cur, &scope, true) == DIE_ELSEWHERE)
+				continue;
+		} else if (tag == DW_TAG_subprogram) {
+			index_add_die(m, ci, &cur, &scope, false);
+			fl++;
+		} else if (tag == DW_TAG_lexical_block) {
+			if (block_elsewhere(m, ci, &cur))
+				continue;
+		} else if (is_type_tag(tag) && !fn_level && ci->c_family) {
+			continue;
+		}
 		if (dwarf_haschildren(&cur) > 0 && dwarf_child(&cur, &child) == 0)
-			index_walk(ci, &child, scope, level + 1);
+			index_walk(m, ci, &child, scope, level + 1, fl);
 	} while (dwarf_siblingof(&cur, &cur) == 0);
 }
 
@@ -244,48 +367,60 @@ static int cmp_range(const void *a, const void *b)
 	return (x->depth > y->depth) - (x->depth < y->depth);
 }
 
-static struct cu_index *cu_index_get(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Die *cu)
+/* A compile unit's language, as far as names care. */
+static enum hpa_lang cu_lang(Dwarf_Die *cu)
 {
-	Dwarf_Off off = dwarf_dieoffset(cu);
-	uint64_t key = hpa_hash64((uint64_t)(uintptr_t)mod ^ hpa_hash64(off));
-	uint32_t id = hpa_hashmap_get(&s->cu_by_key, key);
-	struct cu_index *ci;
-	Dwarf_Die child;
-	size_t i;
-
-	if (id && s->cus[id - 1].mod == mod && s->cus[id - 1].off == off)
-		return &s->cus[id - 1];
-	if (id) {   /* a hash collision: look the slow way */
-		for (i = 0; i < s->ncus; i++)
-			if (s->cus[i].mod == mod && s->cus[i].off == off)
-				return &s->cus[i];
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return HPA_LANG_CXX;
+	case DW_LANG_Rust:
+		return HPA_LANG_RUST;
+	case DW_LANG_Go:
+		return HPA_LANG_GO;
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+		return HPA_LANG_C;
+	default:   /* none, assembler, Fortran, ...: decided by the name's shape */
+		return HPA_LANG_UNKNOWN;
 	}
-	HPA_GROW(s->cus, s->ncus + 1, s->acus);
-	ci = &s->cus[s->ncus++];
-	memset(ci, 0, sizeof(*ci));
-	ci->mod = mod;
-	ci->off = off;
-	ci->cu = *cu;
-	ci->comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &(Dwarf_Attribute){ 0 }));
-	if (dwarf_child(cu, &child) == 0)
-		index_walk(ci, &child, -1, 0);
-	if (ci->nranges > 1)
-		qsort(ci->ranges, ci->nranges, sizeof(*ci->ranges), cmp_range);
-	if (!id)
-		hpa_hashmap_put(&s->cu_by_key, key, (uint32_t)s->ncus);
-	return ci;
 }
 
-static void cu_indexes_free(struct symbolizer *s)
+static bool is_cxx_or_rust(Dwarf_Die *cu)
 {
-	size_t i;
+	enum hpa_lang l = cu_lang(cu);
+	return l == HPA_LANG_CXX || l == HPA_LANG_RUST;
+}
 
-	for (i = 0; i < s->ncus; i++) {
-		free(s->cus[i].dies);
-		free(s->cus[i].ranges);
-	}
-	s->ncus = 0;
-	hpa_hashmap_release(&s->cu_by_key);
+static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu, Dwarf_Addr bias)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	uint32_t id = hpa_hashmap_get(&m->cu_by_off, off);
+	struct cu_index *ci;
+	Dwarf_Die child;
+	enum hpa_lang lang;
+
+	if (id)
+		return &m->cus[id - 1];
+	HPA_GROW(m->cus, m->ncus + 1, m->acus);
+	ci = &m->cus[m->ncus++];
+	memset(ci, 0, sizeof(*ci));
+	ci->off = off;
+	ci->cu = *cu;
+	ci->bias = bias;
+	ci->comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &(Dwarf_Attribute){ 0 }));
+	lang = cu_lang(cu);
+	ci->c_family = lang == HPA_LANG_C || lang == HPA_LANG_CXX;
+	if (dwarf_child(cu, &child) == 0)
+		index_walk(m, ci, &child, -1, 0, 0);
+	if (ci->nranges > 1)
+		qsort(ci->ranges, ci->nranges, sizeof(*ci->ranges), cmp_range);
+	hpa_hashmap_put(&m->cu_by_off, off, (uint32_t)m->ncus);
+	return ci;
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -294,67 +429,51 @@ static int cmp_span(const void *a, const void *b)
 	return (x->low > y->low) - (x->low < y->low);
 }
 
-static struct cu_ranges *cu_ranges_get(struct symbolizer *s, Dwfl_Module *mod)
+static void spans_build(struct module *m)
 {
-	struct cu_ranges *r;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias = 0;
-	size_t i, aspans = 0;
+	size_t aspans = 0;
 
-	for (i = 0; i < s->ncu_ranges; i++)
-		if (s->cu_ranges[i].mod == mod)
-			return &s->cu_ranges[i];
-	HPA_GROW(s->cu_ranges, s->ncu_ranges + 1, s->acu_ranges);
-	r = &s->cu_ranges[s->ncu_ranges++];
-	memset(r, 0, sizeof(*r));
-	r->mod = mod;
-	while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+	m->spans_built = true;
+	while ((cu = dwfl_module_nextcu(m->mod, cu, &bias)) != NULL) {
 		Dwarf_Addr base, start, end;
 		ptrdiff_t off = 0;
 
-		r->bias = bias;
+		m->span_bias = bias;
 		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
 			if (end <= start)
 				continue;
-			HPA_GROW(r->spans, r->nspans + 1, aspans);
-			r->spans[r->nspans].low = start;
-			r->spans[r->nspans].high = end;
-			r->spans[r->nspans].cu = *cu;
-			r->nspans++;
+			HPA_GROW(m->spans, m->nspans + 1, aspans);
+			m->spans[m->nspans].low = start;
+			m->spans[m->nspans].high = end;
+			m->spans[m->nspans].cu = *cu;
+			m->nspans++;
 		}
 	}
-	if (r->nspans > 1)
-		qsort(r->spans, r->nspans, sizeof(*r->spans), cmp_span);
-	return r;
+	if (m->nspans > 1)
+		qsort(m->spans, m->nspans, sizeof(*m->spans), cmp_span);
 }
 
 /* The CU holding pc by its own ranges, when libdw's lookup finds none. */
-static Dwarf_Die *cu_by_ranges(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc,
-			       Dwarf_Addr *bias)
+static Dwarf_Die *cu_by_ranges(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias)
 {
-	struct cu_ranges *r = cu_ranges_get(s, mod);
-	size_t lo = 0, hi = r->nspans;
+	size_t lo = 0, hi;
 
-	*bias = r->bias;
+	if (!m->spans_built)
+		spans_build(m);
+	hi = m->nspans;
+	*bias = m->span_bias;
 	while (lo < hi) {   /* first span with low > pc */
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->spans[mid].low <= pc - r->bias)
+		if (m->spans[mid].low <= pc - m->span_bias)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && pc - r->bias < r->spans[lo - 1].high)
-		return &r->spans[lo - 1].cu;
+	if (lo && pc - m->span_bias < m->spans[lo - 1].high)
+		return &m->spans[lo - 1].cu;
 	return NULL;
-}
-
-static void cu_ranges_free(struct symbolizer *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->ncu_ranges; i++)
-		free(s->cu_ranges[i].spans);
-	s->ncu_ranges = 0;
 }
 
 /* The innermost function DIE whose ranges hold `pc` (CU-relative), or -1. */
@@ -406,57 +525,41 @@ static const char *symtab_function(Dwfl_Module *mod, Dwarf_Addr pc)
 	return name;
 }
 
-/* A compile unit's language, as far as names care. */
-static enum hpa_lang cu_lang(Dwarf_Die *cu)
-{
-	switch (dwarf_srclang(cu)) {
-	case DW_LANG_C_plus_plus:
-	case DW_LANG_C_plus_plus_03:
-	case DW_LANG_C_plus_plus_11:
-	case DW_LANG_C_plus_plus_14:
-		return HPA_LANG_CXX;
-	case DW_LANG_Rust:
-		return HPA_LANG_RUST;
-	case DW_LANG_Go:
-		return HPA_LANG_GO;
-	case DW_LANG_C89:
-	case DW_LANG_C:
-	case DW_LANG_C99:
-	case DW_LANG_C11:
-		return HPA_LANG_C;
-	default:   /* none, assembler, Fortran, ...: decided by the name's shape */
-		return HPA_LANG_UNKNOWN;
-	}
-}
-
-static bool is_cxx_or_rust(Dwarf_Die *cu)
-{
-	enum hpa_lang l = cu_lang(cu);
-	return l == HPA_LANG_CXX || l == HPA_LANG_RUST;
-}
-
 /*
  * A source file as the debug info names it, made absolute with the
  * compilation folder when it is relative (as addr2line, and so jeprof,
- * print it); NULL stays NULL.  Malloc'ed.
+ * print it), in the module's string table; NULL is 0.
  */
-static char *source_path(const struct cu_index *ci, const char *f)
+static uint32_t module_source(struct module *m, const struct cu_index *ci, const char *f)
 {
-	if (!f)
-		return NULL;
-	if (*f && *f != '/' && ci->comp_dir && *ci->comp_dir)
-		return hpa_xasprintf("%s%s%s", ci->comp_dir,
-				     ci->comp_dir[strlen(ci->comp_dir) - 1] == '/' ? "" : "/", f);
-	return xstrdup(f);
-}
+	uint32_t id;
+	char *path;
 
-static uint32_t intern_source(struct symbolizer *s, const struct cu_index *ci, const char *f)
-{
-	char *path = source_path(ci, f);
-	uint32_t id = hpa_strtab_intern(&s->prof->strs, path ? path : "");
-
+	if (!f || !*f)
+		return 0;
+	if (*f == '/' || !ci->comp_dir || !*ci->comp_dir)
+		return hpa_strtab_intern(&m->strs, f);
+	path = hpa_xasprintf("%s%s%s", ci->comp_dir,
+			     ci->comp_dir[strlen(ci->comp_dir) - 1] == '/' ? "" : "/", f);
+	id = hpa_strtab_intern(&m->strs, path);
 	free(path);
 	return id;
+}
+
+static uint32_t add_func(struct module *m, const char *name, const char *linkage, uint32_t file,
+			 enum hpa_lang lang, uint32_t start_line)
+{
+	struct sym_func *f;
+
+	HPA_GROW(m->funcs, m->nfuncs + 1, m->afuncs);
+	f = &m->funcs[m->nfuncs];
+	f->name = hpa_strtab_intern(&m->strs, name);
+	f->linkage = linkage ? hpa_strtab_intern(&m->strs, linkage) : 0;
+	f->file = file;
+	f->lang = (uint8_t)lang;
+	f->start_line = start_line;
+	f->id = 0;
+	return (uint32_t)m->nfuncs++;
 }
 
 /*
@@ -465,41 +568,36 @@ static uint32_t intern_source(struct symbolizer *s, const struct cu_index *ci, c
  * anonymous namespaces) is unqualified in DWARF, so for the physical frame
  * the ELF symbol at pc names it instead.
  */
-static uint32_t die_function(struct symbolizer *s, struct cu_index *ci, struct fn_die *d,
-			     Dwfl_Module *mod, Dwarf_Addr pc)
+static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_die *d,
+			     Dwarf_Addr pc)
 {
 	Dwarf_Attribute attr;
 	const char *linkage, *name;
-	char *clean = NULL, *file;
+	char *clean = NULL;
+	int line = 0;
 
 	if (d->func)
-		return d->func;
+		return d->func - 1;
 	linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_linkage_name, &attr));
 	if (!linkage)
 		linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_MIPS_linkage_name, &attr));
 	name = dwarf_diename(&d->die);
 	if (!linkage && !d->inlined && is_cxx_or_rust(&ci->cu))
-		linkage = symtab_function(mod, pc);
+		linkage = symtab_function(m->mod, pc);
 	if (linkage)
 		name = clean = clean_name(linkage);
 	else if (!name)
 		name = "??";
-	file = source_path(ci, dwarf_decl_file(&d->die));
-	d->func = hpa_profile_intern_function(s->prof, name, linkage ? linkage : name, file);
-	free(file);
-	if (!s->prof->funcs[d->func].lang)
-		s->prof->funcs[d->func].lang = (uint8_t)cu_lang(&ci->cu);
-	if (!s->prof->funcs[d->func].start_line) {
-		int line = 0;
-		if (dwarf_decl_line(&d->die, &line) == 0 && line > 0)
-			s->prof->funcs[d->func].start_line = (uint32_t)line;
-	}
+	if (dwarf_decl_line(&d->die, &line) != 0 || line < 0)
+		line = 0;
+	d->func = 1 + add_func(m, name, linkage, module_source(m, ci, dwarf_decl_file(&d->die)),
+			       cu_lang(&ci->cu), (uint32_t)line);
 	free(clean);
-	return d->func;
+	return d->func - 1;
 }
 
 /* Where an inline instance was called from, cached. */
-static void inline_call_site(struct symbolizer *s, struct cu_index *ci, struct fn_die *d)
+static void inline_call_site(struct module *m, struct cu_index *ci, struct fn_die *d)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word idx, cl;
@@ -513,9 +611,18 @@ static void inline_call_site(struct symbolizer *s, struct cu_index *ci, struct f
 	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_file, &attr), &idx) == 0 &&
 	    dwarf_getsrcfiles(&ci->cu, &files, &nfiles) == 0 && idx < nfiles)
 		cf = dwarf_filesrc(files, idx, NULL, NULL);
-	d->call_file = intern_source(s, ci, cf);
+	d->call_file = module_source(m, ci, cf);
 	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_line, &attr), &cl) == 0)
 		d->call_line = (uint32_t)cl;
+}
+
+static void push_frame(struct module *m, uint32_t func, uint32_t file, uint32_t line)
+{
+	HPA_GROW(m->frames, m->nframes + 1, m->aframes);
+	m->frames[m->nframes].func = func;
+	m->frames[m->nframes].file = file;
+	m->frames[m->nframes].line = line;
+	m->nframes++;
 }
 
 /*
@@ -523,20 +630,20 @@ static void inline_call_site(struct symbolizer *s, struct cu_index *ci, struct f
  * frame's file:line comes from the line table; each caller's is the call
  * site of the inline instance inside it.  False if no function DIE holds pc.
  */
-static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
+static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, pc, &bias);
 	struct cu_index *ci;
 	Dwarf_Line *dl;
 	uint32_t file = 0, line = 0;
 	int32_t d;
 
 	if (!cu)
-		cu = cu_by_ranges(s, mod, pc, &bias);
+		cu = cu_by_ranges(m, pc, &bias);
 	if (!cu)
 		return false;
-	ci = cu_index_get(s, mod, cu);
+	ci = cu_index_get(m, cu, bias);
 	d = innermost(ci, pc - bias);
 	if (d < 0)
 		return false;
@@ -545,16 +652,16 @@ static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 		int ln = 0;
 		const char *f = dwarf_linesrc(dl, NULL, NULL);
 		dwarf_lineno(dl, &ln);
-		file = intern_source(s, ci, f);
+		file = module_source(m, ci, f);
 		line = ln > 0 ? (uint32_t)ln : 0;
 	}
 	for (; d >= 0; d = ci->dies[d].parent) {
 		struct fn_die *fd = &ci->dies[d];
 
-		chain_push(s, die_function(s, ci, fd, mod, pc), file, line);
+		push_frame(m, die_function(m, ci, fd, pc), file, line);
 		if (!fd->inlined)
 			break;
-		inline_call_site(s, ci, fd);
+		inline_call_site(m, ci, fd);
 		file = fd->call_file;
 		line = fd->call_line;
 	}
@@ -562,187 +669,303 @@ static bool dwarf_chain(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
 }
 
 /* Name from .symtab/.dynsym: only a function symbol with a size containing pc. */
-static bool symtab_name(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr pc)
+static bool symtab_name(struct module *m, Dwarf_Addr pc)
 {
-	const char *name = symtab_function(mod, pc);
+	const char *name = symtab_function(m->mod, pc);
 	char *clean;
 
 	if (!name)
 		return false;
 	clean = clean_name(name);
-	chain_push(s, hpa_profile_intern_function(s->prof, clean, name, NULL), 0, 0);
+	push_frame(m, add_func(m, clean, name, 0, HPA_LANG_UNKNOWN, 0), 0, 0);
 	free(clean);
 	return true;
 }
 
-static void symbolize_loc(struct symbolizer *s, Dwfl *dwfl, uint32_t loc)
+static void symbolize_pc(struct module *m, size_t k)
 {
-	uint64_t addr = s->prof->locs[loc].addr;
-	Dwarf_Addr pc = addr ? addr - 1 : 0;
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	enum hpa_sym_source src = HPA_SYM_NONE;
+	Dwarf_Addr pc = m->pcs[k];
+	size_t first = m->nframes;
 
-	s->chain_nr = 0;
-	if (!mod || s->prof->locs[loc].line_nr)
-		return;   /* no module, or named already (a symbolized pprof input) */
-	if (dwarf_chain(s, mod, pc)) {
-		src = HPA_SYM_DWARF;
+	m->res_first[k] = (uint32_t)first;
+	m->res_nr[k] = 0;
+	m->res_src[k] = HPA_SYM_NONE;
+	if (dwfl_addrmodule(m->dwfl, pc) != m->mod)
+		return;
+	if (dwarf_chain(m, pc)) {
+		m->res_src[k] = HPA_SYM_DWARF;
 	} else {
-		s->chain_nr = 0;
-		if (symtab_name(s, mod, pc))
-			src = HPA_SYM_SYMTAB;
+		m->nframes = first;
+		if (symtab_name(m, pc))
+			m->res_src[k] = HPA_SYM_SYMTAB;
 	}
-	if (src != HPA_SYM_NONE)
-		hpa_profile_set_lines(s->prof, loc, s->chain, s->chain_nr, src);
+	if (m->nframes - first > UINT16_MAX)
+		m->nframes = first + UINT16_MAX;
+	m->res_nr[k] = (uint16_t)(m->nframes - first);
 }
 
-static int symbolize_input(struct symbolizer *s, uint32_t input)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A worker's whole job for one module: open it, check it, name its addresses. */
+static void module_work(const struct symbolizer *s, struct module *m)
+{
+	double t = hpa_now();
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	size_t k;
+	int n;
+
+	m->dwfl = dwfl_begin(&s->callbacks);
+	if (!m->dwfl) {
+		m->no_dwfl = true;
+		m->why = hpa_xasprintf("libdwfl: %s", dwfl_errmsg(-1));
+		return;
+	}
+	dwfl_report_begin(m->dwfl);
+	report_module(s, m);
+	if (dwfl_report_end(m->dwfl, NULL, NULL) != 0) {
+		if (!m->why)
+			m->why = hpa_xasprintf("libdwfl: %s", dwfl_errmsg(-1));
+		m->mod = NULL;
+	}
+	n = m->mod ? dwfl_module_build_id(m->mod, &bits, &vaddr) : 0;
+	if (n > 0 && n <= 64) {
+		int b;
+		for (b = 0; b < n; b++)
+			sprintf(m->build_id + 2 * b, "%02x", bits[b]);
+	}
+	m->res_first = xcalloc(m->npcs + 1, sizeof(*m->res_first));
+	m->res_nr = xcalloc(m->npcs + 1, sizeof(*m->res_nr));
+	m->res_src = xcalloc(m->npcs + 1, sizeof(*m->res_src));
+	if (m->mod) {
+		m->wanted = xmalloc((m->npcs + 1) * sizeof(*m->wanted));
+		memcpy(m->wanted, m->pcs, m->npcs * sizeof(*m->wanted));
+		qsort(m->wanted, m->npcs, sizeof(*m->wanted), cmp_u64);
+		for (k = 0; k < m->npcs; k++)
+			if (!s->prof->locs[m->locs[k]].line_nr)   /* else named already (pprof input) */
+				symbolize_pc(m, k);
+		m->named = m->npcs;
+	}
+	for (k = 0; k < m->ncus; k++) {
+		free(m->cus[k].dies);
+		free(m->cus[k].ranges);
+	}
+	free(m->cus);
+	m->cus = NULL;
+	hpa_hashmap_release(&m->cu_by_off);
+	free(m->spans);
+	m->spans = NULL;
+	free(m->wanted);
+	m->wanted = NULL;
+	dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->mod = NULL;
+	m->secs = hpa_now() - t;
+}
+
+static void *worker(void *arg)
+{
+	struct symbolizer *s = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&s->next, 1)) < s->nmods)
+		module_work(s, &s->mods[i]);
+	return NULL;
+}
+
+/* Processors this process may run on. */
+static size_t processors(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (size_t)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
+}
+
+/* Every module on as many threads as there are processors, the caller's included. */
+static void run_workers(struct symbolizer *s)
+{
+	size_t nthreads = processors(), started = 0, i;
+	pthread_t *tids;
+
+	if (nthreads > s->nmods)
+		nthreads = s->nmods;
+	if (nthreads > 64)
+		nthreads = 64;
+	tids = xcalloc(nthreads + 1, sizeof(*tids));
+	for (i = 1; i < nthreads; i++)
+		if (pthread_create(&tids[started], NULL, worker, s) == 0)
+			started++;
+	worker(s);
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+}
+
+/* Collect the modules of one input: each mapped file that holds one of its locations. */
+static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *where)
 {
 	struct hpa_profile *prof = s->prof;
 	const struct hpa_input *in = hpa_profile_input(prof, input);
-	const char *main = main_path(prof, in);
-	struct module *mods = NULL;
-	uint32_t *mod_of_map, *build_ids;
-	size_t nmods = 0, amods = 0, i;
-	Dwfl *dwfl;
+	size_t first = s->nmods, i;
+	uint32_t *mod_of_map;
 
 	if (!in->map_nr)
-		return 0;
-	/* One module per mapped file that holds a location of this input. */
+		return;
 	mod_of_map = xcalloc(in->map_nr, sizeof(*mod_of_map));
 	for (i = 1; i < prof->locs_nr; i++) {
-		uint32_t m = prof->locs[i].mapping;
+		uint32_t m = prof->locs[i].mapping, j;
 		const struct hpa_mapping *map;
-		size_t j;
-
-		if (!m || m < in->map_first || m >= in->map_first + in->map_nr ||
-		    mod_of_map[m - in->map_first])
-			continue;
-		map = &prof->mappings[m];
-		if (is_pseudo_path(map->path))
-			continue;
-		for (j = 0; j < nmods; j++)
-			if (!strcmp(mods[j].map_path, map->path))
-				break;
-		if (j == nmods) {
-			uint32_t k;
-			HPA_GROW(mods, nmods + 1, amods);
-			memset(&mods[nmods], 0, sizeof(mods[nmods]));
-			mods[nmods].map_path = map->path;
-			mods[nmods].start = UINT64_MAX;
-			/* The lowest mapping of the file fixes the bias. */
-			for (k = 0; k < in->map_nr; k++) {
-				const struct hpa_mapping *o = &prof->mappings[in->map_first + k];
-				if (!strcmp(o->path, map->path) && o->start < mods[nmods].start) {
-					mods[nmods].start = o->start;
-					mods[nmods].offset = o->offset;
-					mods[nmods].perms = o->perms;
-				}
-			}
-			nmods++;
-		}
-		mod_of_map[m - in->map_first] = (uint32_t)j + 1;
-	}
-
-	dwfl = dwfl_begin(&s->callbacks);
-	if (!dwfl) {
-		free(mod_of_map);
-		free(mods);
-		return hpa_error("cannot start libdwfl: %s", dwfl_errmsg(-1));
-	}
-	/* Each module's addresses, for the checks before it is used. */
-	for (i = 1; i < prof->locs_nr; i++) {
-		uint32_t m = prof->locs[i].mapping, j;
 		struct module *mod;
-		if (!m || m < in->map_first || m >= in->map_first + in->map_nr ||
-		    !(j = mod_of_map[m - in->map_first]))
-			continue;
-		mod = &mods[j - 1];
-		HPA_GROW(mod->pcs, mod->npcs + 1, mod->apcs);
-		mod->pcs[mod->npcs++] = prof->locs[i].addr ? prof->locs[i].addr - 1 : 0;
-	}
-	dwfl_report_begin(dwfl);
-	for (i = 0; i < nmods; i++) {
-		double t = hpa_now();
-		report_module(s, dwfl, &mods[i], in, main);
-		mods[i].secs += hpa_now() - t;
-	}
-	if (dwfl_report_end(dwfl, NULL, NULL) != 0) {
-		/* Nothing reported can be used: every module stays unnamed, and says why. */
-		for (i = 0; i < nmods; i++)
-			if (!mods[i].why)
-				mods[i].why = hpa_xasprintf("libdwfl: %s", dwfl_errmsg(-1));
-		for (i = 0; i < nmods; i++)
-			mods[i].mod = NULL;
-	}
-	/* The build-id of each module that could be used. */
-	build_ids = xcalloc(nmods + 1, sizeof(*build_ids));
-	for (i = 0; i < nmods; i++) {
-		const unsigned char *bits;
-		GElf_Addr vaddr;
-		int n = mods[i].mod ? dwfl_module_build_id(mods[i].mod, &bits, &vaddr) : 0;
 
-		if (n > 0 && n <= 64) {
-			char hex[129];
-			int b;
-			for (b = 0; b < n; b++)
-				sprintf(hex + 2 * b, "%02x", bits[b]);
-			build_ids[i] = hpa_strtab_intern(&prof->strs, hex);
-		}
-	}
-	/* Remember, per mapping of each module's file, what was opened and what went wrong. */
-	for (i = 0; i < in->map_nr; i++) {
-		struct hpa_mapping *map = &prof->mappings[in->map_first + i];
-		uint32_t j;
-
-		for (j = 0; j < nmods && strcmp(mods[j].map_path, map->path); j++)
-			;
-		if (j++ == nmods)
-			continue;
-		map->sym_file = hpa_strtab_intern(&prof->strs, mods[j - 1].file);
-		map->build_id = build_ids[j - 1];
-		if (mods[j - 1].why)
-			map->sym_error = hpa_strtab_intern(&prof->strs, mods[j - 1].why);
-	}
-
-	for (i = 1; i < prof->locs_nr; i++) {
-		uint32_t m = prof->locs[i].mapping, j;
 		if (!m || m < in->map_first || m >= in->map_first + in->map_nr)
 			continue;
 		j = mod_of_map[m - in->map_first];
-		if (j && mods[j - 1].mod) {
-			double t = hpa_timing_on ? hpa_now() : 0;
-			symbolize_loc(s, dwfl, (uint32_t)i);
-			if (hpa_timing_on) {
-				mods[j - 1].secs += hpa_now() - t;
-				mods[j - 1].named++;
+		if (!j) {
+			map = &prof->mappings[m];
+			if (is_pseudo_path(map->path))
+				continue;
+			for (j = (uint32_t)first; j < s->nmods; j++)
+				if (!strcmp(s->mods[j].map_path, map->path))
+					break;
+			if (j == s->nmods) {
+				uint32_t k;
+				HPA_GROW(s->mods, s->nmods + 1, s->amods);
+				mod = &s->mods[s->nmods++];
+				memset(mod, 0, sizeof(*mod));
+				mod->input = input;
+				mod->map_path = map->path;
+				mod->start = UINT64_MAX;
+				hpa_strtab_init(&mod->strs);
+				/* The lowest mapping of the file fixes the bias. */
+				for (k = 0; k < in->map_nr; k++) {
+					const struct hpa_mapping *o = &prof->mappings[in->map_first + k];
+					if (!strcmp(o->path, map->path) && o->start < mod->start) {
+						mod->start = o->start;
+						mod->offset = o->offset;
+						mod->perms = o->perms;
+					}
+				}
 			}
+			mod_of_map[m - in->map_first] = ++j;
 		}
+		mod = &s->mods[j - 1];
+		if (mod->npcs == mod->apcs) {
+			HPA_GROW(mod->pcs, mod->npcs + 1, mod->apcs);
+			mod->locs = xrealloc(mod->locs, mod->apcs * sizeof(*mod->locs));
+		}
+		mod->pcs[mod->npcs] = prof->locs[i].addr ? prof->locs[i].addr - 1 : 0;
+		mod->locs[mod->npcs] = (uint32_t)i;
+		mod->npcs++;
+		where[i] = j;
 	}
-	for (i = 0; i < nmods; i++) {
-		const char *base = strrchr(mods[i].map_path, '/');
-		hpa_timing_secs(mods[i].secs, "symbolize %s (%zu addresses)",
-				base ? base + 1 : mods[i].map_path, mods[i].named);
-	}
-
-	free(build_ids);
-	cu_indexes_free(s);
-	cu_ranges_free(s);
-	dwfl_end(dwfl);
-	for (i = 0; i < nmods; i++) {
-		free(mods[i].file);
-		free(mods[i].why);
-		free(mods[i].pcs);
-	}
-	free(mods);
 	free(mod_of_map);
-	return 0;
+}
+
+/* Copy a module's function into the profile, once. */
+static uint32_t profile_func(struct hpa_profile *prof, struct module *m, uint32_t f)
+{
+	struct sym_func *sf = &m->funcs[f];
+	struct hpa_function *pf;
+	const char *name = hpa_strtab_get(&m->strs, sf->name);
+
+	if (sf->id)
+		return sf->id;
+	sf->id = hpa_profile_intern_function(prof, name,
+					     sf->linkage ? hpa_strtab_get(&m->strs, sf->linkage) : name,
+					     hpa_strtab_get(&m->strs, sf->file));
+	pf = &prof->funcs[sf->id];
+	if (!pf->lang)
+		pf->lang = sf->lang;
+	if (!pf->start_line)
+		pf->start_line = sf->start_line;
+	return sf->id;
+}
+
+/*
+ * Copy what the workers found into the profile: per input, the file used
+ * for each mapping, its build-id and what went wrong, then every location's
+ * chain in location order.
+ */
+static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *where)
+{
+	struct hpa_profile *prof = s->prof;
+	const struct hpa_input *in = hpa_profile_input(prof, input);
+	struct hpa_line *chain = NULL;
+	size_t achain = 0, i, j, first = SIZE_MAX, last = 0;
+	uint32_t *build_ids;
+
+	for (j = 0; j < s->nmods; j++)
+		if (s->mods[j].input == input) {
+			if (first == SIZE_MAX)
+				first = j;
+			last = j + 1;
+		}
+	if (first == SIZE_MAX)
+		return;
+	build_ids = xcalloc(last - first, sizeof(*build_ids));
+	for (j = first; j < last; j++)
+		if (s->mods[j].build_id[0])
+			build_ids[j - first] = hpa_strtab_intern(&prof->strs, s->mods[j].build_id);
+	for (i = 0; i < in->map_nr; i++) {
+		struct hpa_mapping *map = &prof->mappings[in->map_first + i];
+
+		for (j = first; j < last && strcmp(s->mods[j].map_path, map->path); j++)
+			;
+		if (j == last)
+			continue;
+		map->sym_file = hpa_strtab_intern(&prof->strs, s->mods[j].file);
+		map->build_id = build_ids[j - first];
+		if (s->mods[j].why)
+			map->sym_error = hpa_strtab_intern(&prof->strs, s->mods[j].why);
+	}
+	free(build_ids);
+
+	for (i = 1; i < prof->locs_nr; i++) {
+		struct module *m;
+		size_t k, f, nr;
+
+		if (!where[i] || s->mods[where[i] - 1].input != input)
+			continue;
+		m = &s->mods[where[i] - 1];
+		k = m->cursor++;   /* a module's locations were collected in location order */
+		if (!m->res_nr || !(nr = m->res_nr[k]))
+			continue;
+		if (!m->str_ids)
+			m->str_ids = xcalloc(m->strs.nr + 1, sizeof(*m->str_ids));
+		HPA_GROW(chain, nr, achain);
+		for (f = 0; f < nr; f++) {   /* each frame's file, then its function, as they were met */
+			const struct sym_frame *fr = &m->frames[m->res_first[k] + f];
+
+			if (fr->file && !m->str_ids[fr->file])
+				m->str_ids[fr->file] = hpa_strtab_intern(&prof->strs,
+									 hpa_strtab_get(&m->strs, fr->file));
+			chain[f].file = fr->file ? m->str_ids[fr->file] : 0;
+			chain[f].func = profile_func(prof, m, fr->func);
+			chain[f].line = fr->line;
+		}
+		hpa_profile_set_lines(prof, (uint32_t)i, chain, nr, (enum hpa_sym_source)m->res_src[k]);
+	}
+	free(chain);
+	for (j = first; j < last; j++) {
+		const char *base = strrchr(s->mods[j].map_path, '/');
+		hpa_timing_secs(s->mods[j].secs, "symbolize %s (%zu addresses)",
+				base ? base + 1 : s->mods[j].map_path, s->mods[j].named);
+	}
 }
 
 int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 {
 	struct symbolizer s;
 	char cwd[PATH_MAX];
+	uint32_t *where;
 	size_t i, n;
 	int rc = 0;
 
@@ -788,11 +1011,33 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	s.callbacks.section_address = dwfl_offline_section_address;
 	s.callbacks.debuginfo_path = &s.debuginfo_path;
 
+	where = xcalloc(prof->locs_nr + 1, sizeof(*where));
+	for (i = 1; i <= prof->inputs_nr; i++)
+		collect_modules(&s, (uint32_t)i, where);
+	if (s.nmods)
+		run_workers(&s);
+	for (i = 0; i < s.nmods && !rc; i++)
+		if (s.mods[i].no_dwfl)
+			rc = hpa_error("cannot start %s", s.mods[i].why);
 	for (i = 1; i <= prof->inputs_nr && !rc; i++)
-		rc = symbolize_input(&s, (uint32_t)i);
+		apply_input(&s, (uint32_t)i, where);
+
+	for (i = 0; i < s.nmods; i++) {
+		struct module *m = &s.mods[i];
+		free(m->file);
+		free(m->why);
+		free(m->pcs);
+		free(m->locs);
+		free(m->funcs);
+		free(m->frames);
+		free(m->res_first);
+		free(m->res_nr);
+		free(m->res_src);
+		free(m->str_ids);
+		hpa_strtab_release(&m->strs);
+	}
+	free(s.mods);
+	free(where);
 	free(s.debuginfo_path);
-	free(s.chain);
-	free(s.cus);
-	free(s.cu_ranges);
 	return rc;
 }

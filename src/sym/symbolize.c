@@ -42,6 +42,7 @@
 #include "hpa/timing.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
+#include "debuginfod.h"
 #include "elfview.h"
 
 /* A function as a worker found it, in its module's string table. */
@@ -972,12 +973,13 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	memset(&s, 0, sizeof(s));
 	s.prof = prof;
 	s.opts = opts;
-	if (!opts->debuginfod) {
-		unsetenv("DEBUGINFOD_URLS");   /* libdwfl would query it on its own */
-	} else {
+	if (opts->debuginfod) {
 		/* Bounded: 10 s without progress, 60 s per download, unless set. */
 		setenv("DEBUGINFOD_TIMEOUT", "10", 0);
 		setenv("DEBUGINFOD_MAXTIME", "60", 0);
+		if (hpa_debuginfod_enable() < 0)
+			hpa_warn("--debuginfod: libdebuginfod.so.1 cannot be loaded "
+				 "(apt-get install libdebuginfod1); only local debug files are used");
 	}
 	elf_version(EV_CURRENT);
 
@@ -1007,7 +1009,7 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 		strcat(s.debuginfo_path, opts->debug_dirs[i]);
 	}
 	s.callbacks.find_elf = dwfl_build_id_find_elf;
-	s.callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s.callbacks.find_debuginfo = hpa_find_debuginfo;
 	s.callbacks.section_address = dwfl_offline_section_address;
 	s.callbacks.debuginfo_path = &s.debuginfo_path;
 

@@ -11,9 +11,13 @@
 # Where /usr/bin/jeprof exists, the top-10 flat functions and main's cum
 # equal jeprof's, except where jeprof is wrong (named below).
 #
-# usage: run-symbols.sh HPA SOURCEDIR WORKDIR   (CC, CXX from the environment)
+#  - debuginfod: the client is not even loaded without --debuginfod; with
+#    it, a stripped binary's debug file comes from a debuginfod server
+#    (tests/helper/fake-server serving /buildid/ID/debuginfo).
+#
+# usage: run-symbols.sh HPA SOURCEDIR WORKDIR FAKE-SERVER   (CC, CXX from the environment)
 set -u
-hpa=$1 src=$2 work=$3
+hpa=$1 src=$2 work=$3 server=$4
 cc=${CC:-cc} cxx=${CXX:-c++}
 . "$(dirname "$0")/lib.sh"
 
@@ -196,6 +200,26 @@ check "relative --debug-dir from the current folder" "819200 819200" \
 "$hpa" --text bid "$je_bid" >/dev/null 2>warn.txt
 check "stripped, no debug dir: warning names the module" "1" \
 	"$(grep -c '^hpa: warning: bid: [0-9]* addresses without symbols ([0-9.]*% of inuse_space): .*looked in bid, /usr/lib/debug$' warn.txt)"
+# debuginfod: libdw's own client (libcurl and ~30 libraries with it) is not
+# loaded unless --debuginfod asks; then hpa asks the server by build-id.
+loaded() { LD_DEBUG=files "$hpa" "$@" 2>&1 >/dev/null | grep -c 'file=libdebuginfod.so.1 .*generating link map'; }
+check "libdebuginfod not loaded without --debuginfod" "0" \
+	"$(DEBUGINFOD_URLS=http://127.0.0.1:9/ loaded --text bid "$je_bid")"
+check "libdebuginfod loaded with --debuginfod" "1" \
+	"$(DEBUGINFOD_URLS=http://127.0.0.1:9/ loaded --debuginfod --text bid "$je_bid")"
+cp "dbg/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug" served.debug
+rm -f di-port.txt
+"$server" di-port.txt "/buildid/$id/debuginfo=$work/served.debug" >/dev/null 2>&1 &
+di_pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do [ -s di-port.txt ] && break; sleep 0.2; done
+export DEBUGINFOD_CACHE_PATH="$work/di-cache"
+check "debug file from debuginfod (--debuginfod)" "819200 819200" \
+	"$(DEBUGINFOD_URLS="http://127.0.0.1:$(cat di-port.txt)" func_row inuse_space bid "$je_bid" "make_buf (inline)" --debuginfod)"
+rm -rf "$work/di-cache"
+check "debuginfod server ignored without --debuginfod" "" \
+	"$(DEBUGINFOD_URLS="http://127.0.0.1:$(cat di-port.txt)" func_row inuse_space bid "$je_bid" "make_buf (inline)")"
+kill "$di_pid" 2>/dev/null
+unset DEBUGINFOD_CACHE_PATH
 je_link=$(je_run je-link ./link) || exit 1
 check "debuglink debug file" "819200 819200" "$(func_row inuse_space link "$je_link" "make_buf (inline)")"
 

@@ -1,0 +1,88 @@
+/*
+ * debuginfod, only when asked (--debuginfod).
+ *
+ * libdw 0.188 dlopens libdebuginfod from a constructor, before main(), in
+ * every program that links it, whether or not anything will be downloaded:
+ * with it come libcurl and some thirty libraries it needs (TLS, Kerberos,
+ * LDAP, ...), loaded and relocated at every start.  hpa defines dlopen()
+ * to refuse that one library until --debuginfod allows it, and then asks
+ * debuginfod itself, for the debug file of a module that has none here
+ * (libdw's own lookup is gone with the library).  Every other dlopen()
+ * goes to the C library's (or the sanitizer's) as it would.
+ */
+#include "hpa/compat.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "debuginfod.h"
+
+static bool allowed;
+
+void *dlopen(const char *file, int mode)
+{
+	static void *(*next)(const char *, int);
+	const char *base = file ? strrchr(file, '/') : NULL;
+
+	base = base ? base + 1 : file;
+	if (base && !strncmp(base, "libdebuginfod", 13) && !allowed)
+		return NULL;
+	if (!next)
+		*(void **)&next = dlsym(RTLD_NEXT, "dlopen");
+	return next ? next(file, mode) : NULL;
+}
+
+/* The calls hpa makes, as libdebuginfod declares them (elfutils/debuginfod.h). */
+typedef struct debuginfod_client debuginfod_client;
+static debuginfod_client *(*di_begin)(void);
+static int (*di_find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+static void (*di_end)(debuginfod_client *);
+
+int hpa_debuginfod_enable(void)
+{
+	void *h;
+
+	allowed = true;
+	h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -1;
+	*(void **)&di_begin = dlsym(h, "debuginfod_begin");
+	*(void **)&di_find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&di_end = dlsym(h, "debuginfod_end");
+	if (!di_begin || !di_find_debuginfo || !di_end) {
+		di_begin = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int hpa_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, const char *file, const char *debuglink,
+		       GElf_Word crc, char **debuginfo_file_name)
+{
+	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink,
+					      crc, debuginfo_file_name);
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	debuginfod_client *c;
+	char *path = NULL;
+	int n;
+
+	if (fd >= 0 || !di_begin)
+		return fd;
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0 || !(c = di_begin()))
+		return fd;
+	fd = di_find_debuginfo(c, bits, n, &path);
+	di_end(c);
+	if (fd < 0) {
+		free(path);
+		return -1;
+	}
+	*debuginfo_file_name = path;
+	return fd;
+}

@@ -13,7 +13,9 @@
 # then --svg and --html with their load time in Chromium; then a table of
 # every output mode (text, collapse, svg, proto, html, base, growth) on a
 # small, a medium and a large profile with the ratio to --text and jeprof's.
-# Needs: gcc, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
+# Last, a C++ binary with about 200 MB of DWARF (bench/gen_cxx.c), profiled
+# with a few and with many stacks, against jeprof.
+# Needs: gcc, g++, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
 # Nothing here runs in ctest: timings are printed, never asserted.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -120,3 +122,41 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 			'BEGIN { printf "%-7s %7d  %-9s %7.2f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, s / (t > 0 ? t : 0.01), js, jr }'
 	done
 done
+
+# A big C++ binary: bench/gen_cxx.c writes 100 files of templates over the
+# standard containers, built with g++ -O2 -g into a binary with about
+# 200 MB of DWARF (the shape of a large C++ database server), profiled
+# with a few seeds and with many (thousands of stacks).  What hpa
+# reads must follow the profile's addresses, not the size of the DWARF.
+if command -v g++ >/dev/null; then
+	cxfiles=${HPA_BENCH_CXX_FILES:-100}
+	if [ ! -x cxx ] || [ "$here/gen_cxx.c" -nt cxx ]; then
+		echo
+		echo "generating and building the C++ program ($cxfiles files; several minutes, once) ..."
+		gcc -O2 -o gen_cxx "$here/gen_cxx.c"
+		rm -f cx_*.cc cx_*.o
+		./gen_cxx . "$cxfiles"
+		ls cx_*.cc | xargs -P "$(nproc)" -I{} sh -c 'g++ -O2 -g -c "$1" -o "${1%.cc}.o"' sh {}
+		g++ -O2 -g -o cxx cx_*.o
+	fi
+	dwarf=$(size -A cxx | awk '/^\.debug/ { s += $2 } END { printf "%.0f", s / 1048576 }')
+	echo
+	echo "C++ binary: $(du -m cxx | cut -f1) MB, $dwarf MiB of DWARF"
+	echo "size     stacks  addrs   hpa s  peak MiB  jeprof s  jeprof/hpa"
+	for class in few:${HPA_BENCH_CXX_FEW:-3} many:${HPA_BENCH_CXX_MANY:-20000}; do
+		name=${class%%:*} n=${class#*:}
+		rm -f prof.*.heap
+		MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" ./cxx "$n"
+		mv prof.*.heap "cxx-$name.heap"
+		st=$(grep -c '^@' "cxx-$name.heap")
+		ad=$(grep '^@' "cxx-$name.heap" | tr ' ' '\n' | grep '^0x' | sort -u | wc -l)
+		set -- $(measure "$hpa" --text --show_bytes ./cxx "cxx-$name.heap"); s=$1 kb=$2
+		js="" jr=""
+		if [ -x /usr/bin/jeprof ]; then
+			set -- $(measure /usr/bin/jeprof --text --show_bytes ./cxx "cxx-$name.heap"); js=$1
+			jr=$(awk -v j="$js" -v h="$s" 'BEGIN { printf "%.0f", j / (h > 0 ? h : 0.01) }')
+		fi
+		awk -v c="$name" -v n="$st" -v a="$ad" -v s="$s" -v kb="$kb" -v js="$js" -v jr="$jr" \
+			'BEGIN { printf "%-7s %7d %6d %7.2f %9d %9s %11s\n", c, n, a, s, kb / 1024, js, jr }'
+	done
+fi

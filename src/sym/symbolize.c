@@ -346,7 +346,9 @@ static void index_walk(const struct module *m, struct cu_index *ci, Dwarf_Die *d
 			if (index_add_die(m, ci, &cur, &scope, true) == DIE_ELSEWHERE)
 				continue;
 		} else if (tag == DW_TAG_subprogram) {
-			index_add_die(m, ci, &cur, &scope, false);
+			if (index_add_die(m, ci, &cur, &scope, false) == DIE_NO_CODE &&
+			    dwarf_hasattr(&cur, DW_AT_declaration))
+				continue;   /* a declaration: parameters only */
 			fl++;
 		} else if (tag == DW_TAG_lexical_block) {
 			if (block_elsewhere(m, ci, &cur))

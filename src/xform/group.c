@@ -373,18 +373,14 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g)
 	memset(g, 0, sizeof(*g));
 }
 
-/* A key sequence as NUL-free bytes for the string table: 5 bytes a key, each with its top bit set. */
-static size_t encode_path(char *buf, const uint32_t *keys, size_t n)
+static uint64_t hash_keys(const uint32_t *keys, size_t n)
 {
-	size_t i, len = 0;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		uint32_t k = keys[i];
-		int b;
-		for (b = 0; b < 5; b++, k >>= 7)
-			buf[len++] = (char)(0x80 | (k & 0x7f));
-	}
-	return len;
+	for (i = 0; i < n; i++)
+		h = hpa_hash64(h ^ keys[i]);
+	return h;
 }
 
 size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
@@ -392,20 +388,19 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		       uint32_t *group_of)
 {
 	struct hpa_view view;
-	struct hpa_strtab paths;
+	struct hpa_hashmap by_hash = HPA_HASHMAP_INIT;   /* key sequence hash -> first group */
 	struct hpa_path_group *groups = NULL;
-	uint32_t *keys = NULL, *pool = NULL;
-	char *text = NULL;
-	size_t ngroups = 0, agroups = 0, akeys = 0, npool = 0, apool = 0, atext = 0, i, k, nr;
+	uint32_t *keys = NULL, *pool = NULL, *next = NULL;   /* next: group with the same hash */
+	size_t ngroups = 0, agroups = 0, akeys = 0, npool = 0, apool = 0, anext = 0, i, k, nr;
 	const struct hpa_frame *frames;
 
-	hpa_strtab_init(&paths);
 	hpa_view_init(&view, prof, opts);
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		double weight = prof->inputs[s->input - 1].weight;
-		size_t n = 0, used, len;
-		uint32_t id;
+		size_t n = 0, used;
+		uint64_t h;
+		uint32_t id, first;
 
 		if (group_of)
 			group_of[i] = 0;
@@ -420,10 +415,12 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		}
 		if (!n)
 			keys[n++] = fmt->empty(fmt->ctx);
-		HPA_GROW(text, n * 5 + 1, atext);
-		len = encode_path(text, keys, n);
-		id = hpa_strtab_intern_len(&paths, text, len);
-		if (id > ngroups) {   /* a new group: ids dense from 1 */
+		h = hash_keys(keys, n);
+		first = hpa_hashmap_get(&by_hash, h);
+		for (id = first; id; id = next[id])
+			if (groups[id - 1].n == n && !memcmp(pool + groups[id - 1].first, keys, n * sizeof(*keys)))
+				break;
+		if (!id) {   /* a new group: ids dense from 1 */
 			HPA_GROW(groups, ngroups + 1, agroups);
 			memset(&groups[ngroups], 0, sizeof(groups[ngroups]));
 			HPA_GROW(pool, npool + n, apool);
@@ -432,7 +429,10 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 			groups[ngroups].n = n;
 			groups[ngroups].thread = s->thread;
 			npool += n;
-			ngroups++;
+			id = (uint32_t)++ngroups;
+			HPA_GROW(next, ngroups + 1, anext);
+			next[id] = first;
+			hpa_hashmap_put(&by_hash, h, id);
 		}
 		for (k = 0; k < HPA_NVALUES; k++)
 			groups[id - 1].v[k] += s->v[k] * weight;
@@ -440,9 +440,9 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 			group_of[i] = id;
 	}
 	hpa_view_release(&view);
-	hpa_strtab_release(&paths);
+	hpa_hashmap_release(&by_hash);
+	free(next);
 	free(keys);
-	free(text);
 	*out = groups;
 	*pool_out = pool;
 	return ngroups;

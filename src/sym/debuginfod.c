@@ -19,6 +19,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "debugcache.h"
 #include "debuginfod.h"
 
 static bool allowed;
@@ -60,29 +61,40 @@ int hpa_debuginfod_enable(void)
 	return 0;
 }
 
+/*
+ * The uncompressed copy from the cache (debugcache.c) when there is one:
+ * it must be given before the standard search, which keeps the file it
+ * finds open inside libdwfl.  Else the standard search, then debuginfod;
+ * a compressed file found is copied for the next run.
+ */
 int hpa_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, const char *file, const char *debuglink,
 		       GElf_Word crc, char **debuginfo_file_name)
 {
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink,
-					      crc, debuginfo_file_name);
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	debuginfod_client *c;
 	char *path = NULL;
-	int n;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr), fd;
 
-	if (fd >= 0 || !di_begin)
+	if (n > 0 && (fd = hpa_debug_cache_open(bits, n, &path)) >= 0) {
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = path;
 		return fd;
-	n = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (n <= 0 || !(c = di_begin()))
-		return fd;
-	fd = di_find_debuginfo(c, bits, n, &path);
-	di_end(c);
-	if (fd < 0) {
-		free(path);
-		return -1;
 	}
-	*debuginfo_file_name = path;
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink, crc,
+					  debuginfo_file_name);
+	if (fd < 0 && di_begin && n > 0 && (c = di_begin())) {
+		fd = di_find_debuginfo(c, bits, n, &path);
+		di_end(c);
+		if (fd >= 0) {
+			free(*debuginfo_file_name);
+			*debuginfo_file_name = path;
+		} else {
+			free(path);
+		}
+	}
+	if (fd >= 0 && n > 0)
+		hpa_debug_cache_store(fd, bits, n);
 	return fd;
 }

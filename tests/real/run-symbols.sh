@@ -11,6 +11,7 @@
 # Where /usr/bin/jeprof exists, the top-10 flat functions and main's cum
 # equal jeprof's, except where jeprof is wrong (named below).
 #
+#  - a zlib-compressed debug file, and the cache of its uncompressed copy;
 #  - debuginfod: the client is not even loaded without --debuginfod; with
 #    it, a stripped binary's debug file comes from a debuginfod server
 #    (tests/helper/fake-server serving /buildid/ID/debuginfo).
@@ -220,6 +221,41 @@ check "debuginfod server ignored without --debuginfod" "" \
 	"$(DEBUGINFOD_URLS="http://127.0.0.1:$(cat di-port.txt)" func_row inuse_space bid "$je_bid" "make_buf (inline)")"
 kill "$di_pid" 2>/dev/null
 unset DEBUGINFOD_CACHE_PATH
+# Compressed debug files (as Debian's -dbg packages ship them): the first run
+# writes an uncompressed copy named by build-id to the cache, later runs use
+# it (here, with the original gone); the names are the same as without it.
+build $cc $cflags -o zbid "$src/inline_rec.c"
+objcopy --only-keep-debug --compress-debug-sections=zlib zbid zbid.debug && strip --strip-all zbid || exit 1
+zid=$(readelf -n zbid | awk '/Build ID/ { print $3 }')
+mkdir -p "zdbg/.build-id/$(echo "$zid" | cut -c1-2)"
+zfile="zdbg/.build-id/$(echo "$zid" | cut -c1-2)/$(echo "$zid" | cut -c3-).debug"
+mv zbid.debug "$zfile"
+compressed() {   # compressed FILE: how many .debug sections have the C flag
+	readelf -SW "$1" 2>/dev/null | grep -E '^ *\[ *[0-9]+\] \.debug' |
+		awk '$(NF - 3) ~ /C/ { n++ } END { print n + 0 }'
+}
+check "the debug file is compressed" "yes" "$([ "$(compressed "$zfile")" -gt 3 ] && echo yes)"
+je_zbid=$(je_run je-zbid ./zbid) || exit 1
+rm -rf zcache
+nocache=$(HPA_CACHE_DIR=off "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)
+check "cache off: no copy" "0" "$(ls zcache 2>/dev/null | wc -l)"
+check "compressed debug file: named" "819200 819200" \
+	"$(HPA_CACHE_DIR=$work/zcache func_row inuse_space zbid "$je_zbid" "make_buf (inline)" "--debug-dir zdbg")"
+copy="zcache/debug/$zid.debug"
+check "an uncompressed copy by build-id" "0" "$(compressed "$copy")"
+check "the copy has the DWARF" "1" "$(readelf -S "$copy" 2>/dev/null | grep -c '\.debug_info')"
+check "no temporary file left" "" "$(ls -A zcache/debug | grep '^\.')"
+mv "$zfile" zbid.debug.away
+check "the copy is used (original gone), same output" "$nocache" \
+	"$(HPA_CACHE_DIR=$work/zcache "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)"
+head -c 1000 "$copy" > copy.cut && mv copy.cut "$copy"
+mv zbid.debug.away "$zfile"
+check "a broken copy is replaced, same output" "$nocache" \
+	"$(HPA_CACHE_DIR=$work/zcache "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)"
+check "the replaced copy is whole" "0 1" "$(compressed "$copy") $(readelf -S "$copy" 2>/dev/null | grep -c '\.debug_info')"
+touch zcache-file
+check "an unusable cache folder changes nothing" "$nocache" \
+	"$(HPA_CACHE_DIR=$work/zcache-file "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)"
 je_link=$(je_run je-link ./link) || exit 1
 check "debuglink debug file" "819200 819200" "$(func_row inuse_space link "$je_link" "make_buf (inline)")"
 

@@ -1,0 +1,258 @@
+/*
+ * A cache of decompressed debug files.
+ *
+ * Debian's debug packages (libc6-dbg, *-dbgsym) ship their DWARF
+ * zlib-compressed, and libdw inflates every debug section of such a file
+ * as it opens it, whatever is read afterwards: for libc that is 10 MB,
+ * about 60 ms, at every run, even for the two addresses a heap profile has
+ * in libc.  So the first time hpa meets a compressed debug file it writes
+ * an uncompressed copy, named by build-id, and opens that from then on;
+ * libdw then reads only the pages it needs.
+ *
+ * Where: $HPA_CACHE_DIR, else $XDG_CACHE_HOME/hpa, else ~/.cache/hpa; off
+ * when HPA_CACHE_DIR is set to "" or "off".  A copy is written under a
+ * temporary name and renamed into place, so a run that stops half way, or
+ * two at once, never leave a partial file under a real name; a file that
+ * is not a complete copy with the right build-id is ignored and replaced.
+ * The folder is kept under 1 GiB by removing the least recently written
+ * copies.  Any failure just means the original file is used.
+ */
+#include "hpa/compat.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+#include "hpa/strbuf.h"
+#include "hpa/xalloc.h"
+#include "debugcache.h"
+
+#define CACHE_LIMIT ((off_t)1 << 30)
+
+/* The cache folder (malloc'ed, without the trailing "debug"), or NULL when off. */
+static char *cache_dir(void)
+{
+	const char *d = getenv("HPA_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+
+	if (d)
+		return *d && strcmp(d, "off") ? xstrdup(d) : NULL;
+	if (x && *x == '/')
+		return hpa_xasprintf("%s/hpa", x);
+	if (h && *h == '/')
+		return hpa_xasprintf("%s/.cache/hpa", h);
+	return NULL;
+}
+
+/* Does the file have a compressed .debug_ section?  -1: not an ELF file. */
+static int has_compressed_debug(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return -1;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && !strncmp(name, ".debug_", 7))
+			return 1;
+	}
+	return 0;
+}
+
+/* A complete uncompressed copy for this build-id: its fd, else -1. */
+static int open_copy(const char *path, const unsigned char *id, int n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const void *got = NULL;
+	Elf *e;
+	bool ok;
+
+	if (fd < 0)
+		return -1;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = has_compressed_debug(e) == 0 && dwelf_elf_gnu_build_id(e, &got) == n &&
+	     !memcmp(got, id, (size_t)n);
+	elf_end(e);
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool copy_bytes(int from, int to)
+{
+	char buf[1 << 16];
+	off_t off = 0;
+	ssize_t r;
+
+	while ((r = pread(from, buf, sizeof(buf), off)) > 0) {
+		const char *p = buf;
+		ssize_t left = r;
+
+		while (left > 0) {
+			ssize_t w = write(to, p, (size_t)left);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return false;
+			p += w;
+			left -= w;
+		}
+		off += r;
+	}
+	return r == 0;
+}
+
+/* Write the uncompressed copy of `fd` to `tmp` (an open file); false on any failure. */
+static bool write_copy(int fd, int tmp)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool ok;
+
+	if (!copy_bytes(fd, tmp))
+		return false;
+	e = elf_begin(tmp, ELF_C_RDWR, NULL);
+	ok = e && elf_getshdrstrndx(e, &shstrndx) == 0;
+	while (ok && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && !strncmp(name, ".debug_", 7) && elf_compress(scn, 0, 0) < 0)
+			ok = false;
+	}
+	if (ok)
+		ok = elf_update(e, ELF_C_WRITE) >= 0;
+	elf_end(e);
+	return ok;
+}
+
+/* Remove the oldest copies while the folder holds more than CACHE_LIMIT. */
+static void prune(const char *dir)
+{
+	struct entry {
+		char *path;
+		time_t mtime;
+		off_t size;
+	} *v = NULL;
+	size_t n = 0, a = 0, i;
+	off_t total = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		size_t len = strlen(de->d_name);
+		char *path;
+
+		if (de->d_name[0] == '.' || len < 7 || strcmp(de->d_name + len - 6, ".debug"))
+			continue;
+		path = hpa_xasprintf("%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		HPA_GROW(v, n + 1, a);
+		v[n].path = path;
+		v[n].mtime = st.st_mtime;
+		v[n].size = st.st_size;
+		total += st.st_size;
+		n++;
+	}
+	closedir(d);
+	while (total > CACHE_LIMIT && n > 1) {   /* the newest always stays */
+		size_t old = 0;
+		for (i = 1; i < n; i++)
+			if (v[i].mtime < v[old].mtime)
+				old = i;
+		unlink(v[old].path);
+		total -= v[old].size;
+		free(v[old].path);
+		v[old] = v[--n];
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* The copy's path for this build-id, or NULL when the cache is off. */
+static char *copy_path(const unsigned char *id, int n, char **dir)
+{
+	char *top, *path, hex[129];
+	int k;
+
+	if (n <= 0 || n > 64 || !(top = cache_dir()))
+		return NULL;
+	for (k = 0; k < n; k++)
+		sprintf(hex + 2 * k, "%02x", id[k]);
+	*dir = hpa_xasprintf("%s/debug", top);
+	path = hpa_xasprintf("%s/%s.debug", *dir, hex);
+	free(top);
+	return path;
+}
+
+int hpa_debug_cache_open(const unsigned char *id, int n, char **cached)
+{
+	char *dir = NULL, *path = copy_path(id, n, &dir);
+	int fd = path ? open_copy(path, id, n) : -1;
+
+	free(dir);
+	if (fd < 0) {
+		free(path);
+		return -1;
+	}
+	*cached = path;
+	return fd;
+}
+
+void hpa_debug_cache_store(int fd, const unsigned char *id, int n)
+{
+	char *dir = NULL, *path = copy_path(id, n, &dir), *tmp, *top;
+	Elf *e;
+	int compressed, t;
+
+	if (!path)
+		return;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	compressed = has_compressed_debug(e);
+	elf_end(e);
+	if (compressed == 1) {
+		top = xstrndup(dir, strlen(dir) - strlen("/debug"));
+		mkdir(top, 0700);
+		mkdir(dir, 0700);
+		free(top);
+		tmp = hpa_xasprintf("%s/.%s.XXXXXX", dir, strrchr(path, '/') + 1);
+		t = mkstemp(tmp);
+		if (t >= 0) {
+			bool ok = write_copy(fd, t);
+			close(t);
+			if (ok && rename(tmp, path) == 0)
+				prune(dir);
+			else
+				unlink(tmp);
+		}
+		free(tmp);
+	}
+	free(path);
+	free(dir);
+}

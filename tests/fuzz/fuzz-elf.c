@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *fp;
 
 	hpa_diag_quiet = true;
+	setenv("HPA_CACHE_DIR", "off", 1);   /* never write copies of what the fuzzer makes */
 	if (!path[0])
 		snprintf(path, sizeof(path), "/tmp/hpa-fuzz-elf.%d", (int)getpid());
 	fp = fopen(path, "wb");

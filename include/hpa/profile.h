@@ -229,6 +229,14 @@ uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t 
  */
 uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr);
 
+/*
+ * The same for a profile whose stacks are distinct by construction (a
+ * jemalloc dump writes each backtrace once): a new id without looking for
+ * an equal stack.  Should one repeat, it is two ids with the same frames,
+ * which every reader of stacks, going through samples, groups as one.
+ */
+uint32_t hpa_profile_add_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr);
+
 /* Append a sample; returns a pointer valid until the next append. */
 struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,
 					  int32_t thread, uint32_t input,

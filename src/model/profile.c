@@ -7,7 +7,7 @@
 #include "hpa/profile.h"
 #include "hpa/xalloc.h"
 
-#define LOC_CACHE_BITS 14   /* the address -> location cache has 2^14 slots */
+#define LOC_CACHE_BITS 16   /* the address -> location cache has 2^16 slots */
 
 static const char *const value_names[HPA_NVALUES] = {
 	[HPA_INUSE_OBJECTS] = "inuse_objects",
@@ -146,23 +146,12 @@ uint32_t hpa_profile_new_loc(struct hpa_profile *prof, uint64_t addr)
 	return id;
 }
 
-/* Intern the stack whose location ids are already at the end of frames[]. */
-static uint32_t intern_tail(struct hpa_profile *prof, size_t nr)
+/* Make the locations at the end of frames[] a new stack with hash `h` (in the index if `index`). */
+static uint32_t new_stack(struct hpa_profile *prof, size_t nr, uint64_t h, uint32_t first, bool index)
 {
-	const uint32_t *locs = prof->frames + prof->frames_nr;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ nr;
-	uint32_t first, id;
-	size_t i, old_alloc = prof->stacks_alloc;
+	size_t old_alloc = prof->stacks_alloc;
+	uint32_t id = next_id(prof->stacks_nr);
 
-	for (i = 0; i < nr; i++)
-		h = hpa_hash64(h ^ locs[i]);
-	first = hpa_hashmap_get(&prof->stack_by_hash, h);
-	for (id = first; id; id = prof->stack_next[id]) {
-		const struct hpa_stack *st = &prof->stacks[id];
-		if (st->nr == nr && !memcmp(prof->frames + st->first, locs, nr * sizeof(*locs)))
-			return id;
-	}
-	id = next_id(prof->stacks_nr);
 	if (prof->frames_nr > UINT32_MAX - nr)
 		HPA_BUG("more than 2^32 frames");
 	HPA_GROW(prof->stacks, prof->stacks_nr + 1, prof->stacks_alloc);
@@ -174,8 +163,28 @@ static uint32_t intern_tail(struct hpa_profile *prof, size_t nr)
 	prof->stack_next[id] = first;
 	prof->frames_nr += nr;
 	prof->stacks_nr++;
-	hpa_hashmap_put(&prof->stack_by_hash, h, id);
+	if (index)
+		hpa_hashmap_put(&prof->stack_by_hash, h, id);
 	return id;
+}
+
+/* Intern the stack whose location ids are already at the end of frames[]. */
+static uint32_t intern_tail(struct hpa_profile *prof, size_t nr)
+{
+	const uint32_t *locs = prof->frames + prof->frames_nr;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ nr;
+	uint32_t first, id;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		h = hpa_hash64(h ^ locs[i]);
+	first = hpa_hashmap_get(&prof->stack_by_hash, h);
+	for (id = first; id; id = prof->stack_next[id]) {
+		const struct hpa_stack *st = &prof->stacks[id];
+		if (st->nr == nr && !memcmp(prof->frames + st->first, locs, nr * sizeof(*locs)))
+			return id;
+	}
+	return new_stack(prof, nr, h, first, true);
 }
 
 uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr)
@@ -189,19 +198,32 @@ uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t 
 	return intern_tail(prof, nr);
 }
 
-uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
+/* The locations of `addrs` to the end of frames[], not yet counted in frames_nr. */
+static void tail_locs(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
 {
 	size_t i;
 
-	if (!nr)
-		return 0;
 	if (nr > UINT32_MAX)
 		HPA_BUG("stack of %zu frames", nr);
-	/* Locations go straight to the end of frames[]; dropped if a duplicate. */
 	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
 	for (i = 0; i < nr; i++)
 		prof->frames[prof->frames_nr + i] = hpa_profile_intern_loc(prof, addrs[i]);
+}
+
+uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
+{
+	if (!nr)
+		return 0;
+	tail_locs(prof, addrs, nr);   /* dropped again if the stack is a duplicate */
 	return intern_tail(prof, nr);
+}
+
+uint32_t hpa_profile_add_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
+{
+	if (!nr)
+		return 0;
+	tail_locs(prof, addrs, nr);
+	return new_stack(prof, nr, 0, 0, false);
 }
 
 struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,

@@ -148,7 +148,7 @@ int read_jemalloc(struct reader *r, const char *header)
 			if (parse_addrs(r, line + 1) == 0) {
 				rec.open = true;
 				rec.line = r->io.pos.line;
-				rec.stack = hpa_profile_intern_stack(r->prof, r->addrs, r->addrs_nr);
+				rec.stack = hpa_profile_add_stack(r->prof, r->addrs, r->addrs_nr);
 				if (!r->addrs_nr)
 					read_note(r, NOTE_EMPTY_STACK);
 				continue;

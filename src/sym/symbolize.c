@@ -114,6 +114,10 @@ struct module {
 	uint32_t *locs;          /* the location of each */
 	size_t npcs, apcs;
 	uint64_t *wanted;        /* pcs sorted, for skipping what holds none */
+	const uint64_t *all_pcs; /* a part: the whole module's, for the checks; else pcs */
+	size_t all_npcs;
+	int32_t part_of;         /* a part: the module it is part of, else -1 */
+	size_t parts;            /* a whole module: how many workers share it */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	char *why;               /* why it could not be used, or NULL */
@@ -215,7 +219,7 @@ static void report_module(const struct symbolizer *s, struct module *m)
 		/* Not for the catch-all of a profile without maps: nothing to check against. */
 		m->why = elf_view_check_mappings(&v, s->prof, in, m->map_path, bias);
 		if (!m->why)
-			m->why = elf_view_check_addresses(&v, bias, m->pcs, m->npcs);
+			m->why = elf_view_check_addresses(&v, bias, m->all_pcs, m->all_npcs);
 	}
 	elf_view_close(&v);
 	if (m->why)
@@ -812,6 +816,87 @@ static void run_workers(struct symbolizer *s)
 	free(tids);
 }
 
+/*
+ * A module with many addresses is shared by several workers: each opens the
+ * file on its own and names the addresses of one stretch of the module
+ * (cut where the sorted addresses are, so each mostly reads compile units
+ * of its own).  The checks still see every address.  Part k's addresses keep
+ * their location order, as copying the results needs.
+ */
+#define SPLIT_MIN 64     /* addresses a part gets at least */
+
+static void split_module(struct symbolizer *s, size_t idx, size_t nthreads, uint32_t *where)
+{
+	struct module *m = &s->mods[idx];
+	size_t parts = m->npcs / SPLIT_MIN, p, k, n;
+	uint64_t *sorted, *cut;
+	uint64_t *pcs;
+	uint32_t *locs;
+
+	if (parts > nthreads)
+		parts = nthreads;
+	if (parts < 2)
+		return;
+	sorted = xmalloc(m->npcs * sizeof(*sorted));
+	memcpy(sorted, m->pcs, m->npcs * sizeof(*sorted));
+	qsort(sorted, m->npcs, sizeof(*sorted), cmp_u64);
+	cut = xmalloc((parts + 1) * sizeof(*cut));   /* part p: cut[p] <= pc < cut[p + 1] */
+	cut[0] = 0;
+	for (p = 1; p < parts; p++)
+		cut[p] = sorted[m->npcs * p / parts];
+	cut[parts] = UINT64_MAX;
+	free(sorted);
+	/* The whole module keeps part 0; parts 1.. are new modules after it. */
+	m->parts = parts;
+	for (p = 1; p < parts; p++) {
+		struct module *q;
+		size_t qi = s->nmods;
+
+		HPA_GROW(s->mods, s->nmods + 1, s->amods);
+		m = &s->mods[idx];
+		q = &s->mods[s->nmods++];
+		memset(q, 0, sizeof(*q));
+		q->input = m->input;
+		q->map_path = m->map_path;
+		q->start = m->start;
+		q->offset = m->offset;
+		q->perms = m->perms;
+		q->part_of = (int32_t)idx;
+		q->parts = 1;
+		q->all_pcs = m->all_pcs;
+		q->all_npcs = m->all_npcs;
+		hpa_strtab_init(&q->strs);
+		for (k = 0; k < m->npcs; k++) {
+			if (m->pcs[k] < cut[p] || (p + 1 < parts && m->pcs[k] >= cut[p + 1]))
+				continue;
+			if (q->npcs == q->apcs) {
+				HPA_GROW(q->pcs, q->npcs + 1, q->apcs);
+				q->locs = xrealloc(q->locs, q->apcs * sizeof(*q->locs));
+			}
+			q->pcs[q->npcs] = m->pcs[k];
+			q->locs[q->npcs++] = m->locs[k];
+			where[m->locs[k]] = (uint32_t)qi + 1;
+		}
+	}
+	/* Part 0: what is left below cut[1]; the whole list stays for the checks. */
+	m = &s->mods[idx];
+	pcs = xmalloc(m->npcs * sizeof(*pcs));
+	locs = xmalloc(m->npcs * sizeof(*locs));
+	for (k = n = 0; k < m->npcs; k++) {
+		if (m->pcs[k] >= cut[1])
+			continue;
+		pcs[n] = m->pcs[k];
+		locs[n++] = m->locs[k];
+	}
+	free(m->locs);
+	m->all_pcs = m->pcs;   /* owned by part 0 from here on */
+	m->pcs = pcs;
+	m->locs = locs;
+	m->npcs = n;
+	m->apcs = m->npcs;
+	free(cut);
+}
+
 /* Collect the modules of one input: each mapped file that holds one of its locations. */
 static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *where)
 {
@@ -819,6 +904,7 @@ static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *wher
 	const struct hpa_input *in = hpa_profile_input(prof, input);
 	size_t first = s->nmods, i;
 	uint32_t *mod_of_map;
+	size_t nthreads = processors(), last;
 
 	if (!in->map_nr)
 		return;
@@ -846,6 +932,8 @@ static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *wher
 				mod->input = input;
 				mod->map_path = map->path;
 				mod->start = UINT64_MAX;
+				mod->part_of = -1;
+				mod->parts = 1;
 				hpa_strtab_init(&mod->strs);
 				/* The lowest mapping of the file fixes the bias. */
 				for (k = 0; k < in->map_nr; k++) {
@@ -870,6 +958,14 @@ static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *wher
 		where[i] = j;
 	}
 	free(mod_of_map);
+	last = s->nmods;
+	for (i = first; i < last; i++) {
+		s->mods[i].all_pcs = s->mods[i].pcs;
+		s->mods[i].all_npcs = s->mods[i].npcs;
+	}
+	if (nthreads > 1)
+		for (i = first; i < last; i++)
+			split_module(s, i, nthreads, where);
 }
 
 /* Copy a module's function into the profile, once. */
@@ -958,9 +1054,24 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 	}
 	free(chain);
 	for (j = first; j < last; j++) {
-		const char *base = strrchr(s->mods[j].map_path, '/');
-		hpa_timing_secs(s->mods[j].secs, "symbolize %s (%zu addresses)",
-				base ? base + 1 : s->mods[j].map_path, s->mods[j].named);
+		const struct module *m = &s->mods[j];
+		const char *base = strrchr(m->map_path, '/');
+		double secs = m->secs;
+		size_t named = m->named, q;
+
+		if (m->part_of >= 0)
+			continue;
+		for (q = j + 1; q < last; q++)   /* its parts: the longest, and all addresses */
+			if (s->mods[q].part_of == (int32_t)j) {
+				secs = secs > s->mods[q].secs ? secs : s->mods[q].secs;
+				named += s->mods[q].named;
+			}
+		if (m->parts > 1)
+			hpa_timing_secs(secs, "symbolize %s (%zu addresses, %zu workers)",
+					base ? base + 1 : m->map_path, named, m->parts);
+		else
+			hpa_timing_secs(secs, "symbolize %s (%zu addresses)",
+					base ? base + 1 : m->map_path, named);
 	}
 }
 
@@ -1030,6 +1141,8 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 		struct module *m = &s.mods[i];
 		free(m->file);
 		free(m->why);
+		if (m->part_of < 0 && m->all_pcs != m->pcs)
+			free((void *)m->all_pcs);
 		free(m->pcs);
 		free(m->locs);
 		free(m->funcs);

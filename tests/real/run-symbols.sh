@@ -364,4 +364,33 @@ elif [ "${HPA_REQUIRE_PEERS:-}" = 1 ]; then
 	fail=$((fail + 1))
 fi
 
+# --- many addresses in one module: shared by several workers ----------------
+# 400 functions, each allocating from its own call site: a module with more
+# than 128 addresses is split between workers on a machine with 2 or more
+# processors.  The result is the same as on one processor (taskset), where
+# nothing is split, and --timing says how many workers shared it.
+{
+	echo '#include <stdlib.h>'
+	echo 'void *keep[400];'
+	i=0
+	while [ $i -lt 400 ]; do
+		echo "__attribute__((noinline)) void f$i(void) { keep[$i] = malloc($((i + 1)) * 16); }"
+		i=$((i + 1))
+	done
+	echo 'int main(void) {'
+	i=0
+	while [ $i -lt 400 ]; do echo "	f$i();"; i=$((i + 1)); done
+	echo '	return 0; }'
+} > many.c
+build $cc $cflags -o many many.c
+je_many=$(je_run je-many ./many) || exit 1
+if command -v taskset >/dev/null && [ "$(nproc)" -gt 1 ]; then
+	"$hpa" --text --lines --show_bytes many "$je_many" > many-n.txt 2>&1
+	taskset -c 0 "$hpa" --text --lines --show_bytes many "$je_many" > many-1.txt 2>&1
+	check "split module: same as on one processor" "" "$(cmp many-n.txt many-1.txt 2>&1)"
+	check "split module: every function named" "400" "$(grep -c ' f[0-9]* .*/many\.c:[0-9]*$' many-n.txt)"
+	check "split module: --timing names the workers" "1" \
+		"$("$hpa" --timing --text many "$je_many" 2>&1 >/dev/null | grep -c 'symbolize many ([0-9]* addresses, [0-9]* workers)')"
+fi
+
 finish

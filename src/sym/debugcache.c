@@ -34,6 +34,7 @@
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 #include "debugcache.h"
+#include "elfview.h"
 
 #define CACHE_LIMIT ((off_t)1 << 30)
 
@@ -51,6 +52,18 @@ static char *cache_dir(void)
 	return NULL;
 }
 
+/* Is `scn` a compressed .debug_ section? */
+static bool compressed_debug(Elf *e, Elf_Scn *scn, size_t shstrndx)
+{
+	GElf_Shdr sh;
+	const char *name;
+
+	if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+		return false;
+	name = elf_strptr(e, shstrndx, sh.sh_name);
+	return name && !strncmp(name, ".debug_", 7);
+}
+
 /* Does the file have a compressed .debug_ section?  -1: not an ELF file. */
 static int has_compressed_debug(Elf *e)
 {
@@ -59,16 +72,9 @@ static int has_compressed_debug(Elf *e)
 
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
 		return -1;
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && !strncmp(name, ".debug_", 7))
+	while ((scn = elf_nextscn(e, scn)) != NULL)
+		if (compressed_debug(e, scn, shstrndx))
 			return 1;
-	}
 	return 0;
 }
 
@@ -129,16 +135,9 @@ static bool write_copy(int fd, int tmp)
 		return false;
 	e = elf_begin(tmp, ELF_C_RDWR, NULL);
 	ok = e && elf_getshdrstrndx(e, &shstrndx) == 0;
-	while (ok && (scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && !strncmp(name, ".debug_", 7) && elf_compress(scn, 0, 0) < 0)
+	while (ok && (scn = elf_nextscn(e, scn)) != NULL)
+		if (compressed_debug(e, scn, shstrndx) && elf_compress(scn, 0, 0) < 0)
 			ok = false;
-	}
 	if (ok)
 		ok = elf_update(e, ELF_C_WRITE) >= 0;
 	elf_end(e);
@@ -195,16 +194,13 @@ static void prune(const char *dir)
 	free(v);
 }
 
-/* The copy's path for this build-id, or NULL when the cache is off. */
+/* The copy's path for this build-id and its folder, or NULL when the cache is off. */
 static char *copy_path(const unsigned char *id, int n, char **dir)
 {
 	char *top, *path, hex[129];
-	int k;
 
-	if (n <= 0 || n > 64 || !(top = cache_dir()))
+	if (!elf_build_id_hex(id, n, hex) || !(top = cache_dir()))
 		return NULL;
-	for (k = 0; k < n; k++)
-		sprintf(hex + 2 * k, "%02x", id[k]);
 	*dir = hpa_xasprintf("%s/debug", top);
 	path = hpa_xasprintf("%s/%s.debug", *dir, hex);
 	free(top);
@@ -225,9 +221,22 @@ int hpa_debug_cache_open(const unsigned char *id, int n, char **cached)
 	return fd;
 }
 
+/* mkdir -p: every missing folder of `dir` (~/.cache may not exist yet). */
+static void make_dir(char *dir)
+{
+	char *p;
+
+	for (p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	mkdir(dir, 0700);
+}
+
 void hpa_debug_cache_store(int fd, const unsigned char *id, int n)
 {
-	char *dir = NULL, *path = copy_path(id, n, &dir), *tmp, *top;
+	char *dir = NULL, *path = copy_path(id, n, &dir), *tmp;
 	Elf *e;
 	int compressed, t;
 
@@ -237,10 +246,7 @@ void hpa_debug_cache_store(int fd, const unsigned char *id, int n)
 	compressed = has_compressed_debug(e);
 	elf_end(e);
 	if (compressed == 1) {
-		top = xstrndup(dir, strlen(dir) - strlen("/debug"));
-		mkdir(top, 0700);
-		mkdir(dir, 0700);
-		free(top);
+		make_dir(dir);
 		tmp = hpa_xasprintf("%s/.%s.XXXXXX", dir, strrchr(path, '/') + 1);
 		t = mkstemp(tmp);
 		if (t >= 0) {

@@ -12,8 +12,9 @@
 int hpa_debuginfod_enable(void);
 
 /*
- * libdwfl's find_debuginfo callback: the standard search, then, once
- * enabled, debuginfod by the module's build-id.
+ * libdwfl's find_debuginfo callback: the cache's uncompressed copy
+ * (debugcache.h), else the standard search, then, once enabled,
+ * debuginfod by the module's build-id.
  */
 int hpa_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 		       Dwarf_Addr base, const char *file, const char *debuglink,

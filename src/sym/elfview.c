@@ -263,3 +263,14 @@ char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 				 no_call, checked, v->file);
 	return NULL;
 }
+
+bool elf_build_id_hex(const unsigned char *bits, int n, char hex[129])
+{
+	int b;
+
+	if (n <= 0 || n > 64)
+		return false;
+	for (b = 0; b < n; b++)
+		sprintf(hex + 2 * b, "%02x", bits[b]);
+	return true;
+}

@@ -43,4 +43,7 @@ char *elf_view_check_mappings(const struct elf_view *v, const struct hpa_profile
 char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 			       const uint64_t *pcs, size_t nr);
 
+/* A GNU build-id (`n` bytes) as lowercase hex into `hex`; false unless 0 < n <= 64. */
+bool elf_build_id_hex(const unsigned char *bits, int n, char hex[129]);
+
 #endif

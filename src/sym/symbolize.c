@@ -114,7 +114,7 @@ struct module {
 	uint32_t *locs;          /* the location of each */
 	size_t npcs, apcs;
 	uint64_t *wanted;        /* pcs sorted, for skipping what holds none */
-	const uint64_t *all_pcs; /* a part: the whole module's, for the checks; else pcs */
+	const uint64_t *all_pcs; /* every address of the module, for the checks (part 0 owns it) */
 	size_t all_npcs;
 	int32_t part_of;         /* a part: the module it is part of, else -1 */
 	size_t parts;            /* a whole module: how many workers share it */
@@ -153,6 +153,7 @@ struct symbolizer {
 	const struct hpa_sym_opts *opts;
 	char *debuginfo_path;
 	Dwfl_Callbacks callbacks;
+	size_t nthreads;         /* processors this process may use */
 	struct module *mods;     /* every module of every input */
 	size_t nmods, amods;
 	atomic_size_t next;      /* next module for a worker */
@@ -262,19 +263,12 @@ static enum die_kind index_add_die(const struct module *m, struct cu_index *ci, 
 	size_t first = ci->nranges;
 	uint32_t idx = (uint32_t)ci->ndies;
 	uint32_t depth = *parent >= 0 ? ci->dies[*parent].depth + 1 : 0;
-	bool any = false, hit = false;
+	bool hit = false;
 
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (end <= start)
 			continue;
-		any = true;
-		if (!hit && !wanted(m, ci, start, end))
-			continue;
-		if (!hit) {   /* keep every range of a DIE that is kept */
-			hit = true;
-			off = 0;
-			continue;
-		}
+		hit = hit || wanted(m, ci, start, end);
 		HPA_GROW(ci->ranges, ci->nranges + 1, ci->aranges);
 		ci->ranges[ci->nranges].low = start;
 		ci->ranges[ci->nranges].high = end;
@@ -282,8 +276,11 @@ static enum die_kind index_add_die(const struct module *m, struct cu_index *ci, 
 		ci->ranges[ci->nranges].depth = depth;
 		ci->nranges++;
 	}
-	if (ci->nranges == first)
+	if (!hit) {   /* every range of a DIE that is kept, none of one that is not */
+		bool any = ci->nranges > first;
+		ci->nranges = first;
 		return any ? DIE_ELSEWHERE : DIE_NO_CODE;
+	}
 	HPA_GROW(ci->dies, ci->ndies + 1, ci->adies);
 	memset(&ci->dies[idx], 0, sizeof(ci->dies[idx]));
 	ci->dies[idx].die = *die;
@@ -740,11 +737,8 @@ static void module_work(const struct symbolizer *s, struct module *m)
 		m->mod = NULL;
 	}
 	n = m->mod ? dwfl_module_build_id(m->mod, &bits, &vaddr) : 0;
-	if (n > 0 && n <= 64) {
-		int b;
-		for (b = 0; b < n; b++)
-			sprintf(m->build_id + 2 * b, "%02x", bits[b]);
-	}
+	if (!elf_build_id_hex(bits, n, m->build_id))
+		m->build_id[0] = '\0';
 	m->res_first = xcalloc(m->npcs + 1, sizeof(*m->res_first));
 	m->res_nr = xcalloc(m->npcs + 1, sizeof(*m->res_nr));
 	m->res_src = xcalloc(m->npcs + 1, sizeof(*m->res_src));
@@ -799,7 +793,7 @@ static size_t processors(void)
 /* Every module on as many threads as there are processors, the caller's included. */
 static void run_workers(struct symbolizer *s)
 {
-	size_t nthreads = processors(), started = 0, i;
+	size_t nthreads = s->nthreads, started = 0, i;
 	pthread_t *tids;
 
 	if (nthreads > s->nmods)
@@ -825,16 +819,34 @@ static void run_workers(struct symbolizer *s)
  */
 #define SPLIT_MIN 64     /* addresses a part gets at least */
 
-static void split_module(struct symbolizer *s, size_t idx, size_t nthreads, uint32_t *where)
+/* Module m's addresses in [lo, hi), in location order, to q (which may be m); they are q's now. */
+static void take_stretch(const struct module *m, uint64_t lo, uint64_t hi, struct module *q,
+			 uint32_t qi, uint32_t *where)
 {
-	struct module *m = &s->mods[idx];
-	size_t parts = m->npcs / SPLIT_MIN, p, k, n;
-	uint64_t *sorted, *cut;
-	uint64_t *pcs;
-	uint32_t *locs;
+	uint64_t *pcs = xmalloc((m->npcs + 1) * sizeof(*pcs));
+	uint32_t *locs = xmalloc((m->npcs + 1) * sizeof(*locs));
+	size_t k, n = 0;
 
-	if (parts > nthreads)
-		parts = nthreads;
+	for (k = 0; k < m->npcs; k++) {
+		if (m->pcs[k] < lo || m->pcs[k] >= hi)
+			continue;
+		pcs[n] = m->pcs[k];
+		locs[n++] = m->locs[k];
+		where[m->locs[k]] = qi + 1;
+	}
+	q->pcs = pcs;
+	q->locs = locs;
+	q->npcs = q->apcs = n;
+}
+
+static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
+{
+	struct module *m = &s->mods[idx], whole;
+	size_t parts = m->npcs / SPLIT_MIN, p;
+	uint64_t *sorted, *cut;
+
+	if (parts > s->nthreads)
+		parts = s->nthreads;
 	if (parts < 2)
 		return;
 	sorted = xmalloc(m->npcs * sizeof(*sorted));
@@ -844,56 +856,33 @@ static void split_module(struct symbolizer *s, size_t idx, size_t nthreads, uint
 	cut[0] = 0;
 	for (p = 1; p < parts; p++)
 		cut[p] = sorted[m->npcs * p / parts];
-	cut[parts] = UINT64_MAX;
+	cut[parts] = UINT64_MAX;   /* above every pc: an address is at most 2^64 - 1 */
 	free(sorted);
-	/* The whole module keeps part 0; parts 1.. are new modules after it. */
+
+	/* Part 0 is the module itself; its whole list stays, owned, for the checks. */
 	m->parts = parts;
+	whole = *m;
 	for (p = 1; p < parts; p++) {
 		struct module *q;
-		size_t qi = s->nmods;
 
 		HPA_GROW(s->mods, s->nmods + 1, s->amods);
-		m = &s->mods[idx];
-		q = &s->mods[s->nmods++];
+		q = &s->mods[s->nmods];
 		memset(q, 0, sizeof(*q));
-		q->input = m->input;
-		q->map_path = m->map_path;
-		q->start = m->start;
-		q->offset = m->offset;
-		q->perms = m->perms;
+		q->input = whole.input;
+		q->map_path = whole.map_path;
+		q->start = whole.start;
+		q->offset = whole.offset;
+		q->perms = whole.perms;
 		q->part_of = (int32_t)idx;
 		q->parts = 1;
-		q->all_pcs = m->all_pcs;
-		q->all_npcs = m->all_npcs;
+		q->all_pcs = whole.pcs;
+		q->all_npcs = whole.npcs;
 		hpa_strtab_init(&q->strs);
-		for (k = 0; k < m->npcs; k++) {
-			if (m->pcs[k] < cut[p] || (p + 1 < parts && m->pcs[k] >= cut[p + 1]))
-				continue;
-			if (q->npcs == q->apcs) {
-				HPA_GROW(q->pcs, q->npcs + 1, q->apcs);
-				q->locs = xrealloc(q->locs, q->apcs * sizeof(*q->locs));
-			}
-			q->pcs[q->npcs] = m->pcs[k];
-			q->locs[q->npcs++] = m->locs[k];
-			where[m->locs[k]] = (uint32_t)qi + 1;
-		}
+		take_stretch(&whole, cut[p], cut[p + 1], q, (uint32_t)s->nmods++, where);
 	}
-	/* Part 0: what is left below cut[1]; the whole list stays for the checks. */
 	m = &s->mods[idx];
-	pcs = xmalloc(m->npcs * sizeof(*pcs));
-	locs = xmalloc(m->npcs * sizeof(*locs));
-	for (k = n = 0; k < m->npcs; k++) {
-		if (m->pcs[k] >= cut[1])
-			continue;
-		pcs[n] = m->pcs[k];
-		locs[n++] = m->locs[k];
-	}
-	free(m->locs);
-	m->all_pcs = m->pcs;   /* owned by part 0 from here on */
-	m->pcs = pcs;
-	m->locs = locs;
-	m->npcs = n;
-	m->apcs = m->npcs;
+	take_stretch(&whole, cut[0], cut[1], m, (uint32_t)idx, where);
+	free(whole.locs);
 	free(cut);
 }
 
@@ -904,7 +893,7 @@ static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *wher
 	const struct hpa_input *in = hpa_profile_input(prof, input);
 	size_t first = s->nmods, i;
 	uint32_t *mod_of_map;
-	size_t nthreads = processors(), last;
+	size_t last;
 
 	if (!in->map_nr)
 		return;
@@ -963,9 +952,8 @@ static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *wher
 		s->mods[i].all_pcs = s->mods[i].pcs;
 		s->mods[i].all_npcs = s->mods[i].npcs;
 	}
-	if (nthreads > 1)
-		for (i = first; i < last; i++)
-			split_module(s, i, nthreads, where);
+	for (i = first; i < last; i++)
+		split_module(s, i, where);
 }
 
 /* Copy a module's function into the profile, once. */
@@ -1126,6 +1114,7 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	s.callbacks.section_address = dwfl_offline_section_address;
 	s.callbacks.debuginfo_path = &s.debuginfo_path;
 
+	s.nthreads = processors();
 	where = xcalloc(prof->locs_nr + 1, sizeof(*where));
 	for (i = 1; i <= prof->inputs_nr; i++)
 		collect_modules(&s, (uint32_t)i, where);

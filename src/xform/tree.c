@@ -75,27 +75,6 @@ static void add(struct hpa_call_tree *t, uint32_t node, uint32_t input, bool bas
 		t->nodes[node].after += v;
 }
 
-/*
- * Each node's values so far are those of the paths that end there; a node
- * is created after its parent, so one pass from the last node adds every
- * node into its parent, and each node then holds every path through it.
- */
-static void sum_up(struct hpa_call_tree *t)
-{
-	size_t i, k;
-
-	for (i = t->nr; i-- > 1;) {
-		struct hpa_call_node *n = &t->nodes[i], *p = &t->nodes[n->parent];
-
-		p->before += n->before;
-		p->after += n->after;
-		for (k = 0; t->values && k < HPA_NVALUES; k++)
-			t->values[(size_t)n->parent * HPA_NVALUES + k] += t->values[i * HPA_NVALUES + k];
-		for (k = 0; k < t->dumps; k++)
-			t->series[(size_t)n->parent * t->dumps + k] += t->series[i * t->dumps + k];
-	}
-}
-
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		    const struct hpa_tree_opts *topts, struct hpa_call_tree *t)
 {
@@ -134,6 +113,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 			pall = all;
 		}
 		t->diff |= base;
+		add(t, 0, input, base, v, pall);
 		for (k = 0; k < nr; k++) {
 			struct hpa_frame f = frames[topts->leaf_first ? k : nr - 1 - k];
 			size_t slot = hpa_frame_slot(prof, f);
@@ -141,12 +121,11 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 			if (!slot_name[slot])
 				slot_name[slot] = hpa_frame_name_id(prof, f, topts->name);
 			node = child_of(t, node, slot_name[slot], hpa_frame_name_id(prof, f, topts->label));
+			add(t, node, input, base, v, pall);
 		}
-		add(t, node, input, base, v, pall);   /* where the path ends; sums go up below */
 	}
 	hpa_view_release(&view);
 	free(slot_name);
-	sum_up(t);
 }
 
 void hpa_call_tree_release(struct hpa_call_tree *t)

@@ -236,22 +236,22 @@ compressed() {   # compressed FILE: how many .debug sections have the C flag
 }
 check "the debug file is compressed" "yes" "$([ "$(compressed "$zfile")" -gt 3 ] && echo yes)"
 je_zbid=$(je_run je-zbid ./zbid) || exit 1
-rm -rf zcache
+rm -rf zhome
 nocache=$(HPA_CACHE_DIR=off "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)
-check "cache off: no copy" "0" "$(ls zcache 2>/dev/null | wc -l)"
+check "cache off: no copy" "0" "$(ls zhome 2>/dev/null | wc -l)"
 check "compressed debug file: named" "819200 819200" \
-	"$(HPA_CACHE_DIR=$work/zcache func_row inuse_space zbid "$je_zbid" "make_buf (inline)" "--debug-dir zdbg")"
-copy="zcache/debug/$zid.debug"
+	"$(unset HPA_CACHE_DIR XDG_CACHE_HOME; HOME=$work/zhome; func_row inuse_space zbid "$je_zbid" "make_buf (inline)" "--debug-dir zdbg")"
+copy="zhome/.cache/hpa/debug/$zid.debug"   # the default place, its folders made
 check "an uncompressed copy by build-id" "0" "$(compressed "$copy")"
 check "the copy has the DWARF" "1" "$(readelf -S "$copy" 2>/dev/null | grep -c '\.debug_info')"
-check "no temporary file left" "" "$(ls -A zcache/debug | grep '^\.')"
+check "no temporary file left" "" "$(ls -A zhome/.cache/hpa/debug | grep '^\.')"
 mv "$zfile" zbid.debug.away
 check "the copy is used (original gone), same output" "$nocache" \
-	"$(HPA_CACHE_DIR=$work/zcache "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)"
+	"$(HPA_CACHE_DIR=$work/zhome/.cache/hpa "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)"
 head -c 1000 "$copy" > copy.cut && mv copy.cut "$copy"
 mv zbid.debug.away "$zfile"
 check "a broken copy is replaced, same output" "$nocache" \
-	"$(HPA_CACHE_DIR=$work/zcache "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)"
+	"$(HPA_CACHE_DIR=$work/zhome/.cache/hpa "$hpa" --text --lines --debug-dir zdbg zbid "$je_zbid" 2>&1)"
 check "the replaced copy is whole" "0 1" "$(compressed "$copy") $(readelf -S "$copy" 2>/dev/null | grep -c '\.debug_info')"
 touch zcache-file
 check "an unusable cache folder changes nothing" "$nocache" \

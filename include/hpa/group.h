@@ -140,8 +140,9 @@ uint32_t hpa_frame_name_id(const struct hpa_profile *prof, struct hpa_frame f, e
  * The view's samples as a call tree: stacks merged on common prefixes, a
  * node per (parent, frame name), root first (the flame graph) or leaf
  * first (callers of each allocation site).  Node 0 is the root, "all";
- * every node is created after its parent, so a walk from the last node to
- * the first visits children before parents.
+ * nodes are made depth first, a node's children in strcmp order of their
+ * names (the child/next list too), so a walk from the last node to the
+ * first visits children before parents.
  */
 struct hpa_call_node {
 	uint32_t name;               /* profile string id; 0 for the root */
@@ -159,7 +160,6 @@ struct hpa_call_tree {
 	double *series;              /* with per_input: series[node * dumps + input - 1] */
 	double *values;              /* with all_values: values[node * HPA_NVALUES + value], weighted */
 	size_t values_alloc;
-	struct hpa_hashmap by_key;   /* (parent, name) -> node */
 	size_t series_alloc;
 };
 

@@ -74,18 +74,11 @@ static double steadiness(const struct tree *t, uint32_t node, int dir)
 	return hpa_steadiness(t->ct.series + (size_t)node * t->dumps, t->dumps, dir);
 }
 
-static const struct tree *sort_tree;
-
-static int cmp_children(const void *a, const void *b)
-{
-	return strcmp(node_name(sort_tree, *(const uint32_t *)a),
-		      node_name(sort_tree, *(const uint32_t *)b));
-}
-
 /*
  * Widths: the profile's value; a frame the profile lost entirely keeps its
  * base value.  A parent is at least as wide as its children.  Children are
- * placed left to right in name order.  Returns the nodes in drawing order.
+ * placed left to right in name order, the tree's order of them.  Returns
+ * the nodes in drawing order.
  */
 static uint32_t *layout(struct tree *t, size_t *count)
 {
@@ -104,7 +97,6 @@ static uint32_t *layout(struct tree *t, size_t *count)
 			kidsum += t->width[c];
 		t->width[i] = own > kidsum ? own : kidsum;
 	}
-	sort_tree = t;
 	stack[sp++] = 0;
 	t->x[0] = 0;
 	while (sp) {
@@ -117,8 +109,6 @@ static uint32_t *layout(struct tree *t, size_t *count)
 			HPA_GROW(kids, nk + 1, akids);
 			kids[nk++] = c;
 		}
-		if (nk > 1)
-			qsort(kids, nk, sizeof(*kids), cmp_children);
 		x = t->x[id];
 		for (i = 0; i < nk; i++) {
 			t->x[kids[i]] = x;

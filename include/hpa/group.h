@@ -29,9 +29,25 @@ struct hpa_stack_group {
 };
 
 /*
+ * The view's distinct stacks, frames each prefix + name + suffix, passed
+ * to emit() one by one with the samples (indices) that make each, in
+ * sample order, and their view values.  They come in the order of their
+ * name sequences, a name compared as if followed by the suffix, a stack
+ * that is a prefix of another first; a stack without frames is the text
+ * fmt->empty (none if it is ""), ordered as a frame when that text is
+ * prefix + name + suffix.  With no prefix and names that never hold the
+ * suffix's first byte (hpa_folded_format) that is the order of the texts,
+ * each text once.  No table of texts is kept.  Returns the view's total.
+ */
+typedef void hpa_stack_emit_fn(void *ctx, const char *text, size_t len, const uint32_t *samples,
+			       const double *values, size_t n);
+double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		       const struct hpa_stack_format *fmt, hpa_stack_emit_fn *emit, void *ctx);
+
+/*
  * Group the view's samples by stack text (a trailing separator is left to
  * the format: frames are prefix + name + suffix, concatenated).  Returns the
- * number of groups, *out (malloc'ed, in order of first appearance) and the
+ * number of groups, *out (malloc'ed, in hpa_walk_stacks order) and the
  * view's weighted *total.  With `group_of` (one slot per sample), the
  * group of each sample (1-based index into *out), 0 for samples out of view.
  * With `per_input`, a malloc'ed matrix of each group's weighted value in

@@ -17,7 +17,6 @@
 
 #include "hpa/names.h"
 #include "hpa/report.h"
-#include "hpa/strtab.h"
 #include "hpa/view.h"
 
 static long long trunc_ll(double v)
@@ -25,49 +24,53 @@ static long long trunc_ll(double v)
 	return v >= 9.2e18 ? LLONG_MAX : v <= -9.2e18 ? LLONG_MIN : (long long)v;
 }
 
-static const struct hpa_strtab *sort_tab;
+struct lines {
+	FILE *fp;
+	const struct hpa_profile *prof;
+	bool diff_columns;
+};
 
-static int cmp_lines(const void *a, const void *b)
+/* One distinct stack: its line, unless its value is 0. */
+static void emit_line(void *ctx, const char *text, size_t len, const uint32_t *samples,
+		      const double *values, size_t n)
 {
-	return strcmp(hpa_strtab_get(sort_tab, ((const struct hpa_stack_group *)a)->text),
-		      hpa_strtab_get(sort_tab, ((const struct hpa_stack_group *)b)->text));
+	struct lines *l = ctx;
+	double before = 0, after = 0;
+	int tl = (int)len - 1;   /* without the last ';' */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (l->prof->inputs[l->prof->samples[samples[i]].input - 1].is_base)
+			before -= values[i];
+		else
+			after += values[i];
+	}
+	if (l->diff_columns) {
+		long long b = trunc_ll(before), a = trunc_ll(after);
+		if (b || a)
+			fprintf(l->fp, "%.*s %lld %lld\n", tl, text, b, a);
+	} else {
+		long long v = trunc_ll(after - before);
+		if (v)
+			fprintf(l->fp, "%.*s %lld\n", tl, text, v);
+	}
 }
 
+/*
+ * The folded format's texts come in text order, each once (group.h), so
+ * lines are written as the walk finds them, with no table of texts.
+ */
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_stack_format fmt = hpa_folded_format;
-	struct hpa_strtab stacks;
-	struct hpa_stack_group *lines;
-	size_t nlines, i;
-	double total;
+	struct lines l = { fp, prof, opts->diff_columns };
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	hpa_strtab_init(&stacks);
 	fmt.root_first = !opts->reverse;   /* --reverse: leaf first */
 	if (opts->short_names)
 		fmt.name = hpa_folded_short_frame;
-	nlines = hpa_group_stacks(prof, &vo, &fmt, &stacks, &lines, &total, NULL, NULL);
-	sort_tab = &stacks;
-	if (nlines > 1)
-		qsort(lines, nlines, sizeof(*lines), cmp_lines);
-	for (i = 0; i < nlines; i++) {
-		const struct hpa_stack_group *l = &lines[i];
-		const char *text = hpa_strtab_get(&stacks, l->text);
-		int tl = (int)strlen(text) - 1;   /* without the last ';' */
-
-		if (opts->diff_columns) {
-			long long b = trunc_ll(l->before), a = trunc_ll(l->after);
-			if (b || a)
-				fprintf(fp, "%.*s %lld %lld\n", tl, text, b, a);
-		} else {
-			long long v = trunc_ll(l->after - l->before);
-			if (v)
-				fprintf(fp, "%.*s %lld\n", tl, text, v);
-		}
-	}
-	free(lines);
-	hpa_strtab_release(&stacks);
+	hpa_walk_stacks(prof, &vo, &fmt, emit_line, &l);
 	return 0;
 }

@@ -49,6 +49,7 @@ struct writer {
 	const struct hpa_opts *opts;
 	struct hpa_strtab strs;          /* the file's string table */
 	struct hpa_hashmap loc_by_key;   /* (loc, first level, levels) -> output id */
+	uint64_t *slot_loc;              /* per frame slot: levels << 32 | output id, 0 = not yet */
 	PbLocation **locs;
 	size_t nlocs, alocs;
 	struct hpa_hashmap func_by_key;  /* model function id, or label string id | 1<<63 */
@@ -193,12 +194,18 @@ static uint64_t no_stack_location(struct writer *w)
 /* The grouping engine's key of a frame: consecutive levels of one address are one location. */
 static uint32_t path_key(void *ctx, const struct hpa_frame *frames, size_t nr, size_t *used)
 {
-	size_t e = 1;
+	struct writer *w = ctx;
+	size_t e = 1, slot = hpa_frame_slot(w->prof, frames[0]);
+	uint32_t id;
 
 	while (e < nr && frames[e].loc == frames[0].loc && frames[e].level == frames[e - 1].level + 1)
 		e++;
 	*used = e;
-	return (uint32_t)location_id(ctx, frames[0].loc, frames[0].level, (uint32_t)e);
+	if (w->slot_loc[slot] >> 32 == e)   /* the same levels as last time: no lookup */
+		return (uint32_t)w->slot_loc[slot];
+	id = (uint32_t)location_id(w, frames[0].loc, frames[0].level, (uint32_t)e);
+	w->slot_loc[slot] = (uint64_t)e << 32 | id;
+	return id;
 }
 
 static uint32_t path_empty(void *ctx)
@@ -216,33 +223,89 @@ static PbValueType *value_type(struct writer *w, const char *type, const char *u
 	return vt;
 }
 
-static int gzip_write(FILE *fp, const uint8_t *data, size_t len)
-{
+/*
+ * A gzip member written as the message is packed (protobuf-c's buffer
+ * interface), so no packed copy of the profile is ever held.
+ */
+struct gz {
+	ProtobufCBuffer base;        /* first: protobuf-c calls append() with it */
 	z_stream z;
+	FILE *fp;
+	bool failed;
 	uint8_t out[1 << 16];
+};
+
+static void gz_run(struct gz *g, int flush)
+{
 	int rc;
 
-	memset(&z, 0, sizeof(z));
-	/* windowBits 15 + 16: a gzip member; zlib writes mtime 0 and no name. */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return hpa_error("zlib: cannot start compression");
-	z.next_in = (uint8_t *)data;
 	do {
-		size_t chunk = len < hpa_zlib_chunk ? len : hpa_zlib_chunk;   /* zlib counts in 32 bits */
-		if (!z.avail_in && len) {
-			z.avail_in = (uInt)chunk;
-			len -= chunk;
+		size_t n;
+
+		g->z.next_out = g->out;
+		g->z.avail_out = sizeof(g->out);
+		rc = deflate(&g->z, flush);
+		n = sizeof(g->out) - g->z.avail_out;
+		if (rc == Z_STREAM_ERROR || (n && fwrite(g->out, 1, n, g->fp) != n)) {
+			g->failed = true;
+			return;
 		}
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		rc = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
-		if (rc == Z_STREAM_ERROR)
-			break;
-		if (fwrite(out, 1, sizeof(out) - z.avail_out, fp) != sizeof(out) - z.avail_out)
-			break;
-	} while (rc != Z_STREAM_END);
-	deflateEnd(&z);
-	return rc == Z_STREAM_END ? 0 : hpa_error("cannot write the compressed profile");
+	} while (flush == Z_FINISH ? rc != Z_STREAM_END : !g->z.avail_out);
+}
+
+static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+{
+	struct gz *g = (struct gz *)buf;
+
+	while (len && !g->failed) {
+		size_t chunk = len < hpa_zlib_chunk ? len : hpa_zlib_chunk;   /* zlib counts in 32 bits */
+
+		g->z.next_in = (uint8_t *)data;
+		g->z.avail_in = (uInt)chunk;
+		gz_run(g, Z_NO_FLUSH);
+		data += chunk;
+		len -= chunk;
+	}
+}
+
+static int gz_start(struct gz *g, FILE *fp)
+{
+	memset(g, 0, sizeof(*g));
+	g->base.append = gz_append;
+	g->fp = fp;
+	/* windowBits 15 + 16: a gzip member; zlib writes mtime 0 and no name. */
+	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return hpa_error("zlib: cannot start compression");
+	return 0;
+}
+
+static int gz_finish(struct gz *g)
+{
+	if (!g->failed)
+		gz_run(g, Z_FINISH);
+	deflateEnd(&g->z);
+	return g->failed ? hpa_error("cannot write the compressed profile") : 0;
+}
+
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		out[n++] = (uint8_t)(v | 0x80);
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+/* One message of a repeated field, as packing the whole profile would put it. */
+static void pack_field(struct gz *g, unsigned field, const ProtobufCMessage *m)
+{
+	uint8_t head[20];
+	size_t n = put_varint(head, (uint64_t)field << 3 | 2);   /* wire type 2: length-delimited */
+
+	n += put_varint(head + n, protobuf_c_message_get_packed_size(m));
+	gz_append(&g->base, n, head);
+	protobuf_c_message_pack_to_buffer(m, &g->base);
 }
 
 static void free_profile(PbProfile *p, struct writer *w)
@@ -300,18 +363,6 @@ static bool has_threads(const struct hpa_profile *prof)
 	return false;
 }
 
-/* Append group g, whose keys are `keys`, to *out with its keys copied into *pool. */
-static void append_group(struct hpa_path_group **out, size_t *nout, size_t *aout, uint32_t **pool,
-			 size_t *npool, size_t *apool, struct hpa_path_group g, const uint32_t *keys)
-{
-	g.first = *npool;
-	HPA_GROW(*out, *nout + 1, *aout);
-	(*out)[(*nout)++] = g;
-	HPA_GROW(*pool, *npool + g.n, *apool);
-	memcpy(*pool + *npool, keys, g.n * sizeof(**pool));
-	*npool += g.n;
-}
-
 /*
  * The all-threads groups `all` (the report's samples) split by thread: each
  * stack's value goes to its threads in proportion to their own values, so
@@ -320,33 +371,31 @@ static void append_group(struct hpa_path_group **out, size_t *nout, size_t *aout
  * may differ from their sum).  What no thread holds stays unlabelled.  A
  * thread's sample has its all-threads sample's stack, so it is in view and
  * in a group exactly when that one is (group_of: the all-threads grouping).
- * Returns the new number of groups; *all and *pool are replaced.
+ * Returns the new number of groups; *all is replaced, and a thread's group
+ * shares its stack's keys in the pool.
  */
 static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_group **all,
-			      uint32_t **pool, size_t nall, const uint32_t *group_of)
+			      size_t nall, const uint32_t *group_of)
 {
-	struct hpa_path_group *tg = NULL, *out = NULL, *a = *all;
-	uint32_t *opool = NULL, *first_t = xcalloc(nall + 1, sizeof(*first_t)), *next_t = NULL;
+	struct hpa_path_group *tg = NULL, *out, *a = *all;
+	uint32_t *first_t = xcalloc(nall + 1, sizeof(*first_t)), *next_t = NULL;
+	uint32_t *group_of_stack = xcalloc(prof->stacks_nr + 1, sizeof(*group_of_stack));
 	double (*sum)[HPA_NVALUES] = xcalloc(nall + 1, sizeof(*sum));
-	struct hpa_hashmap group_of_stack, by_key;
-	size_t nt = 0, at = 0, ant = 0, i, k, nout = 0, aout = 0, npool = 0, apool = 0;
+	size_t nt = 0, at = 0, ant = 0, i, k, nout = 0;
 
-	hpa_hashmap_init(&group_of_stack);
-	hpa_hashmap_init(&by_key);
 	for (i = 0; i < prof->samples_nr; i++)
 		if (group_of[i])
-			hpa_hashmap_put(&group_of_stack, prof->samples[i].stack, group_of[i]);
+			group_of_stack[prof->samples[i].stack] = group_of[i];
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		double weight = prof->inputs[s->input - 1].weight;
 		uint32_t g, t;
-		uint64_t key;
 
-		if (s->thread == HPA_THREAD_ALL || weight == 0 ||
-		    !(g = hpa_hashmap_get(&group_of_stack, s->stack)))
+		if (s->thread == HPA_THREAD_ALL || weight == 0 || !(g = group_of_stack[s->stack]))
 			continue;
-		key = (uint64_t)g << 32 | (uint32_t)s->thread;
-		if (!(t = hpa_hashmap_get(&by_key, key))) {
+		for (t = first_t[g]; t && tg[t - 1].thread != s->thread; t = next_t[t])
+			;   /* a stack has few threads */
+		if (!t) {
 			HPA_GROW(tg, nt + 1, at);
 			HPA_GROW(next_t, nt + 2, ant);
 			tg[nt] = a[g - 1];
@@ -355,13 +404,13 @@ static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_gr
 			t = (uint32_t)++nt;
 			next_t[t] = first_t[g];
 			first_t[g] = t;
-			hpa_hashmap_put(&by_key, key, t);
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
 			tg[t - 1].v[k] += s->v[k] * weight;
 			sum[g][k] += s->v[k] * weight;
 		}
 	}
+	out = xmalloc(st_mult(nall + nt + 1, sizeof(*out)));
 	for (i = 0; i < nall; i++) {
 		struct hpa_path_group rest = a[i];
 		bool left = false;
@@ -371,25 +420,22 @@ static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_gr
 			struct hpa_path_group g = tg[t - 1];
 			for (k = 0; k < HPA_NVALUES; k++)
 				g.v[k] = sum[i + 1][k] != 0 ? g.v[k] * a[i].v[k] / sum[i + 1][k] : 0;
-			append_group(&out, &nout, &aout, &opool, &npool, &apool, g, *pool + a[i].first);
+			out[nout++] = g;
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
 			rest.v[k] = sum[i + 1][k] != 0 ? 0 : a[i].v[k];
 			left |= rest.v[k] != 0;
 		}
 		if (left || !first_t[i + 1])
-			append_group(&out, &nout, &aout, &opool, &npool, &apool, rest, *pool + a[i].first);
+			out[nout++] = rest;
 	}
-	hpa_hashmap_release(&group_of_stack);
-	hpa_hashmap_release(&by_key);
+	free(group_of_stack);
 	free(first_t);
 	free(next_t);
 	free(sum);
 	free(tg);
 	free(*all);
-	free(*pool);
 	*all = out;
-	*pool = opool;
 	return nout;
 }
 
@@ -406,8 +452,8 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	int32_t last_thread = HPA_THREAD_ALL;
 	int64_t tid_key = 0, tid_str = 0, name_key = 0, name_str = 0;
 	double cum[4] = { 0 }, done[4] = { 0 };
-	uint8_t *buf;
-	size_t len;
+	size_t max_path = 0;
+	struct gz gz;
 	int rc;
 
 	if (isatty(fileno(fp)))
@@ -420,6 +466,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	w.map_all_named = xmalloc(prof->mappings_nr * sizeof(bool));
 	memset(w.map_all_named, 1, prof->mappings_nr * sizeof(bool));
 	w.map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
+	w.slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w.slot_loc));
 
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
@@ -437,58 +484,29 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	group_of = threads ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
 	nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool, group_of);
 	if (threads)
-		nsamples = split_by_thread(prof, &samples, &pool, nsamples, group_of);
+		nsamples = split_by_thread(prof, &samples, nsamples, group_of);
 	free(group_of);
+	for (i = 0; i < nsamples; i++)
+		if (samples[i].n > max_path)
+			max_path = samples[i].n;
 
-	p.n_sample = nsamples;
-	p.sample = xcalloc(nsamples + 1, sizeof(*p.sample));
+	/* The thread labels' strings, in sample order, before the value types' (string ids). */
 	for (i = 0; i < nsamples; i++) {
-		PbSample *ps = xcalloc(1, sizeof(*ps));
+		const char *name;
+		char tid[16];
 
-		perftools__profiles__sample__init(ps);
-		ps->n_location_id = samples[i].n;
-		ps->location_id = xmalloc(samples[i].n * sizeof(uint64_t));
-		for (k = 0; k < samples[i].n; k++)
-			ps->location_id[k] = pool[samples[i].first + k];
-		ps->n_value = 4;
-		ps->value = xcalloc(4, sizeof(*ps->value));
-		for (k = 0; k < 4; k++) {
-			/* floor of the running sum: the column totals come out exact */
-			double next;
-			cum[k] += samples[i].v[columns[k]];
-			next = floor(hpa_dust_to_zero(cum[k]) + 1e-9);
-			ps->value[k] = (int64_t)(next - done[k]);
-			done[k] = next;
+		if (samples[i].thread == HPA_THREAD_ALL || samples[i].thread == last_thread)
+			continue;
+		name = thread_name(prof, samples[i].thread);
+		snprintf(tid, sizeof(tid), "%d", samples[i].thread);
+		str(&w, "thread");
+		str(&w, tid);
+		if (name) {
+			str(&w, "thread_name");
+			str(&w, name);
 		}
-		if (samples[i].thread != HPA_THREAD_ALL) {
-			/* A string label: pprof drops numeric labels whose value is 0. */
-			PbLabel *lb = xcalloc(1, sizeof(*lb));
-			if (samples[i].thread != last_thread || !tid_key) {   /* strings once per thread run */
-				const char *name = thread_name(prof, samples[i].thread);
-				char tid[16];
-				snprintf(tid, sizeof(tid), "%d", samples[i].thread);
-				tid_key = str(&w, "thread");
-				tid_str = str(&w, tid);
-				name_key = name ? str(&w, "thread_name") : 0;
-				name_str = name ? str(&w, name) : 0;
-				last_thread = samples[i].thread;
-			}
-			perftools__profiles__label__init(lb);
-			lb->key = tid_key;
-			lb->str = tid_str;
-			ps->label = xcalloc(2, sizeof(*ps->label));
-			ps->label[ps->n_label++] = lb;
-			if (name_str) {
-				lb = xcalloc(1, sizeof(*lb));
-				perftools__profiles__label__init(lb);
-				lb->key = name_key;
-				lb->str = name_str;
-				ps->label[ps->n_label++] = lb;
-			}
-		}
-		p.sample[i] = ps;
+		last_thread = samples[i].thread;
 	}
-
 	p.n_sample_type = 4;
 	p.sample_type = xcalloc(4, sizeof(*p.sample_type));
 	for (k = 0; k < 4; k++)
@@ -522,18 +540,77 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	for (i = 0; i < w.strs.nr; i++)
 		p.string_table[i] = w.strs.strs[i];
 
-	len = perftools__profiles__profile__get_packed_size(&p);
-	buf = xmalloc(len ? len : 1);
-	perftools__profiles__profile__pack(&p, buf);
-	rc = gzip_write(fp, buf, len);
+	/*
+	 * Packed in field order as one message would be, but each sample on
+	 * its own: the value types (field 1), the samples (2), then the rest.
+	 */
+	rc = gz_start(&gz, fp);
+	if (!rc) {
+		PbProfile head = PERFTOOLS__PROFILES__PROFILE__INIT, tail = p;
+		uint64_t *loc_ids = xmalloc(st_mult(max_path + 1, sizeof(*loc_ids)));
 
-	free(buf);
+		head.n_sample_type = p.n_sample_type;
+		head.sample_type = p.sample_type;
+		protobuf_c_message_pack_to_buffer(&head.base, &gz.base);
+		last_thread = HPA_THREAD_ALL;
+		for (i = 0; i < nsamples && !gz.failed; i++) {
+			PbSample ps = PERFTOOLS__PROFILES__SAMPLE__INIT;
+			PbLabel lb[2] = { PERFTOOLS__PROFILES__LABEL__INIT, PERFTOOLS__PROFILES__LABEL__INIT };
+			PbLabel *lbp[2] = { &lb[0], &lb[1] };
+			int64_t values[4];
+
+			ps.n_location_id = samples[i].n;
+			ps.location_id = loc_ids;
+			for (k = 0; k < samples[i].n; k++)
+				loc_ids[k] = pool[samples[i].first + k];
+			ps.n_value = 4;
+			ps.value = values;
+			for (k = 0; k < 4; k++) {
+				/* floor of the running sum: the column totals come out exact */
+				double next;
+				cum[k] += samples[i].v[columns[k]];
+				next = floor(hpa_dust_to_zero(cum[k]) + 1e-9);
+				values[k] = (int64_t)(next - done[k]);
+				done[k] = next;
+			}
+			if (samples[i].thread != HPA_THREAD_ALL) {
+				/* A string label: pprof drops numeric labels whose value is 0. */
+				if (samples[i].thread != last_thread) {   /* interned above */
+					const char *name = thread_name(prof, samples[i].thread);
+					char tid[16];
+					snprintf(tid, sizeof(tid), "%d", samples[i].thread);
+					tid_key = str(&w, "thread");
+					tid_str = str(&w, tid);
+					name_key = name ? str(&w, "thread_name") : 0;
+					name_str = name ? str(&w, name) : 0;
+					last_thread = samples[i].thread;
+				}
+				lb[0].key = tid_key;
+				lb[0].str = tid_str;
+				lb[1].key = name_key;
+				lb[1].str = name_str;
+				ps.label = lbp;
+				ps.n_label = name_str ? 2 : 1;
+			}
+			pack_field(&gz, 2, &ps.base);
+		}
+		free(loc_ids);
+		tail.n_sample_type = 0;
+		tail.sample_type = NULL;
+		tail.n_sample = 0;
+		tail.sample = NULL;
+		if (!gz.failed)
+			protobuf_c_message_pack_to_buffer(&tail.base, &gz.base);
+		rc = gz_finish(&gz);
+	}
+
 	free_profile(&p, &w);
 	free(samples);
 	free(pool);
 	free(w.map_out);
 	free(w.map_all_named);
 	free(w.map_inline);
+	free(w.slot_loc);
 	hpa_hashmap_release(&w.loc_by_key);
 	hpa_hashmap_release(&w.func_by_key);
 	hpa_strtab_release(&w.strs);

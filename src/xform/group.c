@@ -12,99 +12,179 @@
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
+#include "seqs.h"
 
 /* Frames joined by ';' root first: "name;" each (writers cut the last ';'). */
 const struct hpa_stack_format hpa_folded_format = {
 	hpa_folded_frame, true, "", ";", "<no stack>;", false
 };
 
+struct walk_stacks {
+	const struct hpa_seqs *s;
+	const struct hpa_stack_format *fmt;
+	uint32_t *slot_name;         /* id in names */
+	struct hpa_strtab names;
+	char *buf;                   /* the text of the stack walked to */
+	size_t *end;                 /* end[depth]: its length down to that depth */
+	size_t buf_alloc, end_alloc, pl, sl;
+	uint32_t *samples;           /* the samples and values passed to emit() */
+	double *values;
+	size_t scratch_alloc, scratch_alloc2;
+	hpa_stack_emit_fn *emit;
+	void *ctx;
+};
+
+static void stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
+{
+	struct walk_stacks *w = ctx;
+	const char *name = hpa_strtab_get(&w->names, w->slot_name[slot]);
+	size_t len = w->end[depth - 1], nl = strlen(name);
+
+	(void)items;
+	(void)n;
+	HPA_GROW(w->end, depth + 1, w->end_alloc);
+	HPA_GROW(w->buf, len + w->pl + nl + w->sl + 1, w->buf_alloc);
+	memcpy(w->buf + len, w->fmt->prefix, w->pl);
+	memcpy(w->buf + len + w->pl, name, nl);
+	memcpy(w->buf + len + w->pl + nl, w->fmt->suffix, w->sl);
+	w->end[depth] = len + w->pl + nl + w->sl;
+	w->buf[w->end[depth]] = 0;
+}
+
+static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n)
+{
+	struct walk_stacks *w = ctx;
+	const char *text = depth ? w->buf : w->fmt->empty;
+	size_t i;
+
+	if (!depth && !*text)
+		return;   /* no group for a stack without frames */
+	HPA_GROW(w->samples, n, w->scratch_alloc);
+	HPA_GROW(w->values, n, w->scratch_alloc2);
+	for (i = 0; i < n; i++) {
+		w->samples[i] = w->s->sample[items[i]];
+		w->values[i] = w->s->v[items[i]];
+	}
+	w->emit(w->ctx, text, depth ? w->end[depth] : strlen(text), w->samples, w->values, n);
+}
+
+static const char *names_str(const void *names, uint32_t id)
+{
+	return hpa_strtab_get(names, id);
+}
+
+double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		       const struct hpa_stack_format *fmt, hpa_stack_emit_fn *emit, void *ctx)
+{
+	struct hpa_seqs s;
+	struct walk_stacks w;
+	struct hpa_seqs_visitor visit = { stack_node, stack_end, &w };
+	size_t el = strlen(fmt->empty), i;
+	double total;
+	bool empty_frame;
+
+	memset(&w, 0, sizeof(w));
+	w.fmt = fmt;
+	w.pl = strlen(fmt->prefix);
+	w.sl = strlen(fmt->suffix);
+	w.emit = emit;
+	w.ctx = ctx;
+	/* A stack without frames whose text is prefix + X + suffix: one frame named X, in order. */
+	empty_frame = el > w.pl + w.sl && !strncmp(fmt->empty, fmt->prefix, w.pl) &&
+		!strcmp(fmt->empty + el - w.sl, fmt->suffix);
+	hpa_seqs_collect(&s, prof, opts, !fmt->root_first, fmt->leaf_only, empty_frame);
+	w.s = &s;
+	hpa_strtab_init(&w.names);
+	w.slot_name = xcalloc(s.nslots, sizeof(*w.slot_name));
+	for (i = 0; i + 1 < s.nslots; i++)
+		if (s.slot_used[i]) {
+			char *name = fmt->name(prof, s.slot_frame[i]);
+			w.slot_name[i] = hpa_strtab_intern(&w.names, name);
+			free(name);
+		}
+	if (empty_frame)
+		w.slot_name[HPA_SEQS_EMPTY_SLOT(&s)] =
+			hpa_strtab_intern_len(&w.names, fmt->empty + w.pl, el - w.pl - w.sl);
+	hpa_seqs_rank(&s, w.slot_name, names_str, &w.names, fmt->suffix);
+	HPA_GROW(w.end, 1, w.end_alloc);
+	w.end[0] = 0;
+	HPA_GROW(w.buf, 1, w.buf_alloc);
+	w.buf[0] = 0;
+	hpa_seqs_walk(&s, &visit);
+	total = s.total;
+	free(w.buf);
+	free(w.end);
+	free(w.samples);
+	free(w.values);
+	free(w.slot_name);
+	hpa_strtab_release(&w.names);
+	hpa_seqs_release(&s);
+	return total;
+}
+
+struct group_stacks {
+	const struct hpa_profile *prof;
+	struct hpa_strtab *texts;
+	struct hpa_stack_group *groups;
+	size_t ngroups, agroups;
+	double *series;              /* with per_input */
+	size_t series_alloc;
+	bool per_input;
+	uint32_t *group_of;
+};
+
+static void group_emit(void *ctx, const char *text, size_t len, const uint32_t *samples,
+		       const double *values, size_t n)
+{
+	struct group_stacks *g = ctx;
+	const struct hpa_profile *prof = g->prof;
+	size_t ninputs = prof->inputs_nr, i;
+	/* Stack text ids are dense from 1: group[id - 1] is the stack's. */
+	uint32_t id = hpa_strtab_intern_len(g->texts, text, len);
+
+	if (id > g->ngroups) {
+		HPA_GROW(g->groups, g->ngroups + 1, g->agroups);
+		g->groups[g->ngroups].text = id;
+		g->groups[g->ngroups].before = g->groups[g->ngroups].after = 0;
+		g->ngroups++;
+		if (g->per_input) {
+			HPA_GROW(g->series, g->ngroups * ninputs, g->series_alloc);
+			memset(g->series + (g->ngroups - 1) * ninputs, 0, ninputs * sizeof(*g->series));
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct hpa_sample *smp = &prof->samples[samples[i]];
+
+		if (g->per_input)
+			g->series[(id - 1) * ninputs + smp->input - 1] += values[i];
+		if (g->group_of)
+			g->group_of[samples[i]] = id;
+		if (prof->inputs[smp->input - 1].is_base)
+			g->groups[id - 1].before -= values[i];
+		else
+			g->groups[id - 1].after += values[i];
+	}
+}
+
 size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			const struct hpa_stack_format *fmt, struct hpa_strtab *texts,
 			struct hpa_stack_group **out, double *total, uint32_t *group_of,
 			double **per_input)
 {
-	double *series = NULL;
-	size_t series_alloc = 0, ninputs = prof->inputs_nr;
-	struct hpa_view view;
-	struct hpa_strtab names;
-	uint32_t *slot_name = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*slot_name));
-	struct hpa_stack_group *groups = NULL;
-	size_t ngroups = 0, agroups = 0, i, k, nr, len, alloc = 0;
-	size_t pl = strlen(fmt->prefix), sl = strlen(fmt->suffix);
-	const struct hpa_frame *frames;
-	char *buf = NULL;
+	struct group_stacks g;
 
-	*total = 0;
-	hpa_strtab_init(&names);
-	hpa_view_init(&view, prof, opts);
-	for (i = 0; i < prof->samples_nr; i++) {
-		double value;
-		uint32_t id;
-
-		if (group_of)
-			group_of[i] = 0;
-		if (!hpa_view_sample(&view, i, &frames, &nr))
-			continue;
-		value = hpa_view_value(&view, i);
-		*total += value;
-		len = 0;
-		if (fmt->leaf_only && nr > 1)
-			nr = 1;
-		for (k = 0; k < nr; k++) {
-			struct hpa_frame f = frames[fmt->root_first ? nr - 1 - k : k];
-			size_t slot = hpa_frame_slot(prof, f), n;
-			const char *name;
-
-			if (!slot_name[slot]) {
-				char *s = fmt->name(prof, f);
-				slot_name[slot] = hpa_strtab_intern(&names, s);
-				free(s);
-			}
-			name = hpa_strtab_get(&names, slot_name[slot]);
-			n = strlen(name);
-			HPA_GROW(buf, len + pl + n + sl + 1, alloc);
-			memcpy(buf + len, fmt->prefix, pl);
-			memcpy(buf + len + pl, name, n);
-			memcpy(buf + len + pl + n, fmt->suffix, sl);
-			len += pl + n + sl;
-		}
-		if (!len) {
-			const char *e = fmt->empty;
-			if (!*e)
-				continue;   /* no group for a stack without frames */
-			HPA_GROW(buf, strlen(e) + 1, alloc);
-			len = strlen(e);
-			memcpy(buf, e, len);
-		}
-		/* Stack text ids are dense from 1: group[id - 1] is the stack's. */
-		id = hpa_strtab_intern_len(texts, buf, len);
-		if (id > ngroups) {
-			HPA_GROW(groups, ngroups + 1, agroups);
-			groups[ngroups].text = id;
-			groups[ngroups].before = groups[ngroups].after = 0;
-			ngroups++;
-			if (per_input) {
-				HPA_GROW(series, ngroups * ninputs, series_alloc);
-				memset(series + (ngroups - 1) * ninputs, 0, ninputs * sizeof(*series));
-			}
-		}
-		if (per_input)
-			series[(id - 1) * ninputs + prof->samples[i].input - 1] += value;
-		if (group_of)
-			group_of[i] = id;
-		if (prof->inputs[prof->samples[i].input - 1].is_base)
-			groups[id - 1].before -= value;
-		else
-			groups[id - 1].after += value;
-	}
-	hpa_view_release(&view);
-	hpa_strtab_release(&names);
-	free(slot_name);
-	free(buf);
-	*out = groups;
+	memset(&g, 0, sizeof(g));
+	g.prof = prof;
+	g.texts = texts;
+	g.per_input = per_input != NULL;
+	g.group_of = group_of;
+	if (group_of)
+		memset(group_of, 0, prof->samples_nr * sizeof(*group_of));
+	*total = hpa_walk_stacks(prof, opts, fmt, group_emit, &g);
+	*out = g.groups;
 	if (per_input)
-		*per_input = series;
-	return ngroups;
+		*per_input = g.series;
+	return g.ngroups;
 }
 
 #define NO_KEY UINT32_MAX

@@ -1,0 +1,69 @@
+/*
+ * The view's samples as sequences of frame slots, walked in name order
+ * without a lookup per frame (the engine under the call tree and the
+ * stack groups).  Each kept sample's frames become slots; the caller names
+ * the slots it uses and they are ranked by name; the walk then splits the
+ * samples level by level, a range of samples sharing a prefix sorted by
+ * the rank of their next frame (a stable radix sort), each run of one rank
+ * a node.  Nodes come depth first, children in name order, and every
+ * callback gets its samples in sample order, so sums over them are the
+ * sums sample after sample would give.
+ */
+#ifndef HPA_XFORM_SEQS_H
+#define HPA_XFORM_SEQS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpa/profile.h"
+#include "hpa/view.h"
+
+struct hpa_seqs {
+	const struct hpa_profile *prof;
+	size_t kept;                 /* samples in view */
+	uint32_t *sample;            /* per kept sample: its sample index */
+	double *v;                   /* its view value */
+	size_t *off;                 /* its slots: seq[off[k]] ... */
+	uint32_t *len;               /* ... len[k] of them */
+	uint32_t *seq;
+	size_t nslots;               /* profile slots, and one more: EMPTY_SLOT */
+	struct hpa_frame *slot_frame;   /* a frame of each slot used */
+	bool *slot_used;
+	uint32_t *slot_rank;         /* 1, 2, ... in name order, after hpa_seqs_rank */
+	unsigned rank_bits;
+	double total;                /* the kept samples' values, summed in sample order */
+};
+
+/* The slot of a sample without frames, when collect was asked for one. */
+#define HPA_SEQS_EMPTY_SLOT(s) ((s)->nslots - 1)
+
+/*
+ * The view's samples, frames root first unless leaf_first, only the
+ * innermost with leaf_only; with empty_frame a sample without frames has
+ * the one frame HPA_SEQS_EMPTY_SLOT.
+ */
+void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
+		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame);
+
+/*
+ * Ranks the slots used by their names: slot_name[slot] an id (equal ids
+ * for equal names), str(ctx, id) its text; names compare as if each were
+ * followed by `suffix`, so that the walk's order is the order of texts
+ * made of name + suffix.
+ */
+void hpa_seqs_rank(struct hpa_seqs *s, const uint32_t *slot_name,
+		   const char *(*str)(const void *ctx, uint32_t id), const void *ctx, const char *suffix);
+
+struct hpa_seqs_visitor {
+	/* A node at depth (1 = outermost frame) of slot `slot`, passed by kept samples items[0..n). */
+	void (*node)(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n);
+	/* The kept samples items[0..n) whose stacks end at the last node (depth 0: no frames). */
+	void (*end)(void *ctx, uint32_t depth, const uint32_t *items, size_t n);
+	void *ctx;
+};
+
+void hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
+void hpa_seqs_release(struct hpa_seqs *s);
+
+#endif

@@ -177,6 +177,7 @@ struct hpa_call_tree {
 	double *values;              /* with all_values: values[node * HPA_NVALUES + value], weighted */
 	size_t values_alloc;
 	size_t series_alloc;
+	size_t omitted;              /* nodes left out (min_share) */
 };
 
 struct hpa_tree_opts {
@@ -185,11 +186,24 @@ struct hpa_tree_opts {
 	bool leaf_first;             /* stacks innermost frame first */
 	bool per_input;              /* keep each input's value per node (dump series) */
 	bool all_values;             /* keep every value type per node (one pass for all four) */
+	double min_share;            /* > 0: leave out what hpa_call_node_shown() never shows */
 };
 
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		    const struct hpa_tree_opts *topts, struct hpa_call_tree *out);
 void hpa_call_tree_release(struct hpa_call_tree *t);
+
+/* Node i's value of type `type` (all_values), else its view value; dust is 0. */
+double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type);
+
+/*
+ * Whether node i can be shown for value type `type` (its parents aside):
+ * its value or its base value is at least min_share of the larger of the
+ * root's, and they are not both 0.  A tree built with min_share leaves out
+ * the nodes shown for no type it holds (every type with all_values), with
+ * everything under them, and counts them in `omitted`.
+ */
+bool hpa_call_node_shown(const struct hpa_call_tree *t, size_t i, int type, double min_share);
 
 /*
  * The view's samples by source line (--list): for every frame with a

@@ -49,7 +49,7 @@ static const char *node_name(const struct tree *t, uint32_t id)
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_DISPLAY, opts->reverse, opts->growth, false };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_DISPLAY, opts->reverse, opts->growth, false, 0 };
 	size_t i;
 
 	t->prof = prof;

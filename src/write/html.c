@@ -166,12 +166,6 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 	}
 }
 
-/* A node's value in the page: the tree's own, or value type `type` of an all-values tree. */
-static double node_after(const struct hpa_call_tree *t, size_t i, int type)
-{
-	return hpa_dust_to_zero(t->values ? t->values[i * HPA_NVALUES + (size_t)type] : t->nodes[i].after);
-}
-
 /*
  * The call tree root first: parallel arrays parent (node index, -1 for the
  * root), name (full), label (short), after and before (the base's); nodes
@@ -182,16 +176,13 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 {
 	int32_t *index;
 	size_t i, kept = 0;
-	double min;
 	const char *const cols[] = { "parent", "name", "label", "after", "before" };
 	size_t c;
 
-	min = TREE_MIN_SHARE * fmax(fabs(node_after(t, 0, type)), fabs(t->nodes[0].before));
 	index = xmalloc(st_mult(t->nr + 1, sizeof(*index)));
 	for (i = 0; i < t->nr; i++) {   /* parents come first: one pass */
 		const struct hpa_call_node *n = &t->nodes[i];
-		bool big = fabs(node_after(t, i, type)) >= min || fabs(n->before) >= min;
-		index[i] = i && (index[n->parent] < 0 || !big || (node_after(t, i, type) == 0 && n->before == 0)) ?
+		index[i] = i && (index[n->parent] < 0 || !hpa_call_node_shown(t, i, type, TREE_MIN_SHARE)) ?
 			-1 : (int32_t)kept++;
 	}
 	hpa_sb_addc(&pg->sb, '{');
@@ -218,7 +209,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 							      str_id(pg, "all"));
 				break;
 			case 3:
-				hpa_sb_addf(&pg->sb, "%.0f", node_after(t, i, type));
+				hpa_sb_addf(&pg->sb, "%.0f", hpa_call_node_value(t, i, type));
 				break;
 			default:
 				hpa_sb_addf(&pg->sb, "%.0f", hpa_dust_to_zero(n->before));
@@ -242,14 +233,15 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 		}
 		hpa_sb_addc(&pg->sb, ']');
 	}
-	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t->diff ? "true" : "false", t->nr - kept);
+	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t->diff ? "true" : "false",
+		    t->nr + t->omitted - kept);
 	free(index);
 }
 
 /* The call tree of one view and value (see emit_tree). */
 static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 {
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE };
 	struct hpa_call_tree t;
 
 	hpa_group_tree(pg->prof, vo, &to, &t);
@@ -377,7 +369,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct hpa_view_opts vo = hpa_view_opts(opts);
 	char *filters = hpa_view_filters_text(&vo);
 	bool diff = false, first = true, have_shared = false;
-	struct hpa_call_tree shared;
+	struct hpa_call_tree shared, *thr_tree = NULL;
 	struct groups all, before, after, *thr = NULL;
 	size_t nthr;
 	size_t i;
@@ -423,11 +415,20 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		th.thread = prof->threads[i].id;
 		groups_compute(prof, &th, &thr[i]);
 	}
-	/* One dump, no base: one tree holds every value type (one pass, not four). */
+	/*
+	 * One dump, no base: one tree holds every value type (one pass, not
+	 * four), and so does each thread's.  They keep only what they show.
+	 */
 	if (!diff && prof->inputs_nr <= 1) {
-		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true };
+		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE };
 		hpa_group_tree(prof, &vo, &to, &shared);
 		have_shared = true;
+		thr_tree = xcalloc(nthr + 1, sizeof(*thr_tree));
+		for (i = 0; i < nthr; i++) {
+			struct hpa_view_opts th = vo;
+			th.thread = prof->threads[i].id;
+			hpa_group_tree(prof, &th, &to, &thr_tree[i]);
+		}
 	}
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	for (v = 0; v < HPA_NVALUES; v++) {
@@ -464,7 +465,10 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 				hpa_sb_adds(&pg.sb, k ? ",{" : "{");
 				top_rows(&pg, &thr[k], v, true);
 				hpa_sb_adds(&pg.sb, ",\"tree\":");
-				tree(&pg, &th, false);
+				if (have_shared)
+					emit_tree(&pg, &thr_tree[k], v);
+				else
+					tree(&pg, &th, false);
 				hpa_sb_addc(&pg.sb, '}');
 			}
 			hpa_sb_addc(&pg.sb, ']');
@@ -492,8 +496,12 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	fputs(report_js, fp);
 	fputs("</script>\n</body>\n</html>\n", fp);
 	free(filters);
-	if (have_shared)
+	if (have_shared) {
 		hpa_call_tree_release(&shared);
+		for (i = 0; i < nthr; i++)
+			hpa_call_tree_release(&thr_tree[i]);
+		free(thr_tree);
+	}
 	groups_release(&all);
 	if (diff) {
 		groups_release(&before);

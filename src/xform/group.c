@@ -34,7 +34,7 @@ struct walk_stacks {
 	void *ctx;
 };
 
-static void stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
+static bool stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
 {
 	struct walk_stacks *w = ctx;
 	const char *name = hpa_strtab_get(&w->names, w->slot_name[slot]);
@@ -49,6 +49,7 @@ static void stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t 
 	memcpy(w->buf + len + w->pl + nl, w->fmt->suffix, w->sl);
 	w->end[depth] = len + w->pl + nl + w->sl;
 	w->buf[w->end[depth]] = 0;
+	return true;
 }
 
 static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n)

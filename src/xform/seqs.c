@@ -150,6 +150,7 @@ static void sort_keys(uint64_t *keys, size_t n, uint64_t *tmp, unsigned rank_bit
 struct run {
 	size_t lo, hi;
 	uint32_t depth;
+	bool quiet;                  /* under a node the visitor declined: only counted */
 };
 
 struct walk {
@@ -159,6 +160,7 @@ struct walk {
 	uint64_t *keys, *tmp;
 	struct run *stack;
 	size_t sp, alloc;
+	size_t declined;             /* nodes under declined ones */
 };
 
 /*
@@ -166,7 +168,7 @@ struct walk {
  * samples that have no frame there, and pushes each run of one rank, the
  * last first, so the runs are taken in name order.
  */
-static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth)
+static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool quiet)
 {
 	const struct hpa_seqs *s = w->s;
 	size_t j, end;
@@ -192,15 +194,15 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth)
 			start--;
 		if (key) {
 			HPA_GROW(w->stack, w->sp + 1, w->alloc);
-			w->stack[w->sp++] = (struct run){ start, end, depth };
-		} else if (w->v->end) {
+			w->stack[w->sp++] = (struct run){ start, end, depth, quiet };
+		} else if (w->v->end && !quiet) {
 			w->v->end(w->v->ctx, depth, w->items + start, end - start);
 		}
 		end = start;
 	}
 }
 
-void hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
+size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 {
 	size_t n = s->kept ? s->kept : 1, k;
 	struct walk w;
@@ -213,25 +215,38 @@ void hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	w.tmp = xmalloc(st_mult(n, sizeof(*w.tmp)));
 	for (k = 0; k < s->kept; k++)
 		w.items[k] = (uint32_t)k;
-	split(&w, 0, s->kept, 0);
+	split(&w, 0, s->kept, 0, false);
 	while (w.sp) {
 		struct run r = w.stack[--w.sp];
 		uint32_t first = w.items[r.lo], d;
+		bool quiet = r.quiet;
 
-		v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth], w.items + r.lo, r.hi - r.lo);
+		if (quiet)
+			w.declined++;
+		else
+			quiet = !v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth],
+					 w.items + r.lo, r.hi - r.lo);
 		if (r.hi - r.lo > 1) {
-			split(&w, r.lo, r.hi, r.depth + 1);
+			split(&w, r.lo, r.hi, r.depth + 1, quiet);
+			continue;
+		}
+		if (quiet) {
+			w.declined += s->len[first] - r.depth - 1;
 			continue;
 		}
 		for (d = r.depth + 1; d < s->len[first]; d++)   /* one sample: its frames in a row */
-			v->node(v->ctx, d + 1, s->seq[s->off[first] + d], &first, 1);
-		if (v->end)
+			if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], &first, 1)) {
+				w.declined += s->len[first] - d - 1;
+				break;
+			}
+		if (v->end && d == s->len[first])
 			v->end(v->ctx, s->len[first], &first, 1);
 	}
 	free(w.stack);
 	free(w.items);
 	free(w.keys);
 	free(w.tmp);
+	return w.declined;
 }
 
 void hpa_seqs_release(struct hpa_seqs *s)

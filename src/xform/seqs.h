@@ -56,14 +56,18 @@ void hpa_seqs_rank(struct hpa_seqs *s, const uint32_t *slot_name,
 		   const char *(*str)(const void *ctx, uint32_t id), const void *ctx, const char *suffix);
 
 struct hpa_seqs_visitor {
-	/* A node at depth (1 = outermost frame) of slot `slot`, passed by kept samples items[0..n). */
-	void (*node)(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n);
+	/*
+	 * A node at depth (1 = outermost frame) of slot `slot`, passed by kept
+	 * samples items[0..n).  False declines it: nothing under it is visited.
+	 */
+	bool (*node)(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n);
 	/* The kept samples items[0..n) whose stacks end at the last node (depth 0: no frames). */
 	void (*end)(void *ctx, uint32_t depth, const uint32_t *items, size_t n);
 	void *ctx;
 };
 
-void hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
+/* Returns the number of nodes under declined ones (each counted once, not visited). */
+size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
 void hpa_seqs_release(struct hpa_seqs *s);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ struct build {
 	const struct hpa_seqs *s;
 	const struct hpa_tree_opts *topts;
 	uint32_t *slot_name, *slot_label;
+	enum hpa_value value;        /* the view's */
 	uint32_t *path;              /* path[depth]: the node last made at that depth */
 	size_t path_alloc;
 };
@@ -90,16 +92,30 @@ static void add_kept(const struct build *b, uint32_t node, const uint32_t *items
 	}
 }
 
-static void tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
+static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
 {
 	struct build *b = ctx;
-	uint32_t node;
+	struct hpa_call_tree *t = b->t;
+	uint32_t node, parent;
+	int type;
 
 	HPA_GROW(b->path, depth + 1, b->path_alloc);
+	parent = b->path[depth - 1];
 	/* The first sample in order made the node before: its frame's label. */
-	node = new_node(b->t, b->path[depth - 1], b->slot_name[slot], b->slot_label[slot]);
+	node = new_node(t, parent, b->slot_name[slot], b->slot_label[slot]);
 	b->path[depth] = node;
 	add_kept(b, node, items, n);
+	if (!(b->topts->min_share > 0))
+		return true;
+	for (type = 0; type < HPA_NVALUES; type++)
+		if ((t->values || type == (int)b->value) &&
+		    hpa_call_node_shown(t, node, type, b->topts->min_share))
+			return true;
+	/* Shown for no type: left out, with all under it (counted by the walk). */
+	t->nodes[parent].child = t->nodes[node].next;
+	t->nr--;
+	t->omitted++;
+	return false;
 }
 
 static const char *profile_str(const void *prof, uint32_t id)
@@ -134,6 +150,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	b.t = t;
 	b.s = &s;
 	b.topts = topts;
+	b.value = opts->value;
 	b.slot_name = xcalloc(s.nslots, sizeof(*b.slot_name));
 	b.slot_label = xcalloc(s.nslots, sizeof(*b.slot_label));
 	for (i = 0; i < s.nslots; i++)
@@ -151,7 +168,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	free(all);
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
-	hpa_seqs_walk(&s, &visit);
+	t->omitted += hpa_seqs_walk(&s, &visit);
 	for (i = 0; i < t->nr; i++) {   /* children were pushed in front: name order again */
 		uint32_t prev = 0, c = t->nodes[i].child;
 
@@ -167,6 +184,19 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	free(b.slot_name);
 	free(b.slot_label);
 	hpa_seqs_release(&s);
+}
+
+double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type)
+{
+	return hpa_dust_to_zero(t->values ? t->values[i * HPA_NVALUES + (size_t)type] : t->nodes[i].after);
+}
+
+bool hpa_call_node_shown(const struct hpa_call_tree *t, size_t i, int type, double min_share)
+{
+	double min = min_share * fmax(fabs(hpa_call_node_value(t, 0, type)), fabs(t->nodes[0].before));
+	double after = hpa_call_node_value(t, i, type), before = t->nodes[i].before;
+
+	return (fabs(after) >= min || fabs(before) >= min) && !(after == 0 && before == 0);
 }
 
 void hpa_call_tree_release(struct hpa_call_tree *t)

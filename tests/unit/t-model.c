@@ -231,7 +231,7 @@ static void test_tree_paths_growth(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0 };
 	struct hpa_call_tree t;
 	struct hpa_path_format fmt = { loc_key, no_key, NULL };
 	struct hpa_path_group *g;
@@ -270,6 +270,30 @@ static void test_tree_paths_growth(void)
 		CHECK_DBL_EQ(t.series[c * 2 + 1], first ? 100 : 50, 1e-6);
 		CHECK_INT_EQ(t.nodes[c].child, 0);
 	}
+	/* Children come in name order, the list too. */
+	c = t.nodes[t.nodes[t.nodes[0].child].child].child;
+	CHECK_STR_EQ(node_name(&p, &t, c), "libfoo.so.1+0x2010");
+	CHECK_STR_EQ(node_name(&p, &t, t.nodes[c].next), "libfoo.so.1+0x2040");
+	CHECK_INT_EQ(t.omitted, 0);
+	hpa_call_tree_release(&t);
+
+	/* min_share: 70 of 470 is under 16%, so 0x2040 is left out and counted. */
+	to.min_share = 0.16;
+	hpa_group_tree(&p, &vo, &to, &t);
+	CHECK_INT_EQ(t.nr, 4);
+	CHECK_INT_EQ(t.omitted, 1);
+	c = t.nodes[t.nodes[t.nodes[0].child].child].child;
+	CHECK_STR_EQ(node_name(&p, &t, c), "libfoo.so.1+0x2010");
+	CHECK_INT_EQ(t.nodes[c].next, 0);
+	CHECK(hpa_call_node_shown(&t, c, HPA_INUSE_SPACE, 0.16));
+	CHECK(!hpa_call_node_shown(&t, c, HPA_INUSE_SPACE, 0.9));
+	/* Under 0.9 of the total: the whole chain below the root is left out. */
+	hpa_call_tree_release(&t);
+	to.min_share = 0.9;
+	hpa_group_tree(&p, &vo, &to, &t);
+	CHECK_INT_EQ(t.nr, 3);
+	CHECK_INT_EQ(t.omitted, 2);
+	to.min_share = 0;
 	hpa_call_tree_release(&t);
 
 	/* Leaf first: the two allocation sites under the root, each with its callers. */

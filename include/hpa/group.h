@@ -177,7 +177,7 @@ struct hpa_call_tree {
 	double *values;              /* with all_values: values[node * HPA_NVALUES + value], weighted */
 	size_t values_alloc;
 	size_t series_alloc;
-	size_t omitted;              /* nodes left out (min_share) */
+	size_t omitted;              /* nodes left out (min_share, cut_share) */
 };
 
 struct hpa_tree_opts {
@@ -187,6 +187,12 @@ struct hpa_tree_opts {
 	bool per_input;              /* keep each input's value per node (dump series) */
 	bool all_values;             /* keep every value type per node (one pass for all four) */
 	double min_share;            /* > 0: leave out what hpa_call_node_shown() never shows */
+	/*
+	 * > 0, without a base or dump series: a node worth less than cut_share
+	 * of the root is kept, but nothing under it is made; those nodes worth
+	 * more than 0 are counted in `omitted` (the flame graph's narrow ones).
+	 */
+	double cut_share;
 };
 
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,

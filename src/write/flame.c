@@ -49,7 +49,15 @@ static const char *node_name(const struct tree *t, uint32_t id)
 static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_DISPLAY, opts->reverse, opts->growth, false, 0 };
+	unsigned width = opts->width ? opts->width : 1200;
+	/*
+	 * What is narrower than the minimum width is not drawn: nodes under a
+	 * node that narrow need not be made (a hair under, for rounding).
+	 */
+	double narrow = opts->minwidth_pct ? opts->minwidth / 100 :
+		(opts->minwidth > 0 ? opts->minwidth : 0.1) / (width - 2.0 * XPAD);
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_DISPLAY, opts->reverse, opts->growth, false, 0,
+				    narrow * (1 - 1e-9) };
 	size_t i;
 
 	t->prof = prof;
@@ -314,6 +322,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 		return -1;
 	build(&t, prof, opts);
 	order = layout(&t, &count);
+	pruned = t.ct.omitted;   /* not made: under nodes too narrow to draw */
 	total = t.width[0];
 	scale = total > 0 ? inner / total : 0;
 	minw = opts->minwidth_pct ? opts->minwidth * total / 100 :

@@ -241,7 +241,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 /* The call tree of one view and value (see emit_tree). */
 static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 {
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE, 0 };
 	struct hpa_call_tree t;
 
 	hpa_group_tree(pg->prof, vo, &to, &t);
@@ -420,7 +420,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	 * four), and so does each thread's.  They keep only what they show.
 	 */
 	if (!diff && prof->inputs_nr <= 1) {
-		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE };
+		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE, 0 };
 		hpa_group_tree(prof, &vo, &to, &shared);
 		have_shared = true;
 		thr_tree = xcalloc(nthr + 1, sizeof(*thr_tree));

@@ -38,6 +38,8 @@ struct build {
 	uint32_t *slot_name, *slot_label;
 	enum hpa_value value;        /* the view's */
 	uint32_t *path;              /* path[depth]: the node last made at that depth */
+	double cut_below;            /* cut_share of the root's value, when it applies */
+	uint32_t cut_depth;          /* the depth of the node being cut under; 0 none */
 	size_t path_alloc;
 };
 
@@ -99,12 +101,23 @@ static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *
 	uint32_t node, parent;
 	int type;
 
+	if (b->cut_depth && depth > b->cut_depth) {   /* under a cut node: counted, not made */
+		double sum = 0;
+		size_t i;
+		for (i = 0; i < n; i++)
+			sum += b->s->v[items[i]];
+		t->omitted += sum > 0;
+		return true;
+	}
+	b->cut_depth = 0;
 	HPA_GROW(b->path, depth + 1, b->path_alloc);
 	parent = b->path[depth - 1];
 	/* The first sample in order made the node before: its frame's label. */
 	node = new_node(t, parent, b->slot_name[slot], b->slot_label[slot]);
 	b->path[depth] = node;
 	add_kept(b, node, items, n);
+	if (b->cut_below > 0 && t->nodes[node].after < b->cut_below)
+		b->cut_depth = depth;
 	if (!(b->topts->min_share > 0))
 		return true;
 	for (type = 0; type < HPA_NVALUES; type++)
@@ -166,6 +179,8 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	}
 	add_kept(&b, 0, all, s.kept);   /* the root: every sample, in order */
 	free(all);
+	if (topts->cut_share > 0 && !t->diff && !t->dumps)
+		b.cut_below = topts->cut_share * t->nodes[0].after;
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
 	t->omitted += hpa_seqs_walk(&s, &visit);

@@ -15,6 +15,10 @@ struct hpa_strtab {
 	struct hpa_hashmap by_hash;   /* string hash -> first id with it */
 	uint32_t *next;       /* next id with the same hash, 0 = end */
 	size_t next_alloc;
+	char *room;           /* the free end of the newest block of string bytes */
+	size_t room_left;
+	char **blocks;        /* every block, freed with the table */
+	size_t blocks_nr, blocks_alloc;
 };
 
 void hpa_strtab_init(struct hpa_strtab *t);

@@ -18,12 +18,44 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return hpa_hash64(h ^ len);
 }
 
+/*
+ * The bytes of the strings live in blocks that never move, so a string's
+ * address lasts as long as the table: one allocation per block, not per
+ * string.  A string longer than a block gets a block of its own.
+ */
+#define BLOCK (64 * 1024)
+
+static char *store(struct hpa_strtab *t, const char *s, size_t len)
+{
+	char *p;
+
+	if (len + 1 > t->room_left) {
+		size_t size = len + 1 > BLOCK / 4 ? len + 1 : BLOCK;
+
+		HPA_GROW(t->blocks, t->blocks_nr + 1, t->blocks_alloc);
+		p = t->blocks[t->blocks_nr++] = xmalloc(size);
+		if (size != BLOCK) {   /* a long one alone: the current block stays in use */
+			memcpy(p, s, len);
+			p[len] = 0;
+			return p;
+		}
+		t->room = p;
+		t->room_left = size;
+	}
+	p = t->room;
+	memcpy(p, s, len);
+	p[len] = 0;
+	t->room += len + 1;
+	t->room_left -= len + 1;
+	return p;
+}
+
 void hpa_strtab_init(struct hpa_strtab *t)
 {
 	memset(t, 0, sizeof(*t));
 	hpa_hashmap_init(&t->by_hash);
 	HPA_GROW(t->strs, 1, t->alloc);
-	t->strs[0] = xstrdup("");
+	t->strs[0] = store(t, "", 0);
 	t->nr = 1;
 	HPA_GROW(t->next, 1, t->next_alloc);
 	t->next[0] = 0;
@@ -33,8 +65,9 @@ void hpa_strtab_release(struct hpa_strtab *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->nr; i++)
-		free(t->strs[i]);
+	for (i = 0; i < t->blocks_nr; i++)
+		free(t->blocks[i]);
+	free(t->blocks);
 	free(t->strs);
 	free(t->next);
 	hpa_hashmap_release(&t->by_hash);
@@ -58,7 +91,7 @@ uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len)
 	id = (uint32_t)t->nr;
 	HPA_GROW(t->strs, t->nr + 1, t->alloc);
 	HPA_GROW(t->next, t->nr + 1, t->next_alloc);
-	t->strs[id] = xstrndup(s, len);
+	t->strs[id] = store(t, s, len);
 	t->next[id] = first;
 	t->nr++;
 	hpa_hashmap_put(&t->by_hash, h, id);

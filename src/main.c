@@ -19,7 +19,8 @@ int main(int argc, char **argv)
 	if (rc == HPA_OPTS_RUN) {
 		hpa_warnings_off = opts.quiet;
 		hpa_timing_on = opts.timing;
-		rc = hpa_run(&opts) < 0 ? 1 : 0;
+		rc = hpa_run(&opts);
+		rc = rc == -2 ? 2 : rc < 0 ? 1 : 0;   /* -2: a usage error found on reading */
 	}
 	else
 		rc = rc == HPA_OPTS_EXIT ? 0 : 2;

@@ -538,6 +538,13 @@ static int choose(const struct opt_def *o, const char *arg, const char **given, 
 
 	for (lead = 0; options[lead].kind != K_CHOICE || options[lead].off != o->off; lead++)
 		;
+	if (given[lead] && o->off == offsetof(struct hpa_opts, mode) &&
+	    ((*field == HPA_MODE_SVG && o->choice == HPA_MODE_COLLAPSE) ||
+	     (*field == HPA_MODE_COLLAPSE && o->choice == HPA_MODE_SVG))) {
+		opts->svg_and_collapse = true;   /* both, for --outdir (checked at the end) */
+		*field = HPA_MODE_SVG;
+		return 0;
+	}
 	if (given[lead] && *field != o->choice) {
 		fprintf(stderr, "hpa: %s conflicts with %s: give at most one of", arg, given[lead]);
 		for (i = lead; i < HPA_ARRAY_SIZE(options); i++)
@@ -697,9 +704,10 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	for (i = 0; (size_t)i < opts->profiles_nr; i++)
 		if (!strcmp(opts->profiles[i], "-") && ++stdin_nr > 1)
 			return usage_error("%s", "standard input ('-') can be read only once");
-	if (!opts->base && (opts->drop_negative || opts->normalize || opts->diff_columns))
-		return usage_error("%s", "--drop_negative, --normalize and --diff-columns need --base");
-	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE)
+	if (opts->svg_and_collapse && !opts->outdir)
+		return usage_error("%s", "--svg and --collapse together go with --outdir (one file "
+				   "of each kind per dump); give one of them");
+	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE && !opts->svg_and_collapse)
 		return usage_error("%s", "--diff-columns goes with --collapse");
 	if (opts->growth && (opts->profiles_nr < 2 || opts->base || opts->outdir ||
 			     !hpa_writer_for(opts)))
@@ -716,7 +724,8 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	}
 	if ((opts->source_paths.nr || opts->trim_paths.nr) && opts->mode != HPA_MODE_LIST)
 		return usage_error("%s", "--source-path and --trim-path go with --list");
-	if (opts->short_names && opts->mode != HPA_MODE_COLLAPSE && opts->mode != HPA_MODE_TRACES)
+	if (opts->short_names && opts->mode != HPA_MODE_COLLAPSE && opts->mode != HPA_MODE_TRACES &&
+	    !opts->svg_and_collapse)
 		return usage_error("%s", "--short-names goes with --collapse (or --traces, which has them)");
 	if (opts->reverse && opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE)
 		return usage_error("%s", "--reverse goes with --svg or --collapse");
@@ -724,8 +733,10 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		return usage_error("%s", "--reverse does not go with --growth");
 	if (!hpa_writer_for(opts))   /* the only mode with no writer of its own */
 		return usage_error("%s", "--csv goes with --growth");
-	if (opts->outdir && (opts->mode != HPA_MODE_SVG || opts->output || opts->base))
-		return usage_error("%s", "--outdir goes with --svg, without --output and --base");
+	if (opts->outdir && ((opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE) ||
+			     opts->output || opts->base))
+		return usage_error("%s", "--outdir goes with --svg or --collapse (or both), without "
+				   "--output and --base");
 	return HPA_OPTS_RUN;
 }
 

@@ -34,8 +34,9 @@ static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const 
 	struct hpa_input *in = hpa_profile_input(prof, input);
 	struct hpa_pos pos = { in->path, 0 };
 
-	if ((in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF)) || in->no_samples)
-		return;   /* a pprof file without mappings needs none; an empty one was named */
+	if ((in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF ||
+			      in->format == HPA_FORMAT_FOLDED)) || in->no_samples)
+		return;   /* pprof without mappings and folded stacks need none; an empty one was named */
 	if (!binary) {
 		hpa_warn_at(&pos, "no MAPPED_LIBRARIES section; addresses cannot be attributed "
 			    "to modules");
@@ -70,8 +71,10 @@ static int read_any(struct hpa_profile *prof, const char *what, const struct hpa
 	return hpa_read_profile(prof, what);
 }
 
+typedef int report_fn(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
+
 static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts,
-		     const char *path)
+		     const char *path, report_fn *report)
 {
 	struct hpa_output out;
 	const char **inputs = xcalloc(opts->profiles_nr + 1, sizeof(*inputs));
@@ -85,44 +88,86 @@ static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts
 	free(inputs);
 	if (rc)
 		return rc;
-	rc = hpa_report_svg(out.fp, prof, opts);
+	rc = report(out.fp, prof, opts);
 	rc = hpa_output_close(&out, rc == 0) < 0 ? -1 : rc;
 	if (!rc)
 		printf("%s\n", path);   /* what --outdir wrote, one file a line */
 	return rc;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /*
- * --outdir: one flame graph per dump and one differential graph per
- * adjacent pair, from one model symbolized once: inputs are switched on and
- * off through their weights.
+ * Width of the "N-" put before each dump's file names when their own
+ * names would not sort in dump order (jeprof.PID.9... after .10...), or
+ * two dumps share a name; 0 when they sort as they are.
+ */
+static int order_prefix(const struct hpa_profile *prof)
+{
+	size_t i;
+	int w = 1;
+
+	for (i = 1; i < prof->inputs_nr; i++)
+		if (strcmp(base_name(prof->inputs[i - 1].path), base_name(prof->inputs[i].path)) >= 0)
+			break;
+	if (i >= prof->inputs_nr)
+		return 0;
+	for (i = prof->inputs_nr; i >= 10; i /= 10)
+		w++;
+	return w;
+}
+
+/*
+ * --outdir: per dump a flame graph (--svg) and folded stacks (--collapse),
+ * and per adjacent pair their differential ones, from one model
+ * symbolized once: inputs are switched on and off through their weights.
+ * Names sort in dump order.
  */
 static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
+	bool svg = opts->mode == HPA_MODE_SVG, folded = opts->mode == HPA_MODE_COLLAPSE ||
+		opts->svg_and_collapse;
+	struct hpa_opts single = *opts;   /* a dump alone has no before column */
+	int w = order_prefix(prof), rc = 0;
 	size_t i, j;
-	int rc = 0;
 
+	single.diff_columns = false;
 	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
 		return hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
 	for (i = 0; i < prof->inputs_nr && !rc; i++) {
-		const char *base = strrchr(prof->inputs[i].path, '/');
+		char *stem = w ? hpa_xasprintf("%s/%0*zu-%s", opts->outdir, w, i + 1,
+					       base_name(prof->inputs[i].path)) :
+			hpa_xasprintf("%s/%s", opts->outdir, base_name(prof->inputs[i].path));
 		char *path;
 
-		base = base ? base + 1 : prof->inputs[i].path;
 		for (j = 0; j < prof->inputs_nr; j++) {
 			prof->inputs[j].weight = j == i ? 1 : 0;
 			prof->inputs[j].is_base = false;
 		}
-		path = hpa_xasprintf("%s/%s.svg", opts->outdir, base);
-		rc = write_one(prof, opts, path);
-		free(path);
-		if (rc || i == 0)
-			continue;
-		prof->inputs[i - 1].weight = -1;
-		prof->inputs[i - 1].is_base = true;
-		path = hpa_xasprintf("%s/%s.diff.svg", opts->outdir, base);
-		rc = write_one(prof, opts, path);
-		free(path);
+		for (j = 0; j < 2 && !rc; j++) {   /* the dump, then it against the one before */
+			if (j == 1) {
+				if (i == 0)
+					break;
+				prof->inputs[i - 1].weight = -1;
+				prof->inputs[i - 1].is_base = true;
+			}
+			if (svg) {
+				path = hpa_xasprintf("%s%s.svg", stem, j ? ".diff" : "");
+				rc = write_one(prof, opts, path, hpa_report_svg);
+				free(path);
+			}
+			if (folded && !rc) {
+				path = hpa_xasprintf("%s%s.collapse", stem, j ? ".diff" : "");
+				rc = write_one(prof, j ? opts : &single, path, hpa_report_collapse);
+				free(path);
+			}
+		}
+		free(stem);
 	}
 	return rc;
 }
@@ -199,6 +244,32 @@ static const char **order_dumps(const struct hpa_opts *opts)
 	return out;
 }
 
+/*
+ * A two-column folded file brings its own base (its first column): it
+ * stands alone.  The options about a base need one, from --base or so.
+ * Returns -2 for a usage error.
+ */
+static int check_bases(const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	size_t i, bases = 0;
+
+	for (i = 0; i < prof->inputs_nr; i++) {
+		const struct hpa_input *in = &prof->inputs[i];
+		if (!in->is_base)
+			continue;
+		bases++;
+		if (in->format == HPA_FORMAT_FOLDED && (opts->base || opts->profiles_nr > 1))
+			return hpa_error("%s: a two-column (differential) folded file holds its own "
+					 "base; give it alone, without --base or other profiles", in->path);
+	}
+	if (!bases && !opts->outdir && (opts->drop_negative || opts->normalize || opts->diff_columns)) {
+		fputs("hpa: --drop_negative, --normalize and --diff-columns need --base (or a "
+		      "two-column folded profile)\nTry 'hpa --help' for more information.\n", stderr);
+		return -2;
+	}
+	return 0;
+}
+
 int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_profile prof;
@@ -238,6 +309,8 @@ int hpa_run(const struct hpa_opts *opts)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 		}
 	}
+	if (!rc)
+		rc = check_bases(&prof, opts);
 	t = hpa_now();
 	if (!rc)
 		hpa_unsample_profile(&prof);
@@ -246,7 +319,7 @@ int hpa_run(const struct hpa_opts *opts)
 	hpa_timing(t, "unsample and unify locations");
 	if (!rc && !opts->no_symbols) {
 		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
-					   opts->debug_dirs_nr, opts->debuginfod };
+					   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH") };
 		t = hpa_now();
 		rc = hpa_symbolize(&prof, &so);
 		hpa_symbolize_remote(&prof, &opts->http);

@@ -72,6 +72,7 @@ struct hpa_opts {
 	bool drop_negative;          /* --drop_negative */
 	bool normalize;              /* --normalize */
 	bool diff_columns;           /* --diff-columns: collapse as "stack BEFORE AFTER" */
+	bool svg_and_collapse;       /* --svg and --collapse both (with --outdir): mode is SVG */
 	struct hpa_filter_re focus, ignore, show, hide;
 	struct hpa_filter_re peek;   /* --peek RE: the functions whose callers and callees to show */
 	struct hpa_filter_re list;   /* --list RE: the functions whose source lines to show */

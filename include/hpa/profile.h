@@ -43,7 +43,8 @@ bool hpa_value_is_objects(enum hpa_value v);
 enum hpa_format {
 	HPA_FORMAT_JEMALLOC,  /* heap_v2/<period> */
 	HPA_FORMAT_GPERF,     /* heap profile: ... */
-	HPA_FORMAT_PPROF      /* perftools.profiles.Profile protobuf, gzipped or not */
+	HPA_FORMAT_PPROF,     /* perftools.profiles.Profile protobuf, gzipped or not */
+	HPA_FORMAT_FOLDED     /* folded stacks, "frame;frame;... VALUE" lines */
 };
 
 enum hpa_kind {

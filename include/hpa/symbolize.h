@@ -16,6 +16,7 @@ struct hpa_sym_opts {
 	const char *const *debug_dirs; /* extra debug-file directories */
 	size_t debug_dirs_nr;
 	bool debuginfod;           /* allow debuginfod (DEBUGINFOD_URLS) lookups */
+	const char *binary_path;   /* PPROF_BINARY_PATH: folders to look in last, or NULL */
 };
 
 /*

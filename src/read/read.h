@@ -100,6 +100,10 @@ int read_maps(struct reader *r, const char *marker);
 int read_jemalloc(struct reader *r, const char *header);
 int read_gperf(struct reader *r, const char *header);
 
+/* Folded stacks (folded.c): whether a first line has their shape; the whole file from it. */
+bool read_is_folded(const char *line);
+int read_folded(struct reader *r, char *first, size_t first_len);
+
 /* jeprof's symbol section, after its "--- symbol" line (symbolized.c). */
 int read_symbol_section(struct reader *r);
 /* Name the input's locations from it, once the embedded profile is read. */

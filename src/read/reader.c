@@ -339,6 +339,8 @@ static int read_body(struct reader *r)
 			return read_jemalloc(r, line);
 		if (starts_with(line, "heap profile:"))
 			return read_gperf(r, line);
+		if (read_is_folded(line))
+			return read_folded(r, line, len);
 		return unsupported(r, line);
 	}
 	if (rc < 0)

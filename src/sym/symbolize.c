@@ -195,34 +195,113 @@ static const char *main_path(const struct hpa_profile *prof, const struct hpa_in
 	return NULL;
 }
 
+/* Open `file` and check that it can be the module that ran; NULL when it can, else why not. */
+static char *check_file(const struct symbolizer *s, const struct module *m, const char *file,
+			uint64_t *bias)
+{
+	const struct hpa_input *in = hpa_profile_input(s->prof, m->input);
+	struct elf_view v;
+	char *why;
+
+	*bias = 0;
+	why = elf_view_open(&v, file);
+	if (!why)
+		why = elf_view_bias(&v, m->start, m->offset, m->perms, bias);
+	if (!why && !(m->start == 0 && m->offset == 0 && in->map_nr == 1 &&
+		      s->prof->mappings[in->map_first].limit == UINT64_MAX)) {
+		/* Not for the catch-all of a profile without maps: nothing to check against. */
+		why = elf_view_check_mappings(&v, s->prof, in, m->map_path, *bias);
+		if (!why)
+			why = elf_view_check_addresses(&v, *bias, m->all_pcs, m->all_npcs);
+	}
+	elf_view_close(&v);
+	return why;
+}
+
+/* The build-id a mapping of the module's file carries in the profile (pprof), or "". */
+static const char *mapping_build_id(const struct symbolizer *s, const struct module *m)
+{
+	const struct hpa_input *in = hpa_profile_input(s->prof, m->input);
+	uint32_t i;
+
+	for (i = 0; i < in->map_nr; i++) {
+		const struct hpa_mapping *map = &s->prof->mappings[in->map_first + i];
+		if (map->build_id && !strcmp(map->path, m->map_path))
+			return hpa_profile_str(s->prof, map->build_id);
+	}
+	return "";
+}
+
 /*
- * Open the module's file, check that it can be the one that ran, and report
- * it to its Dwfl at the bias its maps line implies.
+ * PPROF_BINARY_PATH, as pprof searches it: in each folder, DIR/BUILDID/NAME
+ * (with the profile's build-id), DIR/NAME and DIR/MAPPED-PATH.  The first
+ * file that can be the module is used.  Returns it, or NULL.
+ */
+static char *search_binary_path(const struct symbolizer *s, const struct module *m, uint64_t *bias)
+{
+	const char *list = s->opts->binary_path, *build_id = mapping_build_id(s, m);
+	const char *base = strrchr(m->map_path, '/');
+
+	base = base ? base + 1 : m->map_path;
+	while (list && *list) {
+		const char *colon = strchr(list, ':');
+		int dl = colon ? (int)(colon - list) : (int)strlen(list);
+		char *tries[3];
+		size_t n = 0, i;
+		char *found = NULL;
+
+		if (dl) {
+			if (*build_id)
+				tries[n++] = hpa_xasprintf("%.*s/%s/%s", dl, list, build_id, base);
+			tries[n++] = hpa_xasprintf("%.*s/%s", dl, list, base);
+			if (m->map_path[0] == '/')
+				tries[n++] = hpa_xasprintf("%.*s%s", dl, list, m->map_path);
+		}
+		for (i = 0; i < n; i++) {
+			char *why = found ? NULL : check_file(s, m, tries[i], bias);
+			if (!found && !why)
+				found = tries[i];
+			else
+				free(tries[i]);
+			free(why);
+		}
+		if (found)
+			return found;
+		list = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Find the module's file (BINARY for the main program, else its mapped
+ * path under --sysroot, else in PPROF_BINARY_PATH), check that it can be
+ * the one that ran, and report it to its Dwfl at the bias its maps line
+ * implies.
  */
 static void report_module(const struct symbolizer *s, struct module *m)
 {
 	const struct hpa_input *in = hpa_profile_input(s->prof, m->input);
 	const char *main = main_path(s->prof, in);
 	const char *base = strrchr(m->map_path, '/');
-	struct elf_view v;
+	bool given = s->opts->binary && main && !strcmp(m->map_path, main);
 	uint64_t bias = 0;
 
 	base = base ? base + 1 : m->map_path;
-	if (s->opts->binary && main && !strcmp(m->map_path, main))
-		m->file = xstrdup(s->opts->binary);
-	else
-		m->file = join_sysroot(s->opts->sysroot, m->map_path);
-	m->why = elf_view_open(&v, m->file);
-	if (!m->why)
-		m->why = elf_view_bias(&v, m->start, m->offset, m->perms, &bias);
-	if (!m->why && !(m->start == 0 && m->offset == 0 && in->map_nr == 1 &&
-			 s->prof->mappings[in->map_first].limit == UINT64_MAX)) {
-		/* Not for the catch-all of a profile without maps: nothing to check against. */
-		m->why = elf_view_check_mappings(&v, s->prof, in, m->map_path, bias);
-		if (!m->why)
-			m->why = elf_view_check_addresses(&v, bias, m->all_pcs, m->all_npcs);
+	m->file = given ? xstrdup(s->opts->binary) : join_sysroot(s->opts->sysroot, m->map_path);
+	m->why = check_file(s, m, m->file, &bias);
+	if (m->why && !given && s->opts->binary_path) {
+		char *found = search_binary_path(s, m, &bias);
+		if (found) {
+			free(m->file);
+			free(m->why);
+			m->file = found;
+			m->why = NULL;
+		} else {
+			char *why = hpa_xasprintf("%s; not in PPROF_BINARY_PATH either", m->why);
+			free(m->why);
+			m->why = why;
+		}
 	}
-	elf_view_close(&v);
 	if (m->why)
 		return;
 	m->mod = dwfl_report_elf(m->dwfl, base, m->file, -1, bias, true);

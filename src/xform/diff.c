@@ -142,15 +142,19 @@ static void rekey_base(struct hpa_profile *prof)
 
 int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
-	size_t i;
+	size_t i, base = 0;
 
-	if (!opts->base)
+	for (i = 0; i < prof->inputs_nr && !base; i++)
+		if (prof->inputs[i].is_base)
+			base = i + 1;   /* --base, or a two-column folded file's first column */
+	if (!base)
 		return 0;
 	rekey_base(prof);
 	if (opts->normalize) {
 		double p = side_total(prof, opts, false), b = side_total(prof, opts, true);
 		if (b == 0) {
-			hpa_warn("%s: the base has no %s; --normalize leaves it as is", opts->base,
+			hpa_warn("%s: the base has no %s; --normalize leaves it as is",
+				 opts->base ? opts->base : prof->inputs[base - 1].path,
 				 hpa_value_name(opts->value));
 		} else {
 			for (i = 0; i < prof->inputs_nr; i++)

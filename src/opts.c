@@ -331,7 +331,7 @@ static const struct opt_def options[] = {
 	FLAG("drop_negative", drop_negative, NULL, "with --base: drop stacks whose difference is negative"),
 	FLAG("normalize", normalize, NULL, "with --base: scale the base to the profile's total first"),
 	FLAG("diff-columns", diff_columns, NULL,
-	     "with --base --collapse: print \"stack BEFORE AFTER\" (differential flame graphs)"),
+	     "with --base --collapse (or --outdir): print \"stack BEFORE AFTER\" (differential flame graphs)"),
 	PARSE("focus", focus, parse_regex, "RE", NULL, "keep only stacks with a frame matching RE"),
 	PARSE("ignore", ignore, parse_regex, "RE", NULL, "drop stacks with a frame matching RE"),
 	PARSE("show", show, parse_regex, "RE", NULL, "keep only frames matching RE"),
@@ -352,7 +352,8 @@ static const struct opt_def options[] = {
 	PARSE("minwidth", minwidth, parse_minwidth, "W", NULL,
 	      "leave out frames narrower than W pixels (default 0.1), or W% of the total"),
 	PARSE("outdir", outdir, nonempty_dir, "DIR", NULL,
-	      "--svg with several dumps: DIR/DUMP.svg per dump and DIR/DUMP.diff.svg per adjacent pair"),
+	      "several dumps: --svg DIR/DUMP.svg and DUMP.diff.svg per adjacent pair, --collapse "
+	      "DUMP.collapse and DUMP.diff.collapse, or both"),
 	PARSE("endpoint", http.endpoint, parse_endpoint, "KIND", "Servers",
 	      "URL kind: brpc, gperftools (GET /pprof/heap), greptime (POST /debug/prof/mem), tikv"),
 	PARSE("timeout", http.timeout, parse_time, "SECONDS", NULL,
@@ -403,9 +404,10 @@ void hpa_opts_usage(FILE *fp)
 	fputs("usage: hpa [OPTIONS] [BINARY] [PROFILE...]\n"
 	      "\n"
 	      "Analyze jemalloc (heap_v2) and gperftools/tcmalloc (heap profile:) heap\n"
-	      "profiles.  Several PROFILEs are summed.  With no PROFILE, or \"-\", the\n"
-	      "profile is read from standard input.  BINARY, the program that wrote the\n"
-	      "profile, is recognised as the first argument when it is an ELF file.\n",
+	      "profiles, pprof protobuf and folded stacks (frame;frame;... VALUE).\n"
+	      "Several PROFILEs are summed.  With no PROFILE, or \"-\", the profile is\n"
+	      "read from standard input.  BINARY, the program that wrote the profile, is\n"
+	      "recognised as the first argument when it is an ELF file.\n",
 	      fp);
 	for (i = 0; i < HPA_ARRAY_SIZE(options); i++) {
 		const struct opt_def *o = &options[i];
@@ -423,7 +425,11 @@ void hpa_opts_usage(FILE *fp)
 				 o->arg ? " " : "", o->arg ? o->arg : "");
 		fprintf(fp, "  %-22s %s\n", left, o->help);
 	}
-	fputs("\nExit status: 0 success, 1 bad input or failed output, 2 usage error.\n"
+	fputs("\nEnvironment: PPROF_BINARY_PATH, folders where mapped files not at their\n"
+	      "path are looked for (by build-id, name and path); HPA_CACHE_DIR, where\n"
+	      "uncompressed debug files are kept (\"off\": none); DEBUGINFOD_URLS, used\n"
+	      "with --debuginfod only.\n"
+	      "\nExit status: 0 success, 1 bad input or failed output, 2 usage error.\n"
 	      "See hpa(1) for the input formats and report semantics.\n", fp);
 }
 

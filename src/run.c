@@ -258,7 +258,7 @@ static int check_bases(const struct hpa_profile *prof, const struct hpa_opts *op
 		if (!in->is_base)
 			continue;
 		bases++;
-		if (in->format == HPA_FORMAT_FOLDED && (opts->base || opts->profiles_nr > 1))
+		if (in->own_base && (opts->base || opts->profiles_nr > 1))
 			return hpa_error("%s: a two-column (differential) folded file holds its own "
 					 "base; give it alone, without --base or other profiles", in->path);
 	}

@@ -153,6 +153,7 @@ struct hpa_input {
 	bool has_maps;
 	bool no_samples;            /* no records, or all counts zero (said when read) */
 	bool is_base;               /* read with --base */
+	bool own_base;              /* a two-column folded file's first column (is_base too) */
 	bool unsampled;             /* its samples hold estimates (hpa_unsample_profile ran) */
 	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */
 	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */

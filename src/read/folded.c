@@ -223,6 +223,7 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 			free(path);
 			set_input(hpa_profile_input(prof, f->before));
 			hpa_profile_input(prof, f->before)->is_base = true;
+			hpa_profile_input(prof, f->before)->own_base = true;
 			hpa_profile_input(prof, f->before)->weight = -1;
 		} else if (!two && f->before) {
 			return read_err(f->r, "expected \"frame;frame;... BEFORE AFTER\" like the "

@@ -1,9 +1,10 @@
 /*
  * libFuzzer target for the readers.  The input follows FUZZ_PREFIX (a
  * header that steers it into one reader: jemalloc, gperftools, the maps
- * section, jeprof's symbol section; empty for the dispatch, gzip and pprof
- * paths), is read as a
- * profile, and, when that succeeds, reported as text and collapsed stacks.
+ * section, jeprof's symbol section; empty for the dispatch, gzip, pprof
+ * and folded-stacks paths, whose seeds steer them), is read as a
+ * profile, and, when that succeeds, reported as text, collapsed stacks,
+ * traces and a flame graph.
  */
 #include "hpa/compat.h"
 
@@ -26,6 +27,7 @@ static const char *const prefixes[] = {
 	"heap profile: 1: 1 [1: 1] @ heap_v2/524288\n",            /* 2: gperftools */
 	"heap_v2/1\n@ 0x55d000001100\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n", /* 3: maps */
 	"--- symbol\n",                                           /* 4: jeprof's symbolized */
+	"",                                                        /* 5: folded stacks (seeds) */
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -57,6 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opts.value = HPA_INUSE_SPACE;
 		hpa_report_text(out, &prof, &opts);
 		hpa_report_collapse(out, &prof, &opts);
+		hpa_report_traces(out, &prof, &opts);
+		hpa_report_svg(out, &prof, &opts);
 	}
 	hpa_profile_release(&prof);
 	fclose(in);

@@ -5,6 +5,8 @@
 #  - geometry: the root spans the width and carries the Total, every frame
 #    lies inside its parent, nothing is narrower than --minwidth;
 #  - --outdir writes one graph per dump and one diff per adjacent pair;
+#  - GreptimeDB's hand-off: --svg --collapse --outdir writes folded stacks
+#    beside the graphs, and the folded files alone redraw the same boxes;
 #  - in headless Chromium (when installed) the page's own script runs a
 #    search and a zoom: the reported match share and the zoomed width are
 #    checked, and a screenshot is saved.
@@ -91,6 +93,49 @@ for f in series/*.svg; do
 	check "xmllint $f" "ok" "$(xmllint --noout "$f" 2>&1 && echo ok)"
 done
 check "--outdir diff equals --base" "$(grep -c '<g data-x' diff.svg)" "$(grep -c '<g data-x' "series/$(basename "$d2").diff.svg")"
+
+# GreptimeDB's hand-off: one command writes folded stacks and a graph per
+# dump and per adjacent pair; the folded files alone redraw the same graphs.
+boxes() { grep -o 'data-x="[^"]*" data-w="[^"]*" data-d="[^"]*"' "$1"; }
+b1=$(basename "$d1") b2=$(basename "$d2") b3=$(basename "$d3")
+"$hpa" --svg --collapse --outdir flow phases "$d1" "$d2" "$d3" > flow.txt 2>/dev/null
+check "--svg --collapse --outdir: every file, in dump order" \
+	"flow/$b1.svg flow/$b1.collapse flow/$b2.svg flow/$b2.collapse flow/$b2.diff.svg flow/$b2.diff.collapse flow/$b3.svg flow/$b3.collapse flow/$b3.diff.svg flow/$b3.diff.collapse" \
+	"$(tr '\n' ' ' < flow.txt | sed 's/ $//')"
+check "--outdir .collapse is --collapse of the dump" "$("$hpa" --collapse phases "$d2" 2>/dev/null | md5sum)" \
+	"$(md5sum < "flow/$b2.collapse")"
+check "--outdir .diff.collapse is --collapse --base" \
+	"$("$hpa" --collapse --base "$d1" phases "$d2" 2>/dev/null | md5sum)" "$(md5sum < "flow/$b2.diff.collapse")"
+for b in "$b1" "$b2" "$b3"; do
+	"$hpa" --svg "flow/$b.collapse" > "redraw-$b.svg" 2>redraw.err
+	check "a .collapse alone redraws $b.svg: same boxes" "$(boxes "flow/$b.svg" | md5sum)" \
+		"$(boxes "redraw-$b.svg" | md5sum)"
+	check "a .collapse needs no binary: no warning" "" "$(cat redraw.err)"
+done
+check "boxes were compared" "1" "$(test "$(boxes "redraw-$b3.svg" | wc -l)" -gt 10 && echo 1)"
+"$hpa" --collapse --diff-columns --outdir flow2 phases "$d1" "$d2" > /dev/null 2>&1
+check "--diff-columns in --outdir: before and after columns" "1" \
+	"$(awk 'NF < 3 || $(NF) !~ /^-?[0-9]+$/ || $(NF - 1) !~ /^-?[0-9]+$/ { bad = 1 } END { print bad ? 0 : 1 }' "flow2/$b2.diff.collapse")"
+"$hpa" --svg "flow2/$b2.diff.collapse" > redraw-diff.svg 2>/dev/null
+check "a two-column .diff.collapse redraws the diff graph: same boxes" \
+	"$(boxes "flow/$b2.diff.svg" | md5sum)" "$(boxes redraw-diff.svg | md5sum)"
+check "it is differential" "1" "$(grep -c '<title>Differential Flame Graph' redraw-diff.svg)"
+check "--svg --base of two .collapse files: same boxes as --base of the dumps" "$(boxes diff.svg | md5sum)" \
+	"$("$hpa" --svg --base "flow/$b1.collapse" "flow/$b2.collapse" 2>/dev/null | boxes /dev/stdin | md5sum)"
+check "folded stacks from standard input" "$(boxes "flow/$b2.svg" | md5sum)" \
+	"$("$hpa" --svg - < "flow/$b2.collapse" 2>/dev/null | boxes /dev/stdin | md5sum)"
+check "folded round trip: --collapse of --collapse" "$("$hpa" --collapse phases "$d2" 2>/dev/null | md5sum)" \
+	"$("$hpa" --collapse phases "$d2" 2>/dev/null | "$hpa" --collapse - | md5sum)"
+check "folded input: --text has the dump's rows" \
+	"$("$hpa" --text --show_bytes phases "$d2" 2>/dev/null | head -n 6)" \
+	"$("$hpa" --text --show_bytes "flow/$b2.collapse" 2>/dev/null | head -n 6)"
+check "folded input: --traces" "1" "$("$hpa" --traces "flow/$b2.collapse" 2>/dev/null | grep -c '^Total: ')"
+check "folded input: --html" "1" "$("$hpa" --html "flow/$b2.collapse" 2>/dev/null | grep -c '<script id="hpa-data"')"
+# Names that would not sort in dump order get the dump's number first.
+cp "$d1" 9.heap && cp "$d2" 10.heap
+"$hpa" --collapse --outdir numbered phases 9.heap 10.heap > numbered.txt 2>/dev/null
+check "--outdir names sort in dump order" "numbered/1-9.heap.collapse numbered/2-10.heap.collapse numbered/2-10.heap.diff.collapse" \
+	"$(ls numbered/* | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 
 # A real browser runs the page's own script.
 chrome=$(command -v chromium || command -v chromium-browser || true)

@@ -6,7 +6,7 @@
 #  - a shared library both linked and dlopen'd;
 #  - a stripped binary whose debug file is found by build-id (--debug-dir)
 #    and by .gnu_debuglink;
-#  - a binary moved after the run;
+#  - a binary moved after the run; files found through PPROF_BINARY_PATH;
 #  - non-PIE and lld-linked layouts, and the wrong binary detected.
 # Where /usr/bin/jeprof exists, the top-10 flat functions and main's cum
 # equal jeprof's, except where jeprof is wrong (named below).
@@ -188,6 +188,27 @@ for f in "$je_lib" "$tc_lib"; do
 	check "$n linked library" "98304 98304" "$(func_row inuse_space use_libs "$f" shlib_alloc)"
 	check "$n dlopen'd library" "65536 65536" "$(func_row inuse_space use_libs "$f" plugin_alloc)"
 done
+
+# --- PPROF_BINARY_PATH: files not where they ran ----------------------------------
+# The dump's maps name /gone/...: the files are found by base name in a
+# folder of the list, or by their mapped path under one, as pprof does.
+sed "s|$work/|/gone/|g" "$je_lib" > gone.heap
+mkdir -p binpath root/gone
+cp use_libs libshlib.so plugin.so binpath/ && cp use_libs libshlib.so plugin.so root/gone/
+check "PPROF_BINARY_PATH unset: not found" "" "$(func_row inuse_space "" gone.heap shlib_alloc)"
+check "PPROF_BINARY_PATH unset: the warning says where it looked" "1" \
+	"$("$hpa" --text gone.heap 2>&1 >/dev/null | grep -c 'libshlib.so: .*cannot open /gone/libshlib.so')"
+check "PPROF_BINARY_PATH: by base name, in the second folder" "98304 98304" \
+	"$(PPROF_BINARY_PATH="$work/nothing:$work/binpath" func_row inuse_space "" gone.heap shlib_alloc)"
+check "PPROF_BINARY_PATH: dlopen'd library" "65536 65536" \
+	"$(PPROF_BINARY_PATH="$work/binpath" func_row inuse_space "" gone.heap plugin_alloc)"
+check "PPROF_BINARY_PATH: by mapped path under a folder" "98304 98304" \
+	"$(PPROF_BINARY_PATH="$work/root" func_row inuse_space "" gone.heap shlib_alloc)"
+check "PPROF_BINARY_PATH: not there either, said" "1" \
+	"$(PPROF_BINARY_PATH="$work/nothing" "$hpa" --text gone.heap 2>&1 >/dev/null | grep -c 'libshlib.so: .*not in PPROF_BINARY_PATH either')"
+mkdir -p wrongpath && cp bid wrongpath/libshlib.so
+check "PPROF_BINARY_PATH: a wrong file of that name is not used" "" \
+	"$(PPROF_BINARY_PATH="$work/wrongpath" func_row inuse_space "" gone.heap shlib_alloc)"
 
 # --- stripped binaries: build-id and debuglink --------------------------------
 je_bid=$(je_run je-bid ./bid) || exit 1

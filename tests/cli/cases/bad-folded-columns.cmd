@@ -1,0 +1,1 @@
+--text bad/folded-columns.collapse

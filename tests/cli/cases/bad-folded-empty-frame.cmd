@@ -1,0 +1,1 @@
+--text bad/folded-empty-frame.collapse

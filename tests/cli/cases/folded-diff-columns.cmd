@@ -1,0 +1,1 @@
+--collapse --diff-columns folded/demo.diff.collapse

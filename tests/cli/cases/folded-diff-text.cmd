@@ -1,0 +1,1 @@
+--text --show_bytes folded/demo.diff.collapse

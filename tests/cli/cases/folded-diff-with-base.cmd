@@ -1,0 +1,1 @@
+--text --base folded/demo.collapse folded/demo.diff.collapse

@@ -1,0 +1,1 @@
+--text --show_bytes --lines folded/mixed.collapse

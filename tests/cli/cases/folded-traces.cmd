@@ -1,0 +1,1 @@
+--traces --show_bytes folded/mixed.collapse

@@ -1,0 +1,1 @@
+--svg --collapse example/demo.heap

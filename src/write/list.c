@@ -308,7 +308,8 @@ static void print_routine(struct lister *ls, const struct routine *rt, const str
 		      "as in recursion)\n", ls->fp);
 	if (!src || !src->data || !hi) {
 		if (!src || !hi)
-			fputs("  (no line information: the name came from the ELF symbol table)\n", ls->fp);
+			fputs("  (no line information: only the name is known, from a symbol table or the "
+			      "profile itself)\n", ls->fp);
 		else
 			fprintf(ls->fp, "  (source not found; looked for %s)\n", src->where);
 		for (i = 0; i < rt->n; i++)

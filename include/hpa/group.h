@@ -108,13 +108,15 @@ void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts 
 		     struct hpa_call_edge **edges, size_t *nedges);
 
 /*
- * hpa_group_frames() (edges NULL) or hpa_group_calls() for every value type
- * in one pass: out[v] (and edges[v], malloc'ed, *nedges of them, in the same
- * order for every v) for each v of enum hpa_value, each with its own keys.
- * The view's value is not used.
+ * hpa_group_frames() for every value type and each of the ngrans (at most
+ * 8) granularities in one pass: out[g][v] for each v of enum hpa_value,
+ * each with its own keys; with edges, hpa_group_calls() for the first
+ * granularity too (edges[v], malloc'ed, *nedges of them, in the same order
+ * for every v).  The view's value is not used.
  */
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			  enum hpa_granularity granularity, struct hpa_frame_groups out[HPA_NVALUES],
+			  const enum hpa_granularity *grans, size_t ngrans,
+			  struct hpa_frame_groups out[][HPA_NVALUES],
 			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges);
 
 /*

@@ -108,12 +108,8 @@ struct groups {
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
 			   struct groups *gr)
 {
-	size_t g;
-
 	memset(gr, 0, sizeof(*gr));
-	hpa_group_frames_all(prof, vo, grans[0], gr->g[0], gr->edges, &gr->nedges);
-	for (g = 1; g < HPA_ARRAY_SIZE(grans); g++)
-		hpa_group_frames_all(prof, vo, grans[g], gr->g[g], NULL, NULL);
+	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, gr->edges, &gr->nedges);
 }
 
 static void groups_release(struct groups *gr)

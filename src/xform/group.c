@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/diag.h"
 #include "hpa/group.h"
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
@@ -311,139 +312,165 @@ static void add(struct keys *k, uint32_t key, size_t sample, const double *vals,
 	}
 }
 
-/* Fill flat/cum; the view's totals into total[0 .. nv). */
-static void accumulate(struct keys *k, struct hpa_view *view, double *total)
+/*
+ * Fill each of ks[0..nk)'s flat/cum in one pass over the view (they differ
+ * in granularity only); the view's totals into total[0 .. nv).
+ */
+static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double *total)
 {
-	const struct hpa_profile *prof = k->prof;
-	uint32_t nostack = hpa_strtab_intern(&k->names, "<no stack>");
+	const struct hpa_profile *prof = ks[0].prof;
 	const struct hpa_frame *frames;
 	double vals[HPA_NVALUES];
-	size_t i, f, nr;
-	unsigned v;
+	uint32_t nostack[8];
+	unsigned nv = ks[0].nv, v;
+	size_t i, f, nr, j;
 
-	grow_values(k);
-	for (v = 0; v < k->nv; v++)
+	for (j = 0; j < nk; j++) {
+		nostack[j] = hpa_strtab_intern(&ks[j].names, "<no stack>");
+		grow_values(&ks[j]);
+	}
+	for (v = 0; v < nv; v++)
 		total[v] = 0;
 	for (i = 0; i < prof->samples_nr; i++) {
-		bool leaf = true;
-
 		if (!hpa_view_sample(view, i, &frames, &nr))
 			continue;
-		if (k->nv == 1) {
+		if (nv == 1) {
 			vals[0] = hpa_view_value(view, i);
 		} else {
 			double w = prof->inputs[prof->samples[i].input - 1].weight;
 			for (v = 0; v < HPA_NVALUES; v++)
 				vals[v] = prof->samples[i].v[v] * w;
 		}
-		for (v = 0; v < k->nv; v++)
+		for (v = 0; v < nv; v++)
 			total[v] += vals[v];
-		uint32_t callee = NO_KEY;
+		for (j = 0; j < nk; j++) {
+			struct keys *k = &ks[j];
+			uint32_t callee = NO_KEY;
+			bool leaf = true;
 
-		for (f = 0; f < nr; f++) {
-			uint32_t key = frame_key(k, frames[f]);
-			if (key == NO_KEY)
-				continue;
-			add(k, key, i, vals, leaf);
-			if (k->calls && callee != NO_KEY && callee != key)
-				add_edge(k, key, callee, i, vals);
-			callee = key;
-			leaf = false;
+			for (f = 0; f < nr; f++) {
+				uint32_t key = frame_key(k, frames[f]);
+				if (key == NO_KEY)
+					continue;
+				add(k, key, i, vals, leaf);
+				if (k->calls && callee != NO_KEY && callee != key)
+					add_edge(k, key, callee, i, vals);
+				callee = key;
+				leaf = false;
+			}
+			if (leaf)
+				add(k, nostack[j], i, vals, true);
 		}
-		if (leaf)
-			add(k, nostack, i, vals, true);
 	}
 }
 
-/*
- * One pass for one value (nv 1: out[0], edges[0]) or for every value type
- * (nv HPA_NVALUES: out[v], edges[v]); each out[v] gets its own copy of the
- * keys.  edges and nedges may be NULL (no calls).
- */
-static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			 enum hpa_granularity granularity, unsigned nv, struct hpa_frame_groups *out,
-			 struct hpa_call_edge **edges, size_t *nedges)
+/* ks[j]'s groups into out[0 .. nv) (and its edges into edges[0 .. nv)); k is spent. */
+static void take_groups(struct keys *k, struct hpa_frame_groups *out, const double *total,
+			struct hpa_call_edge **edges, size_t *nedges)
 {
-	struct hpa_view view;
-	struct keys k;
-	double total[HPA_NVALUES];
+	unsigned nv = k->nv, v;
 	size_t i, e;
-	unsigned v;
 
-	memset(&k, 0, sizeof(k));
-	k.prof = prof;
-	k.granularity = granularity;
-	k.nv = nv;
-	k.calls = edges != NULL;
-	hpa_hashmap_init(&k.edge_of);
-	hpa_strtab_init(&k.names);
-	k.slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k.slot_key));
-	hpa_view_init(&view, prof, opts);
-	accumulate(&k, &view, total);
-	hpa_view_release(&view);
 	for (v = 0; v < nv; v++) {
 		struct hpa_frame_groups *o = &out[v];
-		size_t n = k.names.nr;
+		size_t n = k->names.nr;
 
 		o->total = total[v];
 		if (v + 1 == nv) {
-			o->keys = k.names;   /* the last one takes the table itself */
+			o->keys = k->names;   /* the last one takes the table itself */
 		} else {
 			hpa_strtab_init(&o->keys);
 			for (i = 1; i < n; i++)
-				hpa_strtab_intern(&o->keys, hpa_strtab_get(&k.names, (uint32_t)i));
+				hpa_strtab_intern(&o->keys, hpa_strtab_get(&k->names, (uint32_t)i));
 		}
 		if (nv == 1) {   /* one value: the arrays are the groups' as they are */
-			o->flat = k.flat;
-			o->cum = k.cum;
-			k.flat = k.cum = NULL;
+			o->flat = k->flat;
+			o->cum = k->cum;
+			k->flat = k->cum = NULL;
 		} else {
 			o->flat = xmalloc(st_mult(n + 1, sizeof(*o->flat)));
 			o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
 			for (i = 0; i < n; i++) {
-				o->flat[i] = k.flat[i * nv + v];
-				o->cum[i] = k.cum[i * nv + v];
+				o->flat[i] = k->flat[i * nv + v];
+				o->cum[i] = k->cum[i * nv + v];
 			}
 		}
 		if (edges) {
-			edges[v] = nv == 1 ? k.edges : xmalloc(st_mult(k.nedges + 1, sizeof(**edges)));
-			for (e = 0; e < k.nedges; e++) {
-				edges[v][e] = k.edges[e];
-				edges[v][e].value = k.edge_vals[e * nv + v];
+			edges[v] = nv == 1 ? k->edges : xmalloc(st_mult(k->nedges + 1, sizeof(**edges)));
+			for (e = 0; e < k->nedges; e++) {
+				edges[v][e] = k->edges[e];
+				edges[v][e].value = k->edge_vals[e * nv + v];
 			}
 		}
 	}
 	if (nedges)
-		*nedges = k.nedges;
-	free(k.flat);
-	free(k.cum);
+		*nedges = k->nedges;
+	free(k->flat);
+	free(k->cum);
 	if (!edges || nv != 1)
-		free(k.edges);
-	free(k.edge_vals);
-	hpa_hashmap_release(&k.edge_of);
-	free(k.edge_stamp);
-	free(k.stamp);
-	free(k.slot_key);
+		free(k->edges);
+	free(k->edge_vals);
+	hpa_hashmap_release(&k->edge_of);
+	free(k->edge_stamp);
+	free(k->stamp);
+	free(k->slot_key);
+}
+
+/*
+ * One pass for one value (nv 1: out[g][0], edges[0]) or for every value
+ * type (nv HPA_NVALUES: out[g][v], edges[v]), for each of the ngrans
+ * granularities; each out[g][v] gets its own copy of the keys.  Edges (of
+ * the first granularity) and nedges may be NULL (no calls).
+ */
+static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+			 const enum hpa_granularity *grans, size_t ngrans, unsigned nv,
+			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges)
+{
+	struct hpa_view view;
+	struct keys ks[8];
+	double total[HPA_NVALUES];
+	size_t g;
+
+	if (ngrans > HPA_ARRAY_SIZE(ks))
+		HPA_BUG("%zu granularities in one pass", ngrans);
+	for (g = 0; g < ngrans; g++) {
+		struct keys *k = &ks[g];
+
+		memset(k, 0, sizeof(*k));
+		k->prof = prof;
+		k->granularity = grans[g];
+		k->nv = nv;
+		k->calls = g == 0 && edges != NULL;
+		hpa_hashmap_init(&k->edge_of);
+		hpa_strtab_init(&k->names);
+		k->slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->slot_key));
+	}
+	hpa_view_init(&view, prof, opts);
+	accumulate(ks, ngrans, &view, total);
+	hpa_view_release(&view);
+	for (g = 0; g < ngrans; g++)
+		take_groups(&ks[g], out + g * nv, total, g ? NULL : edges, g ? NULL : nedges);
 }
 
 void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
 {
-	group_frames(prof, opts, granularity, 1, out, NULL, NULL);
+	group_frames(prof, opts, &granularity, 1, 1, out, NULL, NULL);
 }
 
 void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges)
 {
-	group_frames(prof, opts, granularity, 1, out, edges, nedges);
+	group_frames(prof, opts, &granularity, 1, 1, out, edges, nedges);
 }
 
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			  enum hpa_granularity granularity, struct hpa_frame_groups out[HPA_NVALUES],
+			  const enum hpa_granularity *grans, size_t ngrans,
+			  struct hpa_frame_groups out[][HPA_NVALUES],
 			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges)
 {
-	group_frames(prof, opts, granularity, HPA_NVALUES, out, edges, nedges);
+	group_frames(prof, opts, grans, ngrans, HPA_NVALUES, &out[0][0], edges, nedges);
 }
 
 void hpa_frame_groups_release(struct hpa_frame_groups *g)

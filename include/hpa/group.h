@@ -35,8 +35,8 @@ struct hpa_stack_group {
  * name sequences, a name compared as if followed by the suffix, a stack
  * that is a prefix of another first; a stack without frames is the text
  * fmt->empty (none if it is ""), ordered as a frame when that text is
- * prefix + name + suffix.  With no prefix and names that never hold the
- * suffix's first byte (hpa_folded_format) that is the order of the texts,
+ * prefix + name + suffix.  When no name holds the suffix's first byte
+ * (hpa_folded_format's ';', a line break) that is the order of the texts,
  * each text once.  No table of texts is kept.  Returns the view's total.
  */
 typedef void hpa_stack_emit_fn(void *ctx, const char *text, size_t len, const uint32_t *samples,

@@ -194,6 +194,13 @@ struct hpa_profile {
 	size_t frames_nr, frames_alloc;
 	struct hpa_hashmap stack_by_hash;
 	uint32_t *stack_next;           /* same-hash chain */
+	/*
+	 * Per stack, once its locations are marked (strip.h): how many leaf
+	 * frames a report cuts, and the inline levels of the next it cuts too.
+	 */
+	uint32_t *stack_cut;
+	uint16_t *stack_cut_levels;
+	size_t stack_cut_nr;
 
 	struct hpa_sample *samples;
 	size_t samples_nr, samples_alloc;

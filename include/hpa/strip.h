@@ -12,8 +12,11 @@
 #include "hpa/compat.h"
 #include "hpa/profile.h"
 
-/* Set `internal` and `internal_levels` on every location. */
+/* Set `internal` and `internal_levels` on every location (and cache each stack's cut). */
 void hpa_mark_internal(struct hpa_profile *prof);
+
+/* Work out each stack's cut again, for hpa_visible_stack(): after stacks change. */
+void hpa_cache_stack_cuts(struct hpa_profile *prof);
 
 /* True if a (short) function name is an allocator entry point or internal. */
 bool hpa_is_allocator_name(const char *short_name);

@@ -70,6 +70,8 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->stacks);
 	free(prof->frames);
 	free(prof->stack_next);
+	free(prof->stack_cut);
+	free(prof->stack_cut_levels);
 	free(prof->samples);
 	free(prof->threads);
 	free(prof->funcs);

@@ -15,33 +15,78 @@
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
-/* "function[ (inline)][ file[:line]]", or the label of an unknown frame. */
+/*
+ * "function[ (inline)][ file[:line]]", or the label of an unknown frame;
+ * a line break in a name becomes '?', so every stack's text is its own.
+ */
 static char *frame_text(const struct hpa_profile *prof, struct hpa_frame f)
 {
 	const struct hpa_location *l = &prof->locs[f.loc];
 	const struct hpa_line *ln;
 	const char *file;
-	char line[16] = "";
+	char line[16] = "", *s, *p;
 
-	if (!l->line_nr)
-		return xstrdup(hpa_frame_display(prof, f));
-	ln = &prof->lines[l->line_first + f.level];
-	file = hpa_profile_str(prof, ln->file);
-	if (*file && ln->line)
-		snprintf(line, sizeof(line), ":%u", ln->line);
-	return hpa_xasprintf("%s%s%s%s", hpa_frame_display(prof, f), *file ? " " : "", file, line);
+	if (!l->line_nr) {
+		s = xstrdup(hpa_frame_display(prof, f));
+	} else {
+		ln = &prof->lines[l->line_first + f.level];
+		file = hpa_profile_str(prof, ln->file);
+		if (*file && ln->line)
+			snprintf(line, sizeof(line), ":%u", ln->line);
+		s = hpa_xasprintf("%s%s%s%s", hpa_frame_display(prof, f), *file ? " " : "", file, line);
+	}
+	for (p = s; (p = strpbrk(p, "\r\n")); p++)
+		*p = '?';
+	return s;
 }
 
-static const struct hpa_strtab *sort_tab;
+/* A distinct stack: a sample that has it, and its place in text order. */
+struct trace {
+	uint32_t sample, order;
+	double before, after;
+};
+
+struct traces {
+	const struct hpa_profile *prof;
+	struct trace *t;
+	size_t n, alloc;
+};
+
+/*
+ * The walk gives each text once, in text order (group.h: the names hold
+ * no line break), so a stack is kept as one of its samples, its text made
+ * again when it is printed, and the order breaks ties as the text would.
+ */
+static void keep_trace(void *ctx, const char *text, size_t len, const uint32_t *samples,
+		       const double *values, size_t n)
+{
+	struct traces *ts = ctx;
+	struct trace *t;
+	size_t i;
+
+	(void)text;
+	(void)len;
+	HPA_GROW(ts->t, ts->n + 1, ts->alloc);
+	t = &ts->t[ts->n];
+	t->sample = samples[0];
+	t->order = (uint32_t)ts->n++;
+	t->before = t->after = 0;
+	for (i = 0; i < n; i++) {
+		if (ts->prof->inputs[ts->prof->samples[samples[i]].input - 1].is_base)
+			t->before -= values[i];
+		else
+			t->after += values[i];
+	}
+}
 
 static int cmp_traces(const void *a, const void *b)
 {
-	const struct hpa_stack_group *x = a, *y = b;
+	const struct trace *x = a, *y = b;
 	double vx = fabs(x->after - x->before), vy = fabs(y->after - y->before);
 
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
-	return strcmp(hpa_strtab_get(sort_tab, x->text), hpa_strtab_get(sort_tab, y->text));
+	return (x->order > y->order) - (x->order < y->order);
 }
 
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
@@ -49,34 +94,53 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	static const struct hpa_stack_format fmt = { frame_text, false, "      ", "\n",
 						     "      <no stack>\n", false };
 	struct hpa_view_opts vo = hpa_view_opts(opts);
-	struct hpa_strtab texts;
-	struct hpa_stack_group *traces;
-	size_t ntraces, i;
+	struct traces ts = { prof, NULL, 0, 0 };
+	struct hpa_strtab names;
+	struct hpa_view view;
+	uint32_t *slot_name;
+	size_t i, k, nr;
 	double total;
 	char num[2][48];
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	hpa_strtab_init(&texts);
-	ntraces = hpa_group_stacks(prof, &vo, &fmt, &texts, &traces, &total, NULL, NULL);
-	total = hpa_dust_to_zero(total);
-	sort_tab = &texts;
-	if (ntraces > 1)
-		qsort(traces, ntraces, sizeof(*traces), cmp_traces);
+	total = hpa_dust_to_zero(hpa_walk_stacks(prof, &vo, &fmt, keep_trace, &ts));
+	if (ts.n > 1)
+		qsort(ts.t, ts.n, sizeof(*ts.t), cmp_traces);
 	hpa_format_total(num[0], sizeof(num[0]), total, opts);
-	fprintf(fp, "Total: %s in %zu stacks\n", num[0], ntraces);
+	fprintf(fp, "Total: %s in %zu stacks\n", num[0], ts.n);
 	hpa_active_filters(fp, &vo);
-	for (i = 0; i < ntraces; i++) {
-		double value = hpa_dust_to_zero(traces[i].after - traces[i].before);
+	hpa_strtab_init(&names);
+	slot_name = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*slot_name));
+	hpa_view_init(&view, prof, &vo);
+	for (i = 0; i < ts.n; i++) {
+		double value = hpa_dust_to_zero(ts.t[i].after - ts.t[i].before);
+		const struct hpa_frame *frames;
 
 		if (value == 0)
 			continue;
 		hpa_format_total(num[0], sizeof(num[0]), value, opts);
 		hpa_format_percent(num[1], sizeof(num[1]), value, total);
-		fprintf(fp, "-----------\n%s (%s)\n%s", num[0], num[1],
-			hpa_strtab_get(&texts, traces[i].text));
+		fprintf(fp, "-----------\n%s (%s)\n", num[0], num[1]);
+		if (!hpa_view_sample(&view, ts.t[i].sample, &frames, &nr) || !nr) {
+			fputs(fmt.empty, fp);
+			continue;
+		}
+		for (k = 0; k < nr; k++) {   /* leaf first, as the view gives them */
+			size_t slot = hpa_frame_slot(prof, frames[k]);
+			if (!slot_name[slot]) {   /* the frame's whole line, made once */
+				char *name = frame_text(prof, frames[k]);
+				char *text = hpa_xasprintf("%s%s%s", fmt.prefix, name, fmt.suffix);
+				slot_name[slot] = hpa_strtab_intern(&names, text);
+				free(name);
+				free(text);
+			}
+			fputs(hpa_strtab_get(&names, slot_name[slot]), fp);
+		}
 	}
-	free(traces);
-	hpa_strtab_release(&texts);
+	hpa_view_release(&view);
+	free(slot_name);
+	hpa_strtab_release(&names);
+	free(ts.t);
 	return 0;
 }

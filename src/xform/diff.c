@@ -7,6 +7,7 @@
 #include "hpa/diag.h"
 #include "hpa/diff.h"
 #include "hpa/group.h"
+#include "hpa/strip.h"
 #include "hpa/strtab.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
@@ -138,6 +139,8 @@ static void rekey_base(struct hpa_profile *prof)
 	free(remap);
 	free(next);
 	free(used);
+	if (prof->stack_cut)
+		hpa_cache_stack_cuts(prof);   /* the base's stacks changed */
 }
 
 int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts)

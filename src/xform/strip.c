@@ -101,25 +101,58 @@ void hpa_mark_internal(struct hpa_profile *prof)
 			}
 		}
 	}
+	hpa_cache_stack_cuts(prof);
+}
+
+/* Stack `stack`'s cut: the leaf frames a report leaves out, *levels of the next one too. */
+static size_t scan_cut(const struct hpa_profile *prof, uint32_t stack, unsigned *levels)
+{
+	size_t nr, cut = 0, i;
+	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
+
+	*levels = 0;
+	for (i = 0; i < nr; i++) {
+		const struct hpa_location *l = &prof->locs[locs[i]];
+
+		if (l->internal) {
+			cut = i + 1;          /* this frame and all leafward go */
+			*levels = 0;
+		} else if (l->internal_levels) {
+			cut = i;              /* leafward frames go, this one in part */
+			*levels = l->internal_levels;
+		}
+	}
+	return cut;
+}
+
+void hpa_cache_stack_cuts(struct hpa_profile *prof)
+{
+	size_t i;
+
+	free(prof->stack_cut);
+	free(prof->stack_cut_levels);
+	prof->stack_cut = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*prof->stack_cut)));
+	prof->stack_cut_levels = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*prof->stack_cut_levels)));
+	prof->stack_cut_nr = prof->stacks_nr;
+	for (i = 0; i < prof->stacks_nr; i++) {
+		unsigned levels;
+		prof->stack_cut[i] = (uint32_t)scan_cut(prof, (uint32_t)i, &levels);
+		prof->stack_cut_levels[i] = (uint16_t)levels;
+	}
 }
 
 size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool keep_internal,
 			 const uint32_t **frames, unsigned *skip)
 {
-	size_t nr, cut = 0, i;
+	size_t nr, cut = 0;
 	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
 	unsigned levels = 0;
 
-	for (i = 0; i < nr && !keep_internal; i++) {
-		const struct hpa_location *l = &prof->locs[locs[i]];
-
-		if (l->internal) {
-			cut = i + 1;          /* this frame and all leafward go */
-			levels = 0;
-		} else if (l->internal_levels) {
-			cut = i;              /* leafward frames go, this one in part */
-			levels = l->internal_levels;
-		}
+	if (!keep_internal && stack < prof->stack_cut_nr) {
+		cut = prof->stack_cut[stack];
+		levels = prof->stack_cut_levels[stack];
+	} else if (!keep_internal) {
+		cut = scan_cut(prof, stack, &levels);
 	}
 	*frames = locs + cut;
 	*skip = levels;

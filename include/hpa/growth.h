@@ -19,10 +19,14 @@
 #include "hpa/strtab.h"
 #include "hpa/view.h"
 
+struct hpa_stack_format;
+
 struct hpa_series {
-	const char *name;    /* in the growth's texts, without the trailing separator: */
+	const char *name;    /* without the trailing separator, or NULL: hpa_growth_name() */
 	int name_len;        /* print with %.*s */
-	uint32_t order;      /* first appearance: ties keep it */
+	uint32_t order;      /* in text order: ties keep it */
+	uint32_t sample;     /* a sample of this stack, to name it */
+	const struct hpa_stack_format *fmt;
 	double *v;           /* one value per dump, in the growth's values */
 	double gain, slope, steady, score;
 };
@@ -31,9 +35,22 @@ struct hpa_growth {
 	size_t dumps;
 	struct hpa_series *stacks, *funcs;   /* ranked, best first */
 	size_t nstacks, nfuncs;
-	struct hpa_strtab stack_texts, func_texts;   /* the grouping engine's, kept */
+	struct hpa_strtab stack_texts, func_texts;   /* texts, when they had to be kept */
 	double *stack_values, *func_values;          /* its per-dump values, kept */
+	/* Naming a series from its sample (hpa_growth_name). */
+	const struct hpa_profile *prof;
+	struct hpa_view view;
+	uint32_t *slot_name;         /* per frame slot: id in names, per format */
+	struct hpa_strtab names;
+	char *buf;
+	size_t buf_alloc;
 };
+
+/*
+ * A series' name, without the trailing separator: made from its sample
+ * when the pass kept no text (valid until the next call).
+ */
+const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, int *len);
 
 /*
  * Series of every stack ("leaf < caller < ...", or folded root first when

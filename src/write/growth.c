@@ -10,7 +10,7 @@
 #include "hpa/growth.h"
 #include "hpa/report.h"
 
-static void table(FILE *fp, const struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
+static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
 		  const char *what, const struct hpa_opts *opts)
 {
 	size_t i, d, limit = opts->nodecount ? opts->nodecount : 20;
@@ -31,7 +31,11 @@ static void table(FILE *fp, const struct hpa_growth *g, const struct hpa_series 
 			hpa_format_value(num, sizeof(num), s->v[d], opts);
 			fprintf(fp, " %11s", num);
 		}
-		fprintf(fp, "  %.*s\n", s->name_len, s->name);
+		{
+			int len;
+			const char *name = hpa_growth_name(g, s, &len);
+			fprintf(fp, "  %.*s\n", len, name);
+		}
 	}
 	if (nr > limit)
 		fprintf(fp, "(%zu more; --nodecount N shows N, --csv all)\n", nr - limit);
@@ -51,14 +55,17 @@ static void csv_field(FILE *fp, const char *s, int len)
 	fputc('"', fp);
 }
 
-static void csv_rows(FILE *fp, const struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
+static void csv_rows(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
 		     const char *kind)
 {
 	size_t i, d;
 
 	for (i = 0; i < nr; i++) {
+		int len;
+		const char *name = hpa_growth_name(g, &rows[i], &len);
+
 		fprintf(fp, "%s,", kind);
-		csv_field(fp, rows[i].name, rows[i].name_len);
+		csv_field(fp, name, len);
 		fprintf(fp, ",%.0f,%.2f,%.4f", rows[i].gain, rows[i].slope, rows[i].steady);
 		for (d = 0; d < g->dumps; d++)
 			fprintf(fp, ",%.0f", rows[i].v[d]);
@@ -79,8 +86,12 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	if (opts->mode == HPA_MODE_COLLAPSE) {
 		for (i = 0; i < g.nstacks; i++) {
 			long long gain = (long long)g.stacks[i].gain;
-			if (gain)
-				fprintf(fp, "%.*s %lld\n", g.stacks[i].name_len, g.stacks[i].name, gain);
+			int len;
+
+			if (gain) {
+				const char *name = hpa_growth_name(&g, &g.stacks[i], &len);
+				fprintf(fp, "%.*s %lld\n", len, name, gain);
+			}
 		}
 	} else if (opts->mode == HPA_MODE_CSV) {
 		fputs("kind,name,gain,slope,steadiness", fp);

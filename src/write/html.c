@@ -255,7 +255,9 @@ static void growth(struct page *pg, const struct hpa_view_opts *vo)
 	hpa_sb_addc(&pg->sb, '[');
 	for (i = 0; i < g.nfuncs && i < 200; i++) {
 		const struct hpa_series *s = &g.funcs[i];
-		char *name = xstrndup(s->name, (size_t)s->name_len);
+		int len;
+		const char *text = hpa_growth_name(&g, s, &len);
+		char *name = xstrndup(text, (size_t)len);
 		hpa_sb_addf(&pg->sb, "%s[%u,", i ? "," : "", str_id(pg, name));
 		free(name);
 		jnum(&pg->sb, s->gain);

@@ -53,28 +53,88 @@ static int cmp_series(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+struct lazy {
+	const struct hpa_profile *prof;
+	size_t dumps;
+	uint32_t *sample;            /* per group: one of its samples */
+	double *values;              /* per group: a value per dump */
+	size_t n, alloc, values_alloc;
+};
+
+/* A group of a walk whose texts are each their own: kept as a sample, no text. */
+static void keep_group(void *ctx, const char *text, size_t len, const uint32_t *samples,
+		       const double *values, size_t n)
+{
+	struct lazy *z = ctx;
+	size_t i, d = z->dumps;
+
+	(void)text;
+	(void)len;
+	HPA_GROW(z->sample, z->n + 1, z->alloc);
+	HPA_GROW(z->values, (z->n + 1) * d, z->values_alloc);
+	memset(z->values + z->n * d, 0, d * sizeof(*z->values));
+	z->sample[z->n] = samples[0];
+	for (i = 0; i < n; i++)
+		z->values[z->n * d + z->prof->samples[samples[i]].input - 1] += values[i];
+	z->n++;
+}
+
+/*
+ * Whether every stack of `fmt` has a text of its own, so none need be
+ * kept: a single frame, or names that never hold the suffix's first byte
+ * (the folded format), or, for " < ", no name with a '<' (then every '<'
+ * is a separator).
+ */
+static bool texts_own(const struct hpa_profile *prof, const struct hpa_stack_format *fmt)
+{
+	size_t i;
+
+	if (fmt->leaf_only || fmt == &hpa_folded_format)
+		return true;
+	if (strcmp(fmt->suffix, " < ") || fmt->name != display_frame || *fmt->prefix)
+		return false;
+	for (i = 0; i < prof->names_nr; i++)
+		if (strchr(hpa_profile_str(prof, prof->names[i].display), '<'))
+			return false;
+	return true;
+}
+
 /*
  * The series of `fmt`'s groups, one value per dump, from the grouping
- * engine; names without the format's trailing separator.
+ * engine; names without the format's trailing separator, made when asked
+ * for (hpa_growth_name) unless two stacks could share a text.
  */
 static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_profile *prof,
 				   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt,
 				   struct hpa_strtab *texts, double **values, size_t *nr)
 {
-	struct hpa_stack_group *groups;
+	struct hpa_stack_group *groups = NULL;
 	struct hpa_series *out;
+	struct lazy z = { prof, g->dumps, NULL, NULL, 0, 0, 0 };
+	bool lazy = texts_own(prof, fmt);
 	double total;
 	size_t i, cut = strlen(fmt->suffix);
 
 	hpa_strtab_init(texts);
-	*nr = hpa_group_stacks(prof, vo, fmt, texts, &groups, &total, NULL, values);
+	if (lazy) {
+		hpa_walk_stacks(prof, vo, fmt, keep_group, &z);
+		*nr = z.n;
+		*values = z.values;
+	} else {
+		*nr = hpa_group_stacks(prof, vo, fmt, texts, &groups, &total, NULL, values);
+	}
 	out = xcalloc(*nr + 1, sizeof(*out));
 	for (i = 0; i < *nr; i++) {
-		const char *text = hpa_strtab_get(texts, groups[i].text);
-		size_t len = strlen(text);
+		if (!lazy) {
+			const char *text = hpa_strtab_get(texts, groups[i].text);
+			size_t len = strlen(text);
 
-		out[i].name = text;
-		out[i].name_len = (int)(len >= cut ? len - cut : len);
+			out[i].name = text;
+			out[i].name_len = (int)(len >= cut ? len - cut : len);
+		} else {
+			out[i].sample = z.sample[i];
+		}
+		out[i].fmt = fmt;
 		out[i].order = (uint32_t)i;
 		out[i].v = *values + i * g->dumps;
 		metrics(&out[i], g->dumps);
@@ -82,7 +142,50 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 	if (*nr > 1)
 		qsort(out, *nr, sizeof(*out), cmp_series);
 	free(groups);
+	free(z.sample);
 	return out;
+}
+
+const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, int *len)
+{
+	const struct hpa_stack_format *fmt = s->fmt;
+	const struct hpa_frame *frames;
+	size_t n = 0, nr, k, cut = strlen(fmt->suffix);
+
+	if (s->name) {
+		*len = s->name_len;
+		return s->name;
+	}
+	if (!hpa_view_sample(&g->view, s->sample, &frames, &nr))
+		nr = 0;
+	if (fmt->leaf_only && nr > 1)
+		nr = 1;
+	if (!nr) {
+		HPA_GROW(g->buf, strlen(fmt->empty) + 1, g->buf_alloc);
+		strcpy(g->buf, fmt->empty);
+		n = strlen(fmt->empty);
+	}
+	for (k = 0; k < nr; k++) {
+		struct hpa_frame f = frames[fmt->root_first ? nr - 1 - k : k];
+		size_t slot = hpa_frame_slot(g->prof, f), l;
+		const char *name;
+
+		if (fmt == &hpa_folded_format) {   /* its own name, as the folded text has it */
+			name = hpa_profile_str(g->prof, hpa_frame_name(g->prof, f)->folded);
+		} else {
+			if (!g->slot_name[slot]) {
+				char *t = fmt->name(g->prof, f);
+				g->slot_name[slot] = hpa_strtab_intern(&g->names, t);
+				free(t);
+			}
+			name = hpa_strtab_get(&g->names, g->slot_name[slot]);
+		}
+		l = strlen(name);
+		HPA_GROW(g->buf, n + strlen(fmt->prefix) + l + cut + 1, g->buf_alloc);
+		n += (size_t)sprintf(g->buf + n, "%s%s%s", fmt->prefix, name, fmt->suffix);
+	}
+	*len = (int)(n >= cut ? n - cut : n);
+	return g->buf;
 }
 
 /*
@@ -99,6 +202,10 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 
 	memset(g, 0, sizeof(*g));
 	g->dumps = prof->inputs_nr;
+	g->prof = prof;
+	hpa_view_init(&g->view, prof, opts);
+	hpa_strtab_init(&g->names);
+	g->slot_name = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*g->slot_name));
 	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
 				 &g->stack_texts, &g->stack_values, &g->nstacks);
 	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs);
@@ -112,4 +219,8 @@ void hpa_growth_release(struct hpa_growth *g)
 	free(g->funcs);
 	hpa_strtab_release(&g->stack_texts);
 	hpa_strtab_release(&g->func_texts);
+	hpa_view_release(&g->view);
+	hpa_strtab_release(&g->names);
+	free(g->slot_name);
+	free(g->buf);
 }

@@ -1,0 +1,1 @@
+--growth --collapse folded/demo.collapse folded/mixed.collapse

@@ -1,0 +1,1 @@
+--growth --csv folded/demo.collapse folded/mixed.collapse

@@ -1,0 +1,1 @@
+--growth --show_bytes folded/templates-1.collapse folded/templates-2.collapse

@@ -7,14 +7,17 @@
 #include <string.h>
 
 #include "seqs.h"
+#include "hpa/hashmap.h"
 #include "hpa/xalloc.h"
 
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame)
 {
-	size_t akept = 0, aoff = 0, alen = 0, av = 0, nseq = 0, aseq = 0, i, k, nr;
+	size_t akept = 0, aoff = 0, alen = 0, av = 0, nseq = 0, aseq = 0, anext = 0, i, k, nr;
 	const struct hpa_frame *frames;
 	struct hpa_view view;
+	struct hpa_hashmap by_hash = HPA_HASHMAP_INIT;   /* sequence hash -> kept sample + 1 */
+	uint32_t *next = NULL;       /* by kept sample + 1: the next with the same hash */
 
 	memset(s, 0, sizeof(*s));
 	s->prof = prof;
@@ -56,8 +59,34 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		}
 		s->len[kept] = (uint32_t)nr;
 		s->kept++;
+		/*
+		 * With several dumps, a sequence seen before (the same stack in
+		 * another dump) is stored once; one dump's stacks are all distinct.
+		 */
+		if (prof->inputs_nr > 1) {
+			uint64_t h = 0x9e3779b97f4a7c15ULL ^ nr;
+			uint32_t id;
+			size_t off = s->off[kept];
+
+			for (k = 0; k < nr; k++)
+				h = hpa_hash64(h ^ s->seq[off + k]);
+			for (id = hpa_hashmap_get(&by_hash, h); id; id = next[id])
+				if (s->len[id - 1] == nr && !memcmp(s->seq + s->off[id - 1], s->seq + off,
+								     nr * sizeof(*s->seq)))
+					break;
+			if (id) {
+				s->off[kept] = s->off[id - 1];
+				nseq = off;
+			} else {
+				HPA_GROW(next, kept + 2, anext);
+				next[kept + 1] = hpa_hashmap_get(&by_hash, h);
+				hpa_hashmap_put(&by_hash, h, (uint32_t)kept + 1);
+			}
+		}
 	}
 	hpa_view_release(&view);
+	hpa_hashmap_release(&by_hash);
+	free(next);
 }
 
 static const uint32_t *rank_name;

@@ -231,6 +231,17 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 	}
 }
 
+/* Do the samples share one stored sequence (copies of a stack, collect stored it once)? */
+static bool same_sequence(const struct hpa_seqs *s, const uint32_t *items, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (s->off[items[i]] != s->off[items[0]])
+			return false;
+	return true;
+}
+
 size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 {
 	size_t n = s->kept ? s->kept : 1, k;
@@ -255,7 +266,7 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 		else
 			quiet = !v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth],
 					 w.items + r.lo, r.hi - r.lo);
-		if (r.hi - r.lo > 1) {
+		if (r.hi - r.lo > 1 && !same_sequence(s, w.items + r.lo, r.hi - r.lo)) {
 			split(&w, r.lo, r.hi, r.depth + 1, quiet);
 			continue;
 		}
@@ -263,13 +274,14 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 			w.declined += s->len[first] - r.depth - 1;
 			continue;
 		}
-		for (d = r.depth + 1; d < s->len[first]; d++)   /* one sample: its frames in a row */
-			if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], &first, 1)) {
+		/* One sample, or copies of one sequence: its frames in a row. */
+		for (d = r.depth + 1; d < s->len[first]; d++)
+			if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], w.items + r.lo, r.hi - r.lo)) {
 				w.declined += s->len[first] - d - 1;
 				break;
 			}
 		if (v->end && d == s->len[first])
-			v->end(v->ctx, s->len[first], &first, 1);
+			v->end(v->ctx, s->len[first], w.items + r.lo, r.hi - r.lo);
 	}
 	free(w.stack);
 	free(w.items);

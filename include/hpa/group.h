@@ -37,12 +37,39 @@ struct hpa_stack_group {
  * fmt->empty (none if it is ""), ordered as a frame when that text is
  * prefix + name + suffix.  When no name holds the suffix's first byte
  * (hpa_folded_format's ';', a line break) that is the order of the texts,
- * each text once.  No table of texts is kept.  Returns the view's total.
+ * each text once.  No table of texts is kept; without `texts` none is
+ * even made (emit() gets NULL and 0: a caller that names a stack from one
+ * of its samples later).  Returns the view's total.
  */
 typedef void hpa_stack_emit_fn(void *ctx, const char *text, size_t len, const uint32_t *samples,
 			       const double *values, size_t n);
 double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		       const struct hpa_stack_format *fmt, hpa_stack_emit_fn *emit, void *ctx);
+		       const struct hpa_stack_format *fmt, bool texts, hpa_stack_emit_fn *emit,
+		       void *ctx);
+
+/* A stack's base side (positive) and profile side from emit()'s samples and values. */
+void hpa_stack_sides(const struct hpa_profile *prof, const uint32_t *samples, const double *values,
+		     size_t n, double *before, double *after);
+
+/*
+ * A stack's text in `fmt` made from one of its samples, for a caller of
+ * hpa_walk_stacks without texts: each frame's name is made once.
+ */
+struct hpa_stack_namer {
+	const struct hpa_profile *prof;
+	const struct hpa_stack_format *fmt;
+	struct hpa_view view;
+	uint32_t *slot_name;         /* per frame slot: id in names */
+	struct hpa_strtab names;
+	char *buf;
+	size_t alloc;
+};
+
+void hpa_stack_namer_init(struct hpa_stack_namer *n, const struct hpa_profile *prof,
+			  const struct hpa_view_opts *opts, const struct hpa_stack_format *fmt);
+/* The whole text, the last suffix included, of sample `sample`'s stack; valid until the next call. */
+const char *hpa_stack_text(struct hpa_stack_namer *n, uint32_t sample, size_t *len);
+void hpa_stack_namer_release(struct hpa_stack_namer *n);
 
 /*
  * Group the view's samples by stack text (a trailing separator is left to

@@ -15,11 +15,10 @@
 #define HPA_GROWTH_H
 
 #include "hpa/compat.h"
+#include "hpa/group.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
 #include "hpa/view.h"
-
-struct hpa_stack_format;
 
 struct hpa_series {
 	const char *name;    /* without the trailing separator, or NULL: hpa_growth_name() */
@@ -37,13 +36,7 @@ struct hpa_growth {
 	size_t nstacks, nfuncs;
 	struct hpa_strtab stack_texts, func_texts;   /* texts, when they had to be kept */
 	double *stack_values, *func_values;          /* its per-dump values, kept */
-	/* Naming a series from its sample (hpa_growth_name). */
-	const struct hpa_profile *prof;
-	struct hpa_view view;
-	uint32_t *slot_name;         /* per frame slot: id in names, per format */
-	struct hpa_strtab names;
-	char *buf;
-	size_t buf_alloc;
+	struct hpa_stack_namer stack_namer, func_namer;   /* naming from a sample */
 };
 
 /*

@@ -32,4 +32,7 @@ void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val);
 /* Mix a 64-bit value (splitmix64 finaliser); also used to combine keys. */
 uint64_t hpa_hash64(uint64_t x);
 
+/* Hash of a sequence of n ids (stacks, key paths, slot sequences). */
+uint64_t hpa_hash_ids(const uint32_t *ids, size_t n);
+
 #endif

@@ -16,6 +16,16 @@ uint64_t hpa_hash64(uint64_t x)
 	return x;
 }
 
+uint64_t hpa_hash_ids(const uint32_t *ids, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = hpa_hash64(h ^ ids[i]);
+	return h;
+}
+
 void hpa_hashmap_init(struct hpa_hashmap *map)
 {
 	map->slots = NULL;

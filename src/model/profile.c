@@ -174,12 +174,9 @@ static uint32_t new_stack(struct hpa_profile *prof, size_t nr, uint64_t h, uint3
 static uint32_t intern_tail(struct hpa_profile *prof, size_t nr)
 {
 	const uint32_t *locs = prof->frames + prof->frames_nr;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ nr;
+	uint64_t h = hpa_hash_ids(locs, nr);
 	uint32_t first, id;
-	size_t i;
 
-	for (i = 0; i < nr; i++)
-		h = hpa_hash64(h ^ locs[i]);
 	first = hpa_hashmap_get(&prof->stack_by_hash, h);
 	for (id = first; id; id = prof->stack_next[id]) {
 		const struct hpa_stack *st = &prof->stacks[id];

@@ -96,9 +96,7 @@ bool read_is_folded(const char *line)
 	const char *tok;
 	double v;
 
-	if (!last_token(line, &len, &tok, &tlen) || !parse_value(tok, tlen, &v) || !len)
-		return false;
-	return true;
+	return last_token(line, &len, &tok, &tlen) && parse_value(tok, tlen, &v) && len;
 }
 
 static bool marked(const char *s, size_t len)
@@ -207,6 +205,7 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 	const char *tok;
 	size_t tlen, slen = len;
 	double after, before = 0;
+	uint32_t stack;
 
 	if (!last_token(line, &slen, &tok, &tlen) || !parse_value(tok, tlen, &after))
 		return read_err(f->r, "expected \"frame;frame;... VALUE\" (folded stacks), the value "
@@ -219,12 +218,14 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 
 		if (first && two) {   /* "STACK BEFORE AFTER": the base is an input of its own */
 			char *path = hpa_xasprintf("%s (before)", hpa_profile_input(prof, f->r->input)->path);
+			struct hpa_input *in;
+
 			f->before = hpa_profile_add_input(prof, path);
 			free(path);
-			set_input(hpa_profile_input(prof, f->before));
-			hpa_profile_input(prof, f->before)->is_base = true;
-			hpa_profile_input(prof, f->before)->own_base = true;
-			hpa_profile_input(prof, f->before)->weight = -1;
+			in = hpa_profile_input(prof, f->before);
+			set_input(in);
+			in->is_base = in->own_base = true;
+			in->weight = -1;
 		} else if (!two && f->before) {
 			return read_err(f->r, "expected \"frame;frame;... BEFORE AFTER\" like the "
 					"lines before it (a differential folded file)");
@@ -236,12 +237,10 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 		return read_err(f->r, "a value without a stack");
 	if (parse_stack(f, line, slen) < 0)
 		return -1;
-	{
-		uint32_t stack = hpa_profile_intern_stack_locs(prof, f->locs, f->locs_nr);
-		add(f, stack, f->r->input, after);
-		if (f->before)
-			add(f, stack, f->before, before);
-	}
+	stack = hpa_profile_intern_stack_locs(prof, f->locs, f->locs_nr);
+	add(f, stack, f->r->input, after);
+	if (f->before)
+		add(f, stack, f->before, before);
 	return 0;
 }
 

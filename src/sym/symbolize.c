@@ -243,31 +243,30 @@ static char *search_binary_path(const struct symbolizer *s, const struct module 
 	const char *base = strrchr(m->map_path, '/');
 
 	base = base ? base + 1 : m->map_path;
-	while (list && *list) {
-		const char *colon = strchr(list, ':');
-		int dl = colon ? (int)(colon - list) : (int)strlen(list);
+	for (; list && *list; list += strcspn(list, ":") + (list[strcspn(list, ":")] == ':')) {
+		int dl = (int)strcspn(list, ":");   /* one folder of the list */
 		char *tries[3];
 		size_t n = 0, i;
-		char *found = NULL;
+		int found = -1;
 
-		if (dl) {
-			if (*build_id)
-				tries[n++] = hpa_xasprintf("%.*s/%s/%s", dl, list, build_id, base);
-			tries[n++] = hpa_xasprintf("%.*s/%s", dl, list, base);
-			if (m->map_path[0] == '/')
-				tries[n++] = hpa_xasprintf("%.*s%s", dl, list, m->map_path);
-		}
-		for (i = 0; i < n; i++) {
-			char *why = found ? NULL : check_file(s, m, tries[i], bias);
-			if (!found && !why)
-				found = tries[i];
-			else
-				free(tries[i]);
+		if (!dl)
+			continue;
+		if (*build_id)
+			tries[n++] = hpa_xasprintf("%.*s/%s/%s", dl, list, build_id, base);
+		tries[n++] = hpa_xasprintf("%.*s/%s", dl, list, base);
+		if (m->map_path[0] == '/')
+			tries[n++] = hpa_xasprintf("%.*s%s", dl, list, m->map_path);
+		for (i = 0; i < n && found < 0; i++) {
+			char *why = check_file(s, m, tries[i], bias);
+			if (!why)
+				found = (int)i;
 			free(why);
 		}
-		if (found)
-			return found;
-		list = colon ? colon + 1 : NULL;
+		for (i = 0; i < n; i++)
+			if ((int)i != found)
+				free(tries[i]);
+		if (found >= 0)
+			return tries[found];
 	}
 	return NULL;
 }

@@ -35,16 +35,10 @@ static void emit_line(void *ctx, const char *text, size_t len, const uint32_t *s
 		      const double *values, size_t n)
 {
 	struct lines *l = ctx;
-	double before = 0, after = 0;
+	double before, after;
 	int tl = (int)len - 1;   /* without the last ';' */
-	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (l->prof->inputs[l->prof->samples[samples[i]].input - 1].is_base)
-			before -= values[i];
-		else
-			after += values[i];
-	}
+	hpa_stack_sides(l->prof, samples, values, n, &before, &after);
 	if (l->diff_columns) {
 		long long b = trunc_ll(before), a = trunc_ll(after);
 		if (b || a)
@@ -71,6 +65,6 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 	fmt.root_first = !opts->reverse;   /* --reverse: leaf first */
 	if (opts->short_names)
 		fmt.name = hpa_folded_short_frame;
-	hpa_walk_stacks(prof, &vo, &fmt, emit_line, &l);
+	hpa_walk_stacks(prof, &vo, &fmt, true, emit_line, &l);
 	return 0;
 }

@@ -11,7 +11,6 @@
 #include "hpa/diag.h"
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
-#include "hpa/strtab.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
@@ -62,7 +61,6 @@ static void keep_trace(void *ctx, const char *text, size_t len, const uint32_t *
 {
 	struct traces *ts = ctx;
 	struct trace *t;
-	size_t i;
 
 	(void)text;
 	(void)len;
@@ -70,13 +68,7 @@ static void keep_trace(void *ctx, const char *text, size_t len, const uint32_t *
 	t = &ts->t[ts->n];
 	t->sample = samples[0];
 	t->order = (uint32_t)ts->n++;
-	t->before = t->after = 0;
-	for (i = 0; i < n; i++) {
-		if (ts->prof->inputs[ts->prof->samples[samples[i]].input - 1].is_base)
-			t->before -= values[i];
-		else
-			t->after += values[i];
-	}
+	hpa_stack_sides(ts->prof, samples, values, n, &t->before, &t->after);
 }
 
 static int cmp_traces(const void *a, const void *b)
@@ -95,52 +87,33 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 						     "      <no stack>\n", false };
 	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct traces ts = { prof, NULL, 0, 0 };
-	struct hpa_strtab names;
-	struct hpa_view view;
-	uint32_t *slot_name;
-	size_t i, k, nr;
+	struct hpa_stack_namer namer;
+	size_t i, len;
 	double total;
 	char num[2][48];
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	total = hpa_dust_to_zero(hpa_walk_stacks(prof, &vo, &fmt, keep_trace, &ts));
+	total = hpa_dust_to_zero(hpa_walk_stacks(prof, &vo, &fmt, false, keep_trace, &ts));
 	if (ts.n > 1)
 		qsort(ts.t, ts.n, sizeof(*ts.t), cmp_traces);
 	hpa_format_total(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "Total: %s in %zu stacks\n", num[0], ts.n);
 	hpa_active_filters(fp, &vo);
-	hpa_strtab_init(&names);
-	slot_name = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*slot_name));
-	hpa_view_init(&view, prof, &vo);
+	hpa_stack_namer_init(&namer, prof, &vo, &fmt);
 	for (i = 0; i < ts.n; i++) {
 		double value = hpa_dust_to_zero(ts.t[i].after - ts.t[i].before);
-		const struct hpa_frame *frames;
+		const char *text;
 
 		if (value == 0)
 			continue;
 		hpa_format_total(num[0], sizeof(num[0]), value, opts);
 		hpa_format_percent(num[1], sizeof(num[1]), value, total);
 		fprintf(fp, "-----------\n%s (%s)\n", num[0], num[1]);
-		if (!hpa_view_sample(&view, ts.t[i].sample, &frames, &nr) || !nr) {
-			fputs(fmt.empty, fp);
-			continue;
-		}
-		for (k = 0; k < nr; k++) {   /* leaf first, as the view gives them */
-			size_t slot = hpa_frame_slot(prof, frames[k]);
-			if (!slot_name[slot]) {   /* the frame's whole line, made once */
-				char *name = frame_text(prof, frames[k]);
-				char *text = hpa_xasprintf("%s%s%s", fmt.prefix, name, fmt.suffix);
-				slot_name[slot] = hpa_strtab_intern(&names, text);
-				free(name);
-				free(text);
-			}
-			fputs(hpa_strtab_get(&names, slot_name[slot]), fp);
-		}
+		text = hpa_stack_text(&namer, ts.t[i].sample, &len);
+		fwrite(text, 1, len, fp);
 	}
-	hpa_view_release(&view);
-	free(slot_name);
-	hpa_strtab_release(&names);
+	hpa_stack_namer_release(&namer);
 	free(ts.t);
 	return 0;
 }

@@ -28,9 +28,10 @@ struct walk_stacks {
 	char *buf;                   /* the text of the stack walked to */
 	size_t *end;                 /* end[depth]: its length down to that depth */
 	size_t buf_alloc, end_alloc, pl, sl;
+	bool texts;                  /* make the texts (else emit() gets NULL) */
 	uint32_t *samples;           /* the samples and values passed to emit() */
 	double *values;
-	size_t scratch_alloc, scratch_alloc2;
+	size_t samples_alloc, values_alloc;
 	hpa_stack_emit_fn *emit;
 	void *ctx;
 };
@@ -38,11 +39,16 @@ struct walk_stacks {
 static bool stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
 {
 	struct walk_stacks *w = ctx;
-	const char *name = hpa_strtab_get(&w->names, w->slot_name[slot]);
-	size_t len = w->end[depth - 1], nl = strlen(name);
+	const char *name;
+	size_t len, nl;
 
 	(void)items;
 	(void)n;
+	if (!w->texts)
+		return true;
+	name = hpa_strtab_get(&w->names, w->slot_name[slot]);
+	len = w->end[depth - 1];
+	nl = strlen(name);
 	HPA_GROW(w->end, depth + 1, w->end_alloc);
 	HPA_GROW(w->buf, len + w->pl + nl + w->sl + 1, w->buf_alloc);
 	memcpy(w->buf + len, w->fmt->prefix, w->pl);
@@ -61,13 +67,16 @@ static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n
 
 	if (!depth && !*text)
 		return;   /* no group for a stack without frames */
-	HPA_GROW(w->samples, n, w->scratch_alloc);
-	HPA_GROW(w->values, n, w->scratch_alloc2);
+	HPA_GROW(w->samples, n, w->samples_alloc);
+	HPA_GROW(w->values, n, w->values_alloc);
 	for (i = 0; i < n; i++) {
 		w->samples[i] = w->s->sample[items[i]];
 		w->values[i] = w->s->v[items[i]];
 	}
-	w->emit(w->ctx, text, depth ? w->end[depth] : strlen(text), w->samples, w->values, n);
+	if (!w->texts)
+		w->emit(w->ctx, NULL, 0, w->samples, w->values, n);
+	else
+		w->emit(w->ctx, text, depth ? w->end[depth] : strlen(text), w->samples, w->values, n);
 }
 
 static const char *names_str(const void *names, uint32_t id)
@@ -76,7 +85,8 @@ static const char *names_str(const void *names, uint32_t id)
 }
 
 double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		       const struct hpa_stack_format *fmt, hpa_stack_emit_fn *emit, void *ctx)
+		       const struct hpa_stack_format *fmt, bool texts, hpa_stack_emit_fn *emit,
+		       void *ctx)
 {
 	struct hpa_seqs s;
 	struct walk_stacks w;
@@ -87,6 +97,7 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 
 	memset(&w, 0, sizeof(w));
 	w.fmt = fmt;
+	w.texts = texts;
 	w.pl = strlen(fmt->prefix);
 	w.sl = strlen(fmt->suffix);
 	w.emit = emit;
@@ -122,6 +133,76 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 	hpa_strtab_release(&w.names);
 	hpa_seqs_release(&s);
 	return total;
+}
+
+void hpa_stack_sides(const struct hpa_profile *prof, const uint32_t *samples, const double *values,
+		     size_t n, double *before, double *after)
+{
+	size_t i;
+
+	*before = *after = 0;
+	for (i = 0; i < n; i++) {
+		if (prof->inputs[prof->samples[samples[i]].input - 1].is_base)
+			*before -= values[i];
+		else
+			*after += values[i];
+	}
+}
+
+void hpa_stack_namer_init(struct hpa_stack_namer *n, const struct hpa_profile *prof,
+			  const struct hpa_view_opts *opts, const struct hpa_stack_format *fmt)
+{
+	memset(n, 0, sizeof(*n));
+	n->prof = prof;
+	n->fmt = fmt;
+	hpa_view_init(&n->view, prof, opts);
+	hpa_strtab_init(&n->names);
+	n->slot_name = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*n->slot_name));
+}
+
+const char *hpa_stack_text(struct hpa_stack_namer *n, uint32_t sample, size_t *len)
+{
+	const struct hpa_stack_format *fmt = n->fmt;
+	const struct hpa_frame *frames;
+	size_t nr, k, at = 0;
+
+	if (!hpa_view_sample(&n->view, sample, &frames, &nr))
+		nr = 0;
+	if (fmt->leaf_only && nr > 1)
+		nr = 1;
+	if (!nr) {
+		*len = strlen(fmt->empty);
+		return fmt->empty;
+	}
+	for (k = 0; k < nr; k++) {
+		struct hpa_frame f = frames[fmt->root_first ? nr - 1 - k : k];
+		size_t slot = hpa_frame_slot(n->prof, f), l;
+		const char *line;
+
+		if (!n->slot_name[slot]) {   /* the frame's prefix + name + suffix, made once */
+			char *name = fmt->name(n->prof, f);
+			char *text = hpa_xasprintf("%s%s%s", fmt->prefix, name, fmt->suffix);
+			n->slot_name[slot] = hpa_strtab_intern(&n->names, text);
+			free(name);
+			free(text);
+		}
+		line = hpa_strtab_get(&n->names, n->slot_name[slot]);
+		l = strlen(line);
+		HPA_GROW(n->buf, at + l + 1, n->alloc);
+		memcpy(n->buf + at, line, l + 1);
+		at += l;
+	}
+	*len = at;
+	return n->buf;
+}
+
+void hpa_stack_namer_release(struct hpa_stack_namer *n)
+{
+	hpa_view_release(&n->view);
+	hpa_strtab_release(&n->names);
+	free(n->slot_name);
+	free(n->buf);
+	memset(n, 0, sizeof(*n));
 }
 
 struct group_stacks {
@@ -182,7 +263,7 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_op
 	g.group_of = group_of;
 	if (group_of)
 		memset(group_of, 0, prof->samples_nr * sizeof(*group_of));
-	*total = hpa_walk_stacks(prof, opts, fmt, group_emit, &g);
+	*total = hpa_walk_stacks(prof, opts, fmt, true, group_emit, &g);
 	*out = g.groups;
 	if (per_input)
 		*per_input = g.series;
@@ -481,16 +562,6 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static uint64_t hash_keys(const uint32_t *keys, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = hpa_hash64(h ^ keys[i]);
-	return h;
-}
-
 size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool_out,
 		       uint32_t *group_of)
@@ -523,7 +594,7 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		}
 		if (!n)
 			keys[n++] = fmt->empty(fmt->ctx);
-		h = hash_keys(keys, n);
+		h = hpa_hash_ids(keys, n);
 		first = hpa_hashmap_get(&by_hash, h);
 		for (id = first; id; id = next[id])
 			if (groups[id - 1].n == n && !memcmp(pool + groups[id - 1].first, keys, n * sizeof(*keys)))

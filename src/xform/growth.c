@@ -117,7 +117,7 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 
 	hpa_strtab_init(texts);
 	if (lazy) {
-		hpa_walk_stacks(prof, vo, fmt, keep_group, &z);
+		hpa_walk_stacks(prof, vo, fmt, false, keep_group, &z);
 		*nr = z.n;
 		*values = z.values;
 	} else {
@@ -148,44 +148,17 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 
 const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, int *len)
 {
-	const struct hpa_stack_format *fmt = s->fmt;
-	const struct hpa_frame *frames;
-	size_t n = 0, nr, k, cut = strlen(fmt->suffix);
+	struct hpa_stack_namer *n = s->fmt == g->func_namer.fmt ? &g->func_namer : &g->stack_namer;
+	size_t l, cut = strlen(s->fmt->suffix);
+	const char *text;
 
 	if (s->name) {
 		*len = s->name_len;
 		return s->name;
 	}
-	if (!hpa_view_sample(&g->view, s->sample, &frames, &nr))
-		nr = 0;
-	if (fmt->leaf_only && nr > 1)
-		nr = 1;
-	if (!nr) {
-		HPA_GROW(g->buf, strlen(fmt->empty) + 1, g->buf_alloc);
-		strcpy(g->buf, fmt->empty);
-		n = strlen(fmt->empty);
-	}
-	for (k = 0; k < nr; k++) {
-		struct hpa_frame f = frames[fmt->root_first ? nr - 1 - k : k];
-		size_t slot = hpa_frame_slot(g->prof, f), l;
-		const char *name;
-
-		if (fmt == &hpa_folded_format) {   /* its own name, as the folded text has it */
-			name = hpa_profile_str(g->prof, hpa_frame_name(g->prof, f)->folded);
-		} else {
-			if (!g->slot_name[slot]) {
-				char *t = fmt->name(g->prof, f);
-				g->slot_name[slot] = hpa_strtab_intern(&g->names, t);
-				free(t);
-			}
-			name = hpa_strtab_get(&g->names, g->slot_name[slot]);
-		}
-		l = strlen(name);
-		HPA_GROW(g->buf, n + strlen(fmt->prefix) + l + cut + 1, g->buf_alloc);
-		n += (size_t)sprintf(g->buf + n, "%s%s%s", fmt->prefix, name, fmt->suffix);
-	}
-	*len = (int)(n >= cut ? n - cut : n);
-	return g->buf;
+	text = hpa_stack_text(n, s->sample, &l);
+	*len = (int)(l >= cut ? l - cut : l);
+	return text;
 }
 
 /*
@@ -202,10 +175,8 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 
 	memset(g, 0, sizeof(*g));
 	g->dumps = prof->inputs_nr;
-	g->prof = prof;
-	hpa_view_init(&g->view, prof, opts);
-	hpa_strtab_init(&g->names);
-	g->slot_name = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*g->slot_name));
+	hpa_stack_namer_init(&g->stack_namer, prof, opts, folded ? &hpa_folded_format : &stacks);
+	hpa_stack_namer_init(&g->func_namer, prof, opts, &funcs);
 	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
 				 &g->stack_texts, &g->stack_values, &g->nstacks);
 	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs);
@@ -219,8 +190,6 @@ void hpa_growth_release(struct hpa_growth *g)
 	free(g->funcs);
 	hpa_strtab_release(&g->stack_texts);
 	hpa_strtab_release(&g->func_texts);
-	hpa_view_release(&g->view);
-	hpa_strtab_release(&g->names);
-	free(g->slot_name);
-	free(g->buf);
+	hpa_stack_namer_release(&g->stack_namer);
+	hpa_stack_namer_release(&g->func_namer);
 }

@@ -61,15 +61,14 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		s->kept++;
 		/*
 		 * With several dumps, a sequence seen before (the same stack in
-		 * another dump) is stored once; one dump's stacks are all distinct.
+		 * another dump) is stored once; one dump's stacks are distinct
+		 * already (interned by the readers, written once by jemalloc).
 		 */
 		if (prof->inputs_nr > 1) {
-			uint64_t h = 0x9e3779b97f4a7c15ULL ^ nr;
-			uint32_t id;
 			size_t off = s->off[kept];
+			uint64_t h = hpa_hash_ids(s->seq + off, nr);
+			uint32_t id;
 
-			for (k = 0; k < nr; k++)
-				h = hpa_hash64(h ^ s->seq[off + k]);
 			for (id = hpa_hashmap_get(&by_hash, h); id; id = next[id])
 				if (s->len[id - 1] == nr && !memcmp(s->seq + s->off[id - 1], s->seq + off,
 								     nr * sizeof(*s->seq)))

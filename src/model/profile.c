@@ -197,6 +197,17 @@ uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t 
 	return intern_tail(prof, nr);
 }
 
+uint32_t hpa_profile_add_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr)
+{
+	if (!nr)
+		return 0;
+	if (nr > UINT32_MAX)
+		HPA_BUG("stack of %zu frames", nr);
+	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
+	memcpy(prof->frames + prof->frames_nr, locs, nr * sizeof(*locs));
+	return new_stack(prof, nr, 0, 0, false);
+}
+
 /* The locations of `addrs` to the end of frames[], not yet counted in frames_nr. */
 static void tail_locs(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
 {

@@ -100,7 +100,6 @@ static int record_line(struct reader *r, const char *line)
 {
 	const char *p = line;
 	uint64_t raw[HPA_NVALUES];
-	uint32_t stack;
 	char q[64];
 
 	if (parse_counts(r, &p, raw) < 0)
@@ -111,13 +110,15 @@ static int record_line(struct reader *r, const char *line)
 				read_quote(line, q, sizeof(q)));
 	if (parse_addrs(r, p + 1) < 0)
 		return -1;
+	if (!r->io.newline && r->addrs_nr)
+		read_pipe_end(r);   /* cut_address() looks at the locations stored */
 	if (!r->io.newline && r->addrs_nr && cut_address(r, r->addrs[r->addrs_nr - 1]))
 		return read_err(r, "the last address of \"%s\" looks cut short",
 				read_quote(line, q, sizeof(q)));
 	if (!r->addrs_nr)
 		read_note(r, NOTE_EMPTY_STACK);
-	stack = hpa_profile_intern_stack(r->prof, r->addrs, r->addrs_nr);
-	read_add_sample(r, stack, HPA_THREAD_ALL, raw);
+	read_stack(r, true);
+	read_add_sample(r, HPA_THREAD_ALL, raw);
 	return 0;
 }
 

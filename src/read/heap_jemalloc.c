@@ -12,8 +12,7 @@
 
 /* The record being read: one "@" line and the counter lines under it. */
 struct record {
-	bool open;
-	uint32_t stack;
+	bool open;                   /* its stack is the one last given to read_stack() */
 	bool has_total;              /* a "t*:" line was seen */
 	uint64_t thread_sum[HPA_NVALUES];
 	uint64_t thread_lines;
@@ -39,7 +38,7 @@ static void close_record(struct reader *r, struct record *rec)
 		 * sum of the raw per-thread counts is what jemalloc writes as t*.
 		 */
 		read_note(r, NOTE_NO_TOTAL_LINE);
-		read_add_sample(r, rec->stack, HPA_THREAD_ALL, rec->thread_sum);
+		read_add_sample(r, HPA_THREAD_ALL, rec->thread_sum);
 	} else if (!rec->has_total) {
 		read_note(r, NOTE_STACK_WITHOUT_COUNTS);
 	}
@@ -107,7 +106,7 @@ static int counter_line(struct reader *r, struct record *rec, const char *line)
 			add_saturating(&rec->thread_sum[i], raw[i]);
 		hpa_profile_note_thread(r->prof, thread, NULL);
 	}
-	read_add_sample(r, rec->stack, thread, raw);
+	read_add_sample(r, thread, raw);
 	return 0;
 }
 
@@ -148,7 +147,7 @@ int read_jemalloc(struct reader *r, const char *header)
 			if (parse_addrs(r, line + 1) == 0) {
 				rec.open = true;
 				rec.line = r->io.pos.line;
-				rec.stack = hpa_profile_add_stack(r->prof, r->addrs, r->addrs_nr);
+				read_stack(r, false);
 				if (!r->addrs_nr)
 					read_note(r, NOTE_EMPTY_STACK);
 				continue;

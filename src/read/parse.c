@@ -200,8 +200,7 @@ int parse_addrs(struct reader *r, const char *p)
 	}
 }
 
-void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
-		     const uint64_t raw[HPA_NVALUES])
+void read_add_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES])
 {
 	const struct hpa_input *in = hpa_profile_input(r->prof, r->input);
 	double v[HPA_NVALUES];
@@ -220,5 +219,5 @@ void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
 		read_note(r, NOTE_BYTES_WITHOUT_OBJECTS);
 	if (notes & HPA_UNSAMPLE_OBJECTS_WITHOUT_BYTES)
 		read_note(r, NOTE_OBJECTS_WITHOUT_BYTES);
-	hpa_profile_add_sample(r->prof, stack, thread, r->input, v);
+	read_pipe_sample(r, thread, v);
 }

@@ -48,6 +48,7 @@ struct reader {
 	size_t syms_nr, syms_alloc;
 	char *symbol_binary;           /* its "binary=" */
 	char err[256];                 /* what the last failed parser found */
+	struct read_pipe *pipe;        /* stacks and samples on their way to prof (pipe.c) */
 };
 
 /* Count a note at the current line. */
@@ -86,9 +87,18 @@ int parse_counts(struct reader *r, const char **p, uint64_t raw[HPA_NVALUES]);
 /* Whitespace-separated addresses ("0x" optional, 1-16 hex digits) to r->addrs. */
 int parse_addrs(struct reader *r, const char *p);
 
-/* Append a sample of the counts as written (hpa_unsample_profile() scales them later). */
-void read_add_sample(struct reader *r, uint32_t stack, int32_t thread,
-		     const uint64_t raw[HPA_NVALUES]);
+/*
+ * Stacks and samples go to the profile through a pipe (pipe.c), stored on a
+ * second thread in the order given.  read_stack() gives r->addrs as a stack
+ * (`intern`: one already stored is reused); read_add_sample() gives a sample
+ * of the counts as written (hpa_unsample_profile() scales them later) for the
+ * stack last given.  read_pipe_end() returns once all is stored: the reader
+ * calls it before it looks at the profile's locations, stacks or samples.
+ */
+void read_stack(struct reader *r, bool intern);
+void read_add_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES]);
+void read_pipe_sample(struct reader *r, int32_t thread, const double v[HPA_NVALUES]);
+void read_pipe_end(struct reader *r);
 
 /* True when the line starts a maps section. */
 bool is_maps_marker(const char *line);

@@ -412,6 +412,7 @@ static int read_input(struct hpa_profile *prof, struct reader *r)
 	r->first_sample = prof->samples_nr;   /* what this input adds comes after */
 	r->first_loc = prof->locs_nr;
 	rc = read_body(r);
+	read_pipe_end(r);
 	if (rc == 0 && r->symbolized)
 		read_apply_symbols(r);
 	if (rc == 0) {

@@ -235,19 +235,25 @@ static bool arm64_call_before(const unsigned char *b)
 char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 			       const uint64_t *pcs, size_t nr)
 {
-	size_t i, outside = 0, no_call = 0, checked = 0;
+	size_t i, outside = 0, no_call = 0, checked = 0, size = 0;
 	bool x86 = v->ehdr.e_machine == EM_X86_64, arm = v->ehdr.e_machine == EM_AARCH64;
+	/* The file as libelf mapped it: a read per address was a system call each. */
+	const unsigned char *raw = (const unsigned char *)elf_rawfile(v->elf, &size);
 
 	for (i = 0; i < nr; i++) {
 		uint64_t ret = pcs[i] + 1 - bias, off;   /* the return address, file vaddr */
-		unsigned char b[9];
+		unsigned char buf[9];
+		const unsigned char *b = buf;
 
 		if (!in_exec_segment(v, ret - 1, &off)) {
 			outside++;
 			continue;
 		}
-		if ((!x86 && !arm) || off < 8 ||
-		    pread(v->fd, b, sizeof(b), (off_t)(off + 1 - 8)) != (ssize_t)sizeof(b))
+		if ((!x86 && !arm) || off < 8)
+			continue;
+		if (raw && off + 1 < size)
+			b = raw + off + 1 - 8;
+		else if (pread(v->fd, buf, sizeof(buf), (off_t)(off + 1 - 8)) != (ssize_t)sizeof(buf))
 			continue;
 		checked++;
 		if (!(x86 ? x86_call_before(b) : arm64_call_before(b)))

@@ -186,14 +186,20 @@ static uint32_t intern_tail(struct hpa_profile *prof, size_t nr)
 	return new_stack(prof, nr, h, first, true);
 }
 
-uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr)
+/* Location ids to the end of frames[], not yet counted in frames_nr. */
+static void tail_copy(struct hpa_profile *prof, const uint32_t *locs, size_t nr)
 {
-	if (!nr)
-		return 0;
 	if (nr > UINT32_MAX)
 		HPA_BUG("stack of %zu frames", nr);
 	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
 	memcpy(prof->frames + prof->frames_nr, locs, nr * sizeof(*locs));
+}
+
+uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr)
+{
+	if (!nr)
+		return 0;
+	tail_copy(prof, locs, nr);
 	return intern_tail(prof, nr);
 }
 
@@ -201,10 +207,7 @@ uint32_t hpa_profile_add_stack_locs(struct hpa_profile *prof, const uint32_t *lo
 {
 	if (!nr)
 		return 0;
-	if (nr > UINT32_MAX)
-		HPA_BUG("stack of %zu frames", nr);
-	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
-	memcpy(prof->frames + prof->frames_nr, locs, nr * sizeof(*locs));
+	tail_copy(prof, locs, nr);
 	return new_stack(prof, nr, 0, 0, false);
 }
 

@@ -75,51 +75,75 @@ static bool is_allocator_module(const char *path)
 	return !strncmp(base, "libjemalloc.so", 14) || !strncmp(base, "libtcmalloc", 11);
 }
 
+/* Is function f allocator code?  Each function's short name is tested once. */
+static bool func_is_allocator(const struct hpa_profile *prof, uint8_t *known, uint32_t f)
+{
+	if (!known[f]) {
+		char *name = xstrdup(hpa_profile_str(prof, prof->funcs[f].name));
+		hpa_short_name(name);
+		known[f] = hpa_is_allocator_name(name) ? 2 : 1;
+		free(name);
+	}
+	return known[f] == 2;
+}
+
 void hpa_mark_internal(struct hpa_profile *prof)
 {
+	uint8_t *known = xcalloc(prof->funcs_nr + 1, 1);
+	uint8_t *map_alloc = xcalloc(prof->mappings_nr + 1, 1);   /* 0 unknown, 1 no, 2 yes */
 	size_t i, j;
 
 	for (i = 1; i < prof->locs_nr; i++) {
 		struct hpa_location *loc = &prof->locs[i];
-		const char *path = hpa_profile_loc_path(prof, (uint32_t)i);
 
-		loc->internal = path && is_allocator_module(path);
+		if (!map_alloc[loc->mapping]) {
+			const char *path = hpa_profile_loc_path(prof, (uint32_t)i);
+			map_alloc[loc->mapping] = path && is_allocator_module(path) ? 2 : 1;
+		}
+		loc->internal = map_alloc[loc->mapping] == 2;
 		loc->internal_levels = 0;
 		/* The outermost allocator level decides: it and all inside it go. */
 		for (j = loc->line_nr; !loc->internal && j-- > 0;) {
-			const struct hpa_line *l = &prof->lines[loc->line_first + j];
-			char *name = xstrdup(hpa_profile_str(prof, prof->funcs[l->func].name));
-			bool alloc;
-
-			hpa_short_name(name);
-			alloc = hpa_is_allocator_name(name);
-			free(name);
-			if (alloc) {
+			if (func_is_allocator(prof, known, prof->lines[loc->line_first + j].func)) {
 				loc->internal_levels = (uint16_t)(j + 1);
 				loc->internal = j + 1 == loc->line_nr;
 				break;
 			}
 		}
 	}
+	free(known);
+	free(map_alloc);
 	hpa_cache_stack_cuts(prof);
 }
 
-/* Stack `stack`'s cut: the leaf frames a report leaves out, *levels of the next one too. */
-static size_t scan_cut(const struct hpa_profile *prof, uint32_t stack, unsigned *levels)
+/* A location's part in a cut, one small word each: CUT_ALL, or the inline levels cut. */
+#define CUT_ALL UINT16_MAX
+
+static uint16_t loc_cut(const struct hpa_location *l)
+{
+	return l->internal ? CUT_ALL : l->internal_levels;
+}
+
+/*
+ * Stack `stack`'s cut: the leaf frames a report leaves out, *levels of the
+ * next one too.  `cuts` is loc_cut() of every location, or NULL.
+ */
+static size_t scan_cut(const struct hpa_profile *prof, const uint16_t *cuts, uint32_t stack,
+		       unsigned *levels)
 {
 	size_t nr, cut = 0, i;
 	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
 
 	*levels = 0;
 	for (i = 0; i < nr; i++) {
-		const struct hpa_location *l = &prof->locs[locs[i]];
+		uint16_t c = cuts ? cuts[locs[i]] : loc_cut(&prof->locs[locs[i]]);
 
-		if (l->internal) {
+		if (c == CUT_ALL) {
 			cut = i + 1;          /* this frame and all leafward go */
 			*levels = 0;
-		} else if (l->internal_levels) {
+		} else if (c) {
 			cut = i;              /* leafward frames go, this one in part */
-			*levels = l->internal_levels;
+			*levels = c;
 		}
 	}
 	return cut;
@@ -127,6 +151,7 @@ static size_t scan_cut(const struct hpa_profile *prof, uint32_t stack, unsigned 
 
 void hpa_cache_stack_cuts(struct hpa_profile *prof)
 {
+	uint16_t *cuts;
 	size_t i;
 
 	free(prof->stack_cut);
@@ -134,11 +159,15 @@ void hpa_cache_stack_cuts(struct hpa_profile *prof)
 	prof->stack_cut = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*prof->stack_cut)));
 	prof->stack_cut_levels = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*prof->stack_cut_levels)));
 	prof->stack_cut_nr = prof->stacks_nr;
+	cuts = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*cuts)));
+	for (i = 0; i < prof->locs_nr; i++)
+		cuts[i] = loc_cut(&prof->locs[i]);
 	for (i = 0; i < prof->stacks_nr; i++) {
 		unsigned levels;
-		prof->stack_cut[i] = (uint32_t)scan_cut(prof, (uint32_t)i, &levels);
+		prof->stack_cut[i] = (uint32_t)scan_cut(prof, cuts, (uint32_t)i, &levels);
 		prof->stack_cut_levels[i] = (uint16_t)levels;
 	}
+	free(cuts);
 }
 
 size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool keep_internal,
@@ -152,7 +181,7 @@ size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool ke
 		cut = prof->stack_cut[stack];
 		levels = prof->stack_cut_levels[stack];
 	} else if (!keep_internal) {
-		cut = scan_cut(prof, stack, &levels);
+		cut = scan_cut(prof, NULL, stack, &levels);
 	}
 	*frames = locs + cut;
 	*skip = levels;

@@ -44,6 +44,15 @@ void hpa_view_release(struct hpa_view *v);
 bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **frames, size_t *nr);
 
 /*
+ * The two halves of hpa_view_sample: whether sample `i` is of the view's
+ * thread and side; the frames of a stack (the same for every sample of
+ * stacks with the same locations), false if the filters drop it.
+ */
+bool hpa_view_keeps(const struct hpa_view *v, size_t i);
+bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame **frames,
+		    size_t *nr);
+
+/*
  * Warn about a --thread without samples and each of --focus, --ignore,
  * --show and --hide that matches no frame of the selected thread's
  * samples: such a report is empty or unfiltered, never what was meant.

@@ -70,6 +70,53 @@ static void one_home_per_module(struct hpa_profile *prof, const uint32_t *module
 	hpa_hashmap_release(&home_of);
 }
 
+/*
+ * After the locations, the stacks: stacks of different inputs that now hold
+ * the same frames become one id, and the table keeps each once (dumps of
+ * one program share most of their stacks: 20 dumps of 50k stacks are 55k
+ * stacks, not a million).  Ids stay in order of first appearance.  The
+ * stack index is rebuilt for the ids kept.
+ */
+static void unify_stacks(struct hpa_profile *prof)
+{
+	uint32_t *remap = xmalloc(st_mult(prof->stacks_nr, sizeof(*remap)));
+	size_t i, nf = 0;
+	uint32_t ns = 1;
+
+	hpa_hashmap_release(&prof->stack_by_hash);
+	hpa_hashmap_init(&prof->stack_by_hash);
+	remap[0] = 0;
+	for (i = 1; i < prof->stacks_nr; i++) {
+		struct hpa_stack st = prof->stacks[i];
+		const uint32_t *f = prof->frames + st.first;
+		uint64_t h = hpa_hash_ids(f, st.nr);
+		uint32_t first = hpa_hashmap_get(&prof->stack_by_hash, h), id;
+
+		for (id = first; id; id = prof->stack_next[id])
+			if (prof->stacks[id].nr == st.nr &&
+			    !memcmp(prof->frames + prof->stacks[id].first, f, st.nr * sizeof(*f)))
+				break;
+		if (!id) {   /* kept: its frames move down to nf (never past where they were) */
+			id = ns++;
+			memmove(prof->frames + nf, f, st.nr * sizeof(*f));
+			prof->stacks[id].first = (uint32_t)nf;
+			prof->stacks[id].nr = st.nr;
+			prof->stack_next[id] = first;
+			hpa_hashmap_put(&prof->stack_by_hash, h, id);
+			nf += st.nr;
+		}
+		remap[i] = id;
+	}
+	for (i = 0; i < prof->samples_nr; i++)
+		prof->samples[i].stack = remap[prof->samples[i].stack];
+	free(remap);
+	memset(prof->stack_next + ns, 0, (prof->stacks_alloc - ns) * sizeof(*prof->stack_next));
+	prof->stacks_nr = ns;
+	prof->frames_nr = nf;
+	prof->frames = xrealloc(prof->frames, st_mult(nf + 1, sizeof(*prof->frames)));
+	prof->frames_alloc = nf + 1;
+}
+
 void hpa_unify_locations(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
@@ -127,18 +174,11 @@ void hpa_unify_locations(struct hpa_profile *prof)
 		return;
 	}
 
-	/*
-	 * Stacks follow in place.  Two stacks of different inputs may now hold
-	 * the same frames; they stay two ids (every reader of stacks goes
-	 * through samples), and the stack index, keyed by the old ids, is
-	 * emptied so nothing later matches against it.
-	 */
+	/* Stacks follow in place, and then become one id for the same frames. */
 	for (i = 0; i < prof->frames_nr; i++)
 		prof->frames[i] = remap[prof->frames[i]];
 	free(remap);
-	hpa_hashmap_release(&prof->stack_by_hash);
-	hpa_hashmap_init(&prof->stack_by_hash);
-	memset(prof->stack_next, 0, prof->stacks_alloc * sizeof(*prof->stack_next));
+	unify_stacks(prof);
 
 	/* Addresses now name the representative of their location. */
 	hpa_hashmap_release(&prof->loc_by_addr);

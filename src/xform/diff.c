@@ -125,7 +125,10 @@ static void rekey_base(struct hpa_profile *prof)
 				break;
 		remap[i] = id;
 	}
-	/* The base's stacks are its own (stacks are interned per input): rewrite in place. */
+	/*
+	 * Rewritten in place: a stack the profile shares holds no location of
+	 * the base's alone (hpa_unify_locations merges equal stacks of inputs).
+	 */
 	for (i = 0; i < prof->samples_nr; i++) {
 		uint32_t st = prof->samples[i].stack;
 		uint32_t *f = prof->frames + prof->stacks[st].first;

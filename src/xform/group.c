@@ -90,7 +90,7 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 {
 	struct hpa_seqs s;
 	struct walk_stacks w;
-	struct hpa_seqs_visitor visit = { stack_node, stack_end, &w };
+	struct hpa_seqs_visitor visit = { stack_node, stack_end, &w, true };
 	size_t el = strlen(fmt->empty), i;
 	double total;
 	bool empty_frame;

@@ -10,14 +10,46 @@
 #include "hpa/hashmap.h"
 #include "hpa/xalloc.h"
 
+/* The per-kept-sample arrays to `alloc` entries, as s->sample went from `old`. */
+static void grow_kept(struct hpa_seqs *s, size_t old, size_t alloc)
+{
+	if (alloc == old)
+		return;
+	s->v = xrealloc(s->v, st_mult(alloc, sizeof(*s->v)));
+	s->seq_of = xrealloc(s->seq_of, st_mult(alloc, sizeof(*s->seq_of)));
+}
+
+/* Each sequence's kept samples, ascending: a counting sort by sequence id. */
+static void list_members(struct hpa_seqs *s)
+{
+	size_t k, id;
+
+	s->member_start = xcalloc(s->nreps + 1, sizeof(*s->member_start));
+	s->members = xmalloc(st_mult(s->kept + 1, sizeof(*s->members)));
+	for (k = 0; k < s->kept; k++)
+		s->member_start[s->seq_of[k] + 1]++;
+	for (id = 0; id < s->nreps; id++)
+		s->member_start[id + 1] += s->member_start[id];
+	for (k = 0; k < s->kept; k++)
+		s->members[s->member_start[s->seq_of[k]]++] = (uint32_t)k;
+	for (id = s->nreps; id > 0; id--)   /* back to starts */
+		s->member_start[id] = s->member_start[id - 1];
+	s->member_start[0] = 0;
+}
+
+/* What became of a stack: not seen yet, dropped by the filters, or sequence id - 2. */
+enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
+
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame)
 {
-	size_t akept = 0, aoff = 0, alen = 0, av = 0, nseq = 0, aseq = 0, anext = 0, i, k, nr;
+	size_t akept = 0, afirst = 0, aseq = 0, anext = 0, nseq = 0, i, k, nr;
 	const struct hpa_frame *frames;
 	struct hpa_view view;
-	struct hpa_hashmap by_hash = HPA_HASHMAP_INIT;   /* sequence hash -> kept sample + 1 */
-	uint32_t *next = NULL;       /* by kept sample + 1: the next with the same hash */
+	struct hpa_hashmap by_hash = HPA_HASHMAP_INIT;   /* sequence hash -> sequence id + 1 */
+	uint32_t *next = NULL;       /* by sequence id + 1: the next with the same hash */
+	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));
+	bool several = prof->inputs_nr > 1;
 
 	memset(s, 0, sizeof(*s));
 	s->prof = prof;
@@ -27,21 +59,30 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	s->slot_rank = xcalloc(s->nslots, sizeof(*s->slot_rank));
 	hpa_view_init(&view, prof, opts);
 	for (i = 0; i < prof->samples_nr; i++) {
-		size_t kept = s->kept;
+		size_t kept = s->kept, a = akept, off;
+		uint32_t st = prof->samples[i].stack, id;
 
-		if (!hpa_view_sample(&view, i, &frames, &nr))
+		if (!hpa_view_keeps(&view, i) || stack_seq[st] == STACK_DROPPED)
 			continue;
-		if (leaf_only && nr > 1)
-			nr = 1;
+		if (!stack_seq[st] && !hpa_view_stack(&view, st, &frames, &nr)) {
+			stack_seq[st] = STACK_DROPPED;
+			continue;
+		}
 		HPA_GROW(s->sample, kept + 1, akept);
-		HPA_GROW(s->off, kept + 1, aoff);
-		HPA_GROW(s->len, kept + 1, alen);
-		HPA_GROW(s->v, kept + 1, av);
-		HPA_GROW(s->seq, nseq + (nr ? nr : 1), aseq);
+		grow_kept(s, a, akept);
 		s->sample[kept] = (uint32_t)i;
 		s->v[kept] = hpa_view_value(&view, i);
 		s->total += s->v[kept];
-		s->off[kept] = nseq;
+		s->kept++;
+		if (stack_seq[st]) {   /* a stack seen before (several dumps share their stacks) */
+			id = stack_seq[st] - STACK_SEQ;
+			s->seq_of[kept] = id;
+			continue;
+		}
+		if (leaf_only && nr > 1)
+			nr = 1;
+		HPA_GROW(s->seq, nseq + (nr ? nr : 1), aseq);
+		off = nseq;
 		for (k = 0; k < nr; k++) {
 			struct hpa_frame f = frames[leaf_first ? k : nr - 1 - k];
 			size_t slot = hpa_frame_slot(prof, f);
@@ -57,35 +98,49 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 			s->seq[nseq++] = (uint32_t)HPA_SEQS_EMPTY_SLOT(s);
 			nr = 1;
 		}
-		s->len[kept] = (uint32_t)nr;
-		s->kept++;
 		/*
-		 * With several dumps, a sequence seen before (the same stack in
-		 * another dump) is stored once; one dump's stacks are distinct
-		 * already (interned by the readers, written once by jemalloc).
+		 * With several dumps, the same frames from another stack (a cut,
+		 * a filter, a stack of another build) are stored once.  One
+		 * dump's stacks are distinct already (interned by the readers,
+		 * written once by jemalloc): equal sequences there are rare, and
+		 * the walk takes them apart as any two.
 		 */
-		if (prof->inputs_nr > 1) {
-			size_t off = s->off[kept];
+		id = UINT32_MAX;
+		if (several) {
 			uint64_t h = hpa_hash_ids(s->seq + off, nr);
-			uint32_t id;
+			uint32_t e;
 
-			for (id = hpa_hashmap_get(&by_hash, h); id; id = next[id])
-				if (s->len[id - 1] == nr && !memcmp(s->seq + s->off[id - 1], s->seq + off,
-								     nr * sizeof(*s->seq)))
+			for (e = hpa_hashmap_get(&by_hash, h); e; e = next[e]) {
+				if (s->len[e - 1] == nr &&
+				    !memcmp(s->seq + s->off[e - 1], s->seq + off, nr * sizeof(*s->seq)))
 					break;
-			if (id) {
-				s->off[kept] = s->off[id - 1];
+			}
+			if (e) {
+				id = e - 1;
 				nseq = off;
 			} else {
-				HPA_GROW(next, kept + 2, anext);
-				next[kept + 1] = hpa_hashmap_get(&by_hash, h);
-				hpa_hashmap_put(&by_hash, h, (uint32_t)kept + 1);
+				HPA_GROW(next, s->nreps + 2, anext);
+				next[s->nreps + 1] = hpa_hashmap_get(&by_hash, h);
+				hpa_hashmap_put(&by_hash, h, (uint32_t)s->nreps + 1);
 			}
 		}
+		if (id == UINT32_MAX) {   /* a new sequence: this sample stands for it */
+			id = (uint32_t)s->nreps;
+			HPA_GROW(s->seq_first, s->nreps + 1, afirst);
+			s->off = xrealloc(s->off, st_mult(afirst, sizeof(*s->off)));
+			s->len = xrealloc(s->len, st_mult(afirst, sizeof(*s->len)));
+			s->seq_first[s->nreps] = (uint32_t)kept;
+			s->off[s->nreps] = off;
+			s->len[s->nreps++] = (uint32_t)nr;
+		}
+		stack_seq[st] = id + STACK_SEQ;
+		s->seq_of[kept] = id;
 	}
+	list_members(s);
 	hpa_view_release(&view);
 	hpa_hashmap_release(&by_hash);
 	free(next);
+	free(stack_seq);
 }
 
 static const uint32_t *rank_name;
@@ -189,7 +244,43 @@ struct walk {
 	struct run *stack;
 	size_t sp, alloc;
 	size_t declined;             /* nodes under declined ones */
+	uint32_t *members;           /* by_sequence: the kept samples of a run's sequences */
+	size_t amembers;
 };
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The stacks of items[0..n) end here: end() gets their kept samples, in sample order. */
+static void report_end(struct walk *w, uint32_t depth, const uint32_t *items, size_t n)
+{
+	const struct hpa_seqs *s = w->s;
+	size_t i, m = 0;
+
+	if (!w->v->by_sequence) {
+		w->v->end(w->v->ctx, depth, items, n);
+		return;
+	}
+	if (n == 1) {   /* one sequence: its samples, listed ascending */
+		uint32_t id = s->seq_of[items[0]];
+		w->v->end(w->v->ctx, depth, s->members + s->member_start[id],
+			  s->member_start[id + 1] - s->member_start[id]);
+		return;
+	}
+	for (i = 0; i < n; i++) {   /* equal sequences stored twice: merged */
+		uint32_t id = s->seq_of[items[i]];
+		size_t c = s->member_start[id + 1] - s->member_start[id];
+
+		HPA_GROW(w->members, m + c, w->amembers);
+		memcpy(w->members + m, s->members + s->member_start[id], c * sizeof(*w->members));
+		m += c;
+	}
+	qsort(w->members, m, sizeof(*w->members), cmp_u32);
+	w->v->end(w->v->ctx, depth, w->members, m);
+}
 
 /*
  * Sorts items[lo..hi) by the rank of their frame at `depth`, reports the
@@ -204,7 +295,8 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 
 	for (j = lo; j < hi; j++) {
 		uint32_t k = w->items[j];
-		uint64_t key = s->len[k] > depth ? s->slot_rank[s->seq[s->off[k] + depth]] : 0;
+		uint32_t id = s->seq_of[k];
+		uint64_t key = s->len[id] > depth ? s->slot_rank[s->seq[s->off[id] + depth]] : 0;
 
 		w->keys[j] = key << 32 | k;
 		if (j > lo && w->keys[j] < w->keys[j - 1])
@@ -224,7 +316,7 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 			HPA_GROW(w->stack, w->sp + 1, w->alloc);
 			w->stack[w->sp++] = (struct run){ start, end, depth, quiet };
 		} else if (w->v->end && !quiet) {
-			w->v->end(w->v->ctx, depth, w->items + start, end - start);
+			report_end(w, depth, w->items + start, end - start);
 		}
 		end = start;
 	}
@@ -236,14 +328,14 @@ static bool same_sequence(const struct hpa_seqs *s, const uint32_t *items, size_
 	size_t i;
 
 	for (i = 1; i < n; i++)
-		if (s->off[items[i]] != s->off[items[0]])
+		if (s->seq_of[items[i]] != s->seq_of[items[0]])
 			return false;
 	return true;
 }
 
 size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 {
-	size_t n = s->kept ? s->kept : 1, k;
+	size_t n = s->kept ? s->kept : 1, k, nitems = 0;
 	struct walk w;
 
 	memset(&w, 0, sizeof(w));
@@ -252,12 +344,16 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	w.items = xmalloc(st_mult(n, sizeof(*w.items)));
 	w.keys = xmalloc(st_mult(n, sizeof(*w.keys)));
 	w.tmp = xmalloc(st_mult(n, sizeof(*w.tmp)));
-	for (k = 0; k < s->kept; k++)
-		w.items[k] = (uint32_t)k;
-	split(&w, 0, s->kept, 0, false);
+	if (v->by_sequence)
+		for (k = 0; k < s->nreps; k++)
+			w.items[nitems++] = s->seq_first[k];
+	else
+		for (k = 0; k < s->kept; k++)
+			w.items[nitems++] = (uint32_t)k;
+	split(&w, 0, nitems, 0, false);
 	while (w.sp) {
 		struct run r = w.stack[--w.sp];
-		uint32_t first = w.items[r.lo], d;
+		uint32_t first = s->seq_of[w.items[r.lo]], d;
 		bool quiet = r.quiet;
 
 		if (quiet)
@@ -280,9 +376,10 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 				break;
 			}
 		if (v->end && d == s->len[first])
-			v->end(v->ctx, s->len[first], w.items + r.lo, r.hi - r.lo);
+			report_end(&w, s->len[first], w.items + r.lo, r.hi - r.lo);
 	}
 	free(w.stack);
+	free(w.members);
 	free(w.items);
 	free(w.keys);
 	free(w.tmp);
@@ -295,6 +392,10 @@ void hpa_seqs_release(struct hpa_seqs *s)
 	free(s->v);
 	free(s->off);
 	free(s->len);
+	free(s->seq_of);
+	free(s->seq_first);
+	free(s->members);
+	free(s->member_start);
 	free(s->seq);
 	free(s->slot_frame);
 	free(s->slot_used);

@@ -24,8 +24,13 @@ struct hpa_seqs {
 	size_t kept;                 /* samples in view */
 	uint32_t *sample;            /* per kept sample: its sample index */
 	double *v;                   /* its view value */
-	size_t *off;                 /* its slots: seq[off[k]] ... */
-	uint32_t *len;               /* ... len[k] of them */
+	uint32_t *seq_of;            /* its sequence id: equal ids, one stored sequence */
+	size_t nreps;                /* sequence ids */
+	size_t *off;                 /* per sequence id: its slots seq[off[id]] ... */
+	uint32_t *len;               /* ... len[id] of them */
+	uint32_t *seq_first;         /* per sequence id: its first kept sample */
+	uint32_t *members;           /* the kept samples of sequence id, ascending: ... */
+	size_t *member_start;        /* ... members[member_start[id] .. member_start[id + 1]) */
 	uint32_t *seq;
 	size_t nslots;               /* profile slots, and one more: EMPTY_SLOT */
 	struct hpa_frame *slot_frame;   /* a frame of each slot used */
@@ -64,6 +69,13 @@ struct hpa_seqs_visitor {
 	/* The kept samples items[0..n) whose stacks end at the last node (depth 0: no frames). */
 	void (*end)(void *ctx, uint32_t depth, const uint32_t *items, size_t n);
 	void *ctx;
+	/*
+	 * Walk the distinct stored sequences, not the samples: node() gets one
+	 * kept sample of each sequence under the node (it wants no sums), end()
+	 * still every kept sample, in sample order.  With many dumps of the
+	 * same stacks, a fraction of the work.
+	 */
+	bool by_sequence;
 };
 
 /* Returns the number of nodes under declined ones (each counted once, not visited). */

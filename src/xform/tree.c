@@ -141,7 +141,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 {
 	struct hpa_seqs s;
 	struct build b;
-	struct hpa_seqs_visitor visit = { tree_node, NULL, &b };
+	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false };
 	uint32_t *all;
 	size_t i;
 

@@ -105,22 +105,31 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 	return bits;
 }
 
-bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **frames, size_t *nr)
+bool hpa_view_keeps(const struct hpa_view *v, size_t i)
 {
 	const struct hpa_profile *prof = v->prof;
 	const struct hpa_view_opts *o = &v->opts;
 	const struct hpa_sample *s = &prof->samples[i];
+
+	if (s->thread != o->thread || prof->inputs[s->input - 1].weight == 0)
+		return false;   /* another thread, or an input switched off (--outdir) */
+	if (o->part && prof->inputs[s->input - 1].is_base != (o->part < 0))
+		return false;   /* the other side of a --base diff */
+	return true;
+}
+
+bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame **frames,
+		    size_t *nr)
+{
+	const struct hpa_profile *prof = v->prof;
+	const struct hpa_view_opts *o = &v->opts;
 	const uint32_t *locs;
 	size_t nlocs, n = 0, j, k;
 	unsigned skip;
 	bool filtering = o->focus->set || o->ignore->set || o->show->set || o->hide->set;
 	bool focused = !o->focus->set;
 
-	if (s->thread != o->thread || prof->inputs[s->input - 1].weight == 0)
-		return false;   /* another thread, or an input switched off (--outdir) */
-	if (o->part && prof->inputs[s->input - 1].is_base != (o->part < 0))
-		return false;   /* the other side of a --base diff */
-	nlocs = s->stack ? hpa_visible_stack(prof, s->stack, o->keep_internal, &locs, &skip) : 0;
+	nlocs = stack ? hpa_visible_stack(prof, stack, o->keep_internal, &locs, &skip) : 0;
 	for (j = 0; j < nlocs; j++) {
 		const struct hpa_location *l = &prof->locs[locs[j]];
 		size_t levels = l->line_nr ? l->line_nr : 1;
@@ -153,6 +162,11 @@ bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **fram
 	*frames = v->buf;
 	*nr = n;
 	return true;
+}
+
+bool hpa_view_sample(struct hpa_view *v, size_t i, const struct hpa_frame **frames, size_t *nr)
+{
+	return hpa_view_keeps(v, i) && hpa_view_stack(v, v->prof->samples[i].stack, frames, nr);
 }
 
 void hpa_view_check_filters(const struct hpa_profile *prof, const struct hpa_view_opts *opts)

@@ -138,11 +138,14 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 void hpa_stack_sides(const struct hpa_profile *prof, const uint32_t *samples, const double *values,
 		     size_t n, double *before, double *after)
 {
+	bool any_base = false;
 	size_t i;
 
 	*before = *after = 0;
+	for (i = 0; i < prof->inputs_nr && !any_base; i++)
+		any_base = prof->inputs[i].is_base;
 	for (i = 0; i < n; i++) {
-		if (prof->inputs[prof->samples[samples[i]].input - 1].is_base)
+		if (any_base && prof->inputs[prof->samples[samples[i]].input - 1].is_base)
 			*before -= values[i];
 		else
 			*after += values[i];

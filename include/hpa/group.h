@@ -59,7 +59,8 @@ struct hpa_stack_namer {
 	const struct hpa_profile *prof;
 	const struct hpa_stack_format *fmt;
 	struct hpa_view view;
-	uint32_t *slot_name;         /* per frame slot: id in names */
+	const char **slot_text;      /* per frame slot: prefix + name + suffix, in names */
+	uint32_t *slot_len;          /* and its length */
 	struct hpa_strtab names;
 	char *buf;
 	size_t alloc;

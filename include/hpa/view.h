@@ -28,6 +28,7 @@ struct hpa_view {
 	const struct hpa_profile *prof;
 	struct hpa_view_opts opts;
 	uint8_t *bits;               /* per frame slot: filter matches, once known */
+	uint16_t *levels;            /* per location: its frames (inline levels, at least 1) */
 	struct hpa_frame *buf;
 	size_t buf_alloc;
 };

@@ -160,7 +160,8 @@ void hpa_stack_namer_init(struct hpa_stack_namer *n, const struct hpa_profile *p
 	n->fmt = fmt;
 	hpa_view_init(&n->view, prof, opts);
 	hpa_strtab_init(&n->names);
-	n->slot_name = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*n->slot_name));
+	n->slot_text = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*n->slot_text));
+	n->slot_len = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*n->slot_len));
 }
 
 const char *hpa_stack_text(struct hpa_stack_namer *n, uint32_t sample, size_t *len)
@@ -180,19 +181,19 @@ const char *hpa_stack_text(struct hpa_stack_namer *n, uint32_t sample, size_t *l
 	for (k = 0; k < nr; k++) {
 		struct hpa_frame f = frames[fmt->root_first ? nr - 1 - k : k];
 		size_t slot = hpa_frame_slot(n->prof, f), l;
-		const char *line;
 
-		if (!n->slot_name[slot]) {   /* the frame's prefix + name + suffix, made once */
+		if (!n->slot_text[slot]) {   /* the frame's prefix + name + suffix, made once */
 			char *name = fmt->name(n->prof, f);
 			char *text = hpa_xasprintf("%s%s%s", fmt->prefix, name, fmt->suffix);
-			n->slot_name[slot] = hpa_strtab_intern(&n->names, text);
+			/* strtab texts stay where they are */
+			n->slot_text[slot] = hpa_strtab_get(&n->names, hpa_strtab_intern(&n->names, text));
+			n->slot_len[slot] = (uint32_t)strlen(text);
 			free(name);
 			free(text);
 		}
-		line = hpa_strtab_get(&n->names, n->slot_name[slot]);
-		l = strlen(line);
+		l = n->slot_len[slot];
 		HPA_GROW(n->buf, at + l + 1, n->alloc);
-		memcpy(n->buf + at, line, l + 1);
+		memcpy(n->buf + at, n->slot_text[slot], l + 1);
 		at += l;
 	}
 	*len = at;
@@ -203,7 +204,8 @@ void hpa_stack_namer_release(struct hpa_stack_namer *n)
 {
 	hpa_view_release(&n->view);
 	hpa_strtab_release(&n->names);
-	free(n->slot_name);
+	free(n->slot_text);
+	free(n->slot_len);
 	free(n->buf);
 	memset(n, 0, sizeof(*n));
 }

@@ -37,15 +37,21 @@ struct hpa_view_opts hpa_view_opts(const struct hpa_opts *opts)
 void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
 		   const struct hpa_view_opts *opts)
 {
+	size_t i;
+
 	memset(v, 0, sizeof(*v));
 	v->prof = prof;
 	v->opts = *opts;
 	v->bits = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*v->bits));
+	v->levels = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*v->levels)));
+	for (i = 0; i < prof->locs_nr; i++)   /* small and dense: the stacks' walk reads it per frame */
+		v->levels[i] = prof->locs[i].line_nr ? prof->locs[i].line_nr : 1;
 }
 
 void hpa_view_release(struct hpa_view *v)
 {
 	free(v->bits);
+	free(v->levels);
 	free(v->buf);
 	memset(v, 0, sizeof(*v));
 }
@@ -131,8 +137,7 @@ bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame *
 
 	nlocs = stack ? hpa_visible_stack(prof, stack, o->keep_internal, &locs, &skip) : 0;
 	for (j = 0; j < nlocs; j++) {
-		const struct hpa_location *l = &prof->locs[locs[j]];
-		size_t levels = l->line_nr ? l->line_nr : 1;
+		size_t levels = v->levels[locs[j]];
 
 		HPA_GROW(v->buf, n + levels, v->buf_alloc);
 		for (k = j == 0 ? skip : 0; k < levels; k++) {

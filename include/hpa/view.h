@@ -29,6 +29,7 @@ struct hpa_view {
 	struct hpa_view_opts opts;
 	uint8_t *bits;               /* per frame slot: filter matches, once known */
 	uint16_t *levels;            /* per location: its frames (inline levels, at least 1) */
+	uint32_t *slot0;             /* per location: the slot of its level 0 (hpa_view_slot) */
 	struct hpa_frame *buf;
 	size_t buf_alloc;
 };
@@ -36,6 +37,12 @@ struct hpa_view {
 void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
 		   const struct hpa_view_opts *opts);
 void hpa_view_release(struct hpa_view *v);
+
+/* hpa_frame_slot() from the view's small arrays: no location read per frame. */
+static inline size_t hpa_view_slot(const struct hpa_view *v, struct hpa_frame f)
+{
+	return v->slot0[f.loc] + f.level;
+}
 
 /*
  * The frames of sample `i`, leaf first, into *frames (valid until the next

@@ -180,7 +180,7 @@ const char *hpa_stack_text(struct hpa_stack_namer *n, uint32_t sample, size_t *l
 	}
 	for (k = 0; k < nr; k++) {
 		struct hpa_frame f = frames[fmt->root_first ? nr - 1 - k : k];
-		size_t slot = hpa_frame_slot(n->prof, f), l;
+		size_t slot = hpa_view_slot(&n->view, f), l;
 
 		if (!n->slot_text[slot]) {   /* the frame's prefix + name + suffix, made once */
 			char *name = fmt->name(n->prof, f);

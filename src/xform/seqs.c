@@ -85,7 +85,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		off = nseq;
 		for (k = 0; k < nr; k++) {
 			struct hpa_frame f = frames[leaf_first ? k : nr - 1 - k];
-			size_t slot = hpa_frame_slot(prof, f);
+			size_t slot = hpa_view_slot(&view, f);
 
 			if (!s->slot_used[slot]) {
 				s->slot_used[slot] = true;

@@ -44,14 +44,19 @@ void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
 	v->opts = *opts;
 	v->bits = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*v->bits));
 	v->levels = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*v->levels)));
-	for (i = 0; i < prof->locs_nr; i++)   /* small and dense: the stacks' walk reads it per frame */
-		v->levels[i] = prof->locs[i].line_nr ? prof->locs[i].line_nr : 1;
+	v->slot0 = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*v->slot0)));
+	for (i = 0; i < prof->locs_nr; i++) {   /* small and dense: walks read them per frame */
+		const struct hpa_location *l = &prof->locs[i];
+		v->levels[i] = l->line_nr ? l->line_nr : 1;
+		v->slot0[i] = (uint32_t)hpa_frame_slot(prof, (struct hpa_frame){ (uint32_t)i, 0 });
+	}
 }
 
 void hpa_view_release(struct hpa_view *v)
 {
 	free(v->bits);
 	free(v->levels);
+	free(v->slot0);
 	free(v->buf);
 	memset(v, 0, sizeof(*v));
 }

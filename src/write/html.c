@@ -32,6 +32,7 @@
 struct page {
 	struct hpa_strbuf sb;
 	struct hpa_strtab strs;      /* every name the page shows; id = index in "s" */
+	uint32_t *of_prof_str;       /* profile string id -> id in strs + 1, once looked up */
 	const struct hpa_profile *prof;
 	const struct hpa_opts *opts;
 };
@@ -59,12 +60,36 @@ static void jstr(struct hpa_strbuf *sb, const char *s)
 	hpa_sb_addc(sb, '"');
 }
 
+/* An integer in decimal, without printf (a page holds millions of them). */
+static void jint(struct hpa_strbuf *sb, long long v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	hpa_sb_add(sb, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* As printf's "%.0f", with integral values (nearly all) written directly. */
+static void jfix0(struct hpa_strbuf *sb, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15 && !(v == 0 && signbit(v)))
+		jint(sb, (long long)v);
+	else
+		hpa_sb_addf(sb, "%.0f", v);
+}
+
 /* A number, exact: integers as such, others with 17 digits (JavaScript reads them back). */
 static void jnum(struct hpa_strbuf *sb, double v)
 {
 	v = hpa_dust_to_zero(v);
 	if (v == floor(v) && fabs(v) < 1e15)
-		hpa_sb_addf(sb, "%.0f", v);
+		jfix0(sb, v);
 	else if (isfinite(v))
 		hpa_sb_addf(sb, "%.17g", v);
 	else
@@ -74,6 +99,16 @@ static void jnum(struct hpa_strbuf *sb, double v)
 static uint32_t str_id(struct page *pg, const char *s)
 {
 	return hpa_strtab_intern(&pg->strs, s);
+}
+
+/* str_id() of a profile string, each looked up once. */
+static uint32_t prof_str_id(struct page *pg, uint32_t id)
+{
+	if (!pg->of_prof_str)
+		pg->of_prof_str = xcalloc(pg->prof->strs.nr + 1, sizeof(*pg->of_prof_str));
+	if (!pg->of_prof_str[id])
+		pg->of_prof_str[id] = str_id(pg, hpa_profile_str(pg->prof, id)) + 1;
+	return pg->of_prof_str[id] - 1;
 }
 
 /* "NAME":[[key,flat,cum],...] of one granularity's groups; returns their total. */
@@ -87,7 +122,9 @@ static double emit_rows(struct page *pg, const char *name, struct hpa_frame_grou
 	for (i = 1; i < k->keys.nr; i++) {
 		if (k->flat[i] == 0 && k->cum[i] == 0)
 			continue;
-		hpa_sb_addf(&pg->sb, "%s[%u,", first ? "" : ",", str_id(pg, hpa_strtab_get(&k->keys, (uint32_t)i)));
+		hpa_sb_adds(&pg->sb, first ? "[" : ",[");
+		jint(&pg->sb, str_id(pg, hpa_strtab_get(&k->keys, (uint32_t)i)));
+		hpa_sb_addc(&pg->sb, ',');
 		jnum(&pg->sb, k->flat[i]);
 		hpa_sb_addc(&pg->sb, ',');
 		jnum(&pg->sb, k->cum[i]);
@@ -151,9 +188,11 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 			double x = hpa_dust_to_zero(edges[i].value);
 			if (x == 0)
 				continue;
-			hpa_sb_addf(&pg->sb, "%s[%u,%u,", first ? "" : ",",
-				    str_id(pg, hpa_strtab_get(&k->keys, edges[i].caller)),
-				    str_id(pg, hpa_strtab_get(&k->keys, edges[i].callee)));
+			hpa_sb_adds(&pg->sb, first ? "[" : ",[");
+			jint(&pg->sb, str_id(pg, hpa_strtab_get(&k->keys, edges[i].caller)));
+			hpa_sb_addc(&pg->sb, ',');
+			jint(&pg->sb, str_id(pg, hpa_strtab_get(&k->keys, edges[i].callee)));
+			hpa_sb_addc(&pg->sb, ',');
 			jnum(&pg->sb, x);
 			hpa_sb_addc(&pg->sb, ']');
 			first = false;
@@ -194,21 +233,19 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 			first = false;
 			switch (c) {
 			case 0:
-				hpa_sb_addf(&pg->sb, "%d", i ? index[n->parent] : -1);
+				jint(&pg->sb, i ? index[n->parent] : -1);
 				break;
 			case 1:
-				hpa_sb_addf(&pg->sb, "%u", i ? str_id(pg, hpa_profile_str(pg->prof, n->name)) :
-							      str_id(pg, "all"));
+				jint(&pg->sb, i ? prof_str_id(pg, n->name) : str_id(pg, "all"));
 				break;
 			case 2:
-				hpa_sb_addf(&pg->sb, "%u", i ? str_id(pg, hpa_profile_str(pg->prof, n->label)) :
-							      str_id(pg, "all"));
+				jint(&pg->sb, i ? prof_str_id(pg, n->label) : str_id(pg, "all"));
 				break;
 			case 3:
-				hpa_sb_addf(&pg->sb, "%.0f", hpa_call_node_value(t, i, type));
+				jfix0(&pg->sb, hpa_call_node_value(t, i, type));
 				break;
 			default:
-				hpa_sb_addf(&pg->sb, "%.0f", hpa_dust_to_zero(n->before));
+				jfix0(&pg->sb, hpa_dust_to_zero(n->before));
 				break;
 			}
 		}
@@ -222,8 +259,9 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 			if (index[i] < 0)
 				continue;
 			for (d = 0; d < t->dumps; d++) {
-				hpa_sb_addf(&pg->sb, first ? "%.0f" : ",%.0f",
-					    hpa_dust_to_zero(t->series[i * t->dumps + d]));
+				if (!first)
+					hpa_sb_addc(&pg->sb, ',');
+				jfix0(&pg->sb, hpa_dust_to_zero(t->series[i * t->dumps + d]));
 				first = false;
 			}
 		}
@@ -510,5 +548,6 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	free(thr);
 	hpa_sb_release(&pg.sb);
 	hpa_strtab_release(&pg.strs);
+	free(pg.of_prof_str);
 	return 0;
 }

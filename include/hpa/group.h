@@ -105,6 +105,7 @@ extern const struct hpa_stack_format hpa_folded_format;
  */
 struct hpa_frame_groups {
 	struct hpa_strtab keys;   /* key id = string id (id 0, "", unused) */
+	bool keys_borrowed;       /* another value type's groups own keys (hpa_group_frames_all) */
 	double *flat, *cum;       /* by key id */
 	double total;             /* the view's weighted total */
 };
@@ -137,8 +138,9 @@ void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts 
 
 /*
  * hpa_group_frames() for every value type and each of the ngrans (at most
- * 8) granularities in one pass: out[g][v] for each v of enum hpa_value,
- * each with its own keys; with edges, hpa_group_calls() for the first
+ * 8) granularities in one pass: out[g][v] for each v of enum hpa_value;
+ * the out[g][v] of one g read one keys table, which out[g][HPA_NVALUES - 1]
+ * owns (release it last); with edges, hpa_group_calls() for the first
  * granularity too (edges[v], malloc'ed, *nedges of them, in the same order
  * for every v).  The view's value is not used.
  */

@@ -19,6 +19,12 @@ struct hpa_view_opts {
 	bool keep_internal;          /* keep allocator frames */
 	int part;                    /* 0 every input; 1 the profiles only, -1 the --base only */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */
+	/*
+	 * When set, the only samples that can be in the view, ascending (one
+	 * thread's, say): passes over the view visit these, not every sample.
+	 */
+	const uint32_t *only;
+	size_t only_nr;
 };
 
 /* The view's parameters from the command line's. */
@@ -37,6 +43,17 @@ struct hpa_view {
 void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
 		   const struct hpa_view_opts *opts);
 void hpa_view_release(struct hpa_view *v);
+
+/* The k-th sample a pass over the view visits (k < hpa_view_candidates()). */
+static inline size_t hpa_view_candidate(const struct hpa_view *v, size_t k)
+{
+	return v->opts.only ? v->opts.only[k] : k;
+}
+
+static inline size_t hpa_view_candidates(const struct hpa_view *v)
+{
+	return v->opts.only ? v->opts.only_nr : v->prof->samples_nr;
+}
 
 /* hpa_frame_slot() from the view's small arrays: no location read per frame. */
 static inline size_t hpa_view_slot(const struct hpa_view *v, struct hpa_frame f)

@@ -19,6 +19,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/growth.h"
+#include "hpa/hashmap.h"
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
@@ -326,6 +327,62 @@ static size_t threads_nr(const struct hpa_profile *prof)
 	return 0;
 }
 
+/*
+ * The samples of each of the first nthr threads, ascending: a thread's
+ * views visit its own, not every sample of every thread (a server's
+ * profile has dozens of threads).
+ */
+struct thread_samples {
+	uint32_t **list;
+	size_t *nr;
+};
+
+static void thread_samples(const struct hpa_profile *prof, size_t nthr, struct thread_samples *ts)
+{
+	struct hpa_hashmap index = HPA_HASHMAP_INIT;   /* thread id + 2^32 -> index + 1 */
+	size_t *alloc = xcalloc(nthr + 1, sizeof(*alloc)), i;
+
+	ts->list = xcalloc(nthr + 1, sizeof(*ts->list));
+	ts->nr = xcalloc(nthr + 1, sizeof(*ts->nr));
+	for (i = 0; i < nthr; i++)
+		hpa_hashmap_put(&index, (uint64_t)(uint32_t)prof->threads[i].id + (UINT64_C(1) << 32),
+				(uint32_t)i + 1);
+	for (i = 0; i < prof->samples_nr; i++) {
+		int32_t t = prof->samples[i].thread;
+		uint32_t k;
+
+		if (t == HPA_THREAD_ALL)
+			continue;
+		k = hpa_hashmap_get(&index, (uint64_t)(uint32_t)t + (UINT64_C(1) << 32));
+		if (!k--)
+			continue;
+		HPA_GROW(ts->list[k], ts->nr[k] + 1, alloc[k]);
+		ts->list[k][ts->nr[k]++] = (uint32_t)i;
+	}
+	hpa_hashmap_release(&index);
+	free(alloc);
+}
+
+static void thread_samples_release(struct thread_samples *ts, size_t nthr)
+{
+	size_t i;
+
+	for (i = 0; i < nthr; i++)
+		free(ts->list[i]);
+	free(ts->list);
+	free(ts->nr);
+}
+
+/* View `vo` narrowed to thread k of the page's. */
+static struct hpa_view_opts thread_view(const struct hpa_profile *prof, struct hpa_view_opts vo,
+					const struct thread_samples *ts, size_t k)
+{
+	vo.thread = prof->threads[k].id;
+	vo.only = ts->list[k];
+	vo.only_nr = ts->nr[k];
+	return vo;
+}
+
 static bool value_present(const struct hpa_profile *prof, enum hpa_value v)
 {
 	size_t i;
@@ -407,6 +464,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	bool diff = false, first = true, have_shared = false;
 	struct hpa_call_tree shared, *thr_tree = NULL;
 	struct groups all, before, after, *thr = NULL;
+	struct thread_samples ts;
 	size_t nthr;
 	size_t i;
 	int v;
@@ -445,10 +503,10 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		side.part = 1;
 		groups_compute(prof, &side, &after);
 	}
+	thread_samples(prof, nthr, &ts);
 	thr = xcalloc(nthr + 1, sizeof(*thr));
 	for (i = 0; i < nthr; i++) {
-		struct hpa_view_opts th = vo;
-		th.thread = prof->threads[i].id;
+		struct hpa_view_opts th = thread_view(prof, vo, &ts, i);
 		groups_compute(prof, &th, &thr[i]);
 	}
 	/*
@@ -461,8 +519,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		have_shared = true;
 		thr_tree = xcalloc(nthr + 1, sizeof(*thr_tree));
 		for (i = 0; i < nthr; i++) {
-			struct hpa_view_opts th = vo;
-			th.thread = prof->threads[i].id;
+			struct hpa_view_opts th = thread_view(prof, vo, &ts, i);
 			hpa_group_tree(prof, &th, &to, &thr_tree[i]);
 		}
 	}
@@ -496,8 +553,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			size_t k;
 			hpa_sb_adds(&pg.sb, ",\"threads\":[");
 			for (k = 0; k < nthr; k++) {
-				struct hpa_view_opts th = tv;
-				th.thread = prof->threads[k].id;
+				struct hpa_view_opts th = thread_view(prof, tv, &ts, k);
 				hpa_sb_adds(&pg.sb, k ? ",{" : "{");
 				top_rows(&pg, &thr[k], v, true);
 				hpa_sb_adds(&pg.sb, ",\"tree\":");
@@ -546,6 +602,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	for (i = 0; i < nthr; i++)
 		groups_release(&thr[i]);
 	free(thr);
+	thread_samples_release(&ts, nthr);
 	hpa_sb_release(&pg.sb);
 	hpa_strtab_release(&pg.strs);
 	free(pg.of_prof_str);

@@ -409,7 +409,7 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 	double vals[HPA_NVALUES];
 	uint32_t nostack[8];
 	unsigned nv = ks[0].nv, v;
-	size_t i, f, nr, j;
+	size_t i, c, f, nr, j;
 
 	for (j = 0; j < nk; j++) {
 		nostack[j] = hpa_strtab_intern(&ks[j].names, "<no stack>");
@@ -417,7 +417,8 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 	}
 	for (v = 0; v < nv; v++)
 		total[v] = 0;
-	for (i = 0; i < prof->samples_nr; i++) {
+	for (c = 0; c < hpa_view_candidates(view); c++) {
+		i = hpa_view_candidate(view, c);
 		if (!hpa_view_sample(view, i, &frames, &nr))
 			continue;
 		if (nv == 1) {
@@ -462,13 +463,8 @@ static void take_groups(struct keys *k, struct hpa_frame_groups *out, const doub
 		size_t n = k->names.nr;
 
 		o->total = total[v];
-		if (v + 1 == nv) {
-			o->keys = k->names;   /* the last one takes the table itself */
-		} else {
-			hpa_strtab_init(&o->keys);
-			for (i = 1; i < n; i++)
-				hpa_strtab_intern(&o->keys, hpa_strtab_get(&k->names, (uint32_t)i));
-		}
+		o->keys = k->names;   /* the last one owns the table, the others read it */
+		o->keys_borrowed = v + 1 != nv;
 		if (nv == 1) {   /* one value: the arrays are the groups' as they are */
 			o->flat = k->flat;
 			o->cum = k->cum;
@@ -505,7 +501,8 @@ static void take_groups(struct keys *k, struct hpa_frame_groups *out, const doub
 /*
  * One pass for one value (nv 1: out[g][0], edges[0]) or for every value
  * type (nv HPA_NVALUES: out[g][v], edges[v]), for each of the ngrans
- * granularities; each out[g][v] gets its own copy of the keys.  Edges (of
+ * granularities; the out[g][v] of one g share one keys table, owned by the
+ * last value type's (release that one last).  Edges (of
  * the first granularity) and nedges may be NULL (no calls).
  */
 static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
@@ -563,7 +560,8 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g)
 {
 	free(g->flat);
 	free(g->cum);
-	hpa_strtab_release(&g->keys);
+	if (!g->keys_borrowed)
+		hpa_strtab_release(&g->keys);
 	memset(g, 0, sizeof(*g));
 }
 

@@ -43,7 +43,7 @@ enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame)
 {
-	size_t akept = 0, afirst = 0, aseq = 0, anext = 0, nseq = 0, i, k, nr;
+	size_t akept = 0, afirst = 0, aseq = 0, anext = 0, nseq = 0, c, k, nr;
 	const struct hpa_frame *frames;
 	struct hpa_view view;
 	struct hpa_hashmap by_hash = HPA_HASHMAP_INIT;   /* sequence hash -> sequence id + 1 */
@@ -58,8 +58,8 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	s->slot_used = xcalloc(s->nslots, sizeof(*s->slot_used));
 	s->slot_rank = xcalloc(s->nslots, sizeof(*s->slot_rank));
 	hpa_view_init(&view, prof, opts);
-	for (i = 0; i < prof->samples_nr; i++) {
-		size_t kept = s->kept, a = akept, off;
+	for (c = 0; c < hpa_view_candidates(&view); c++) {
+		size_t i = hpa_view_candidate(&view, c), kept = s->kept, a = akept, off;
 		uint32_t st = prof->samples[i].stack, id;
 
 		if (!hpa_view_keeps(&view, i) || stack_seq[st] == STACK_DROPPED)

@@ -31,6 +31,8 @@ struct hpa_view_opts hpa_view_opts(const struct hpa_opts *opts)
 	vo.ignore = &opts->ignore;
 	vo.show = &opts->show;
 	vo.hide = &opts->hide;
+	vo.only = NULL;
+	vo.only_nr = 0;
 	return vo;
 }
 

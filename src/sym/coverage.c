@@ -47,6 +47,7 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	struct unnamed *tab = NULL;
 	const uint32_t *frames;
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
+	bool *unnamed = xmalloc(prof->locs_nr + 1);   /* per location: small, read per frame */
 	size_t nr = 0, alloc = 0, i, f;
 	double total = 0, value;
 	bool base = false, empty = true;
@@ -57,8 +58,11 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	}
 	if (empty) {   /* "no samples" was said: names would not change anything */
 		free(seen);
+		free(unnamed);
 		return;
 	}
+	for (i = 0; i < prof->locs_nr; i++)
+		unnamed[i] = !prof->locs[i].line_nr && prof->locs[i].addr < HPA_KERNEL_FLOOR;
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		size_t n;
@@ -72,12 +76,14 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 			continue;
 		n = hpa_visible_stack(prof, s->stack, keep_internal, &frames, &skip);
 		for (f = 0; f < n; f++) {
-			const struct hpa_location *l = &prof->locs[frames[f]];
-			const char *path = hpa_profile_loc_path(prof, frames[f]);
+			const struct hpa_location *l;
+			const char *path;
 			struct unnamed *u;
 
-			if (l->line_nr || l->addr >= HPA_KERNEL_FLOOR)
+			if (!unnamed[frames[f]])
 				continue;
+			l = &prof->locs[frames[f]];
+			path = hpa_profile_loc_path(prof, frames[f]);
 			u = find(&tab, &nr, &alloc, !path ? "unmapped addresses" : *path ? path : "[anon]",
 				 l->mapping);
 			if (!seen[frames[f]]) {
@@ -128,4 +134,5 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	}
 	free(tab);
 	free(seen);
+	free(unnamed);
 }

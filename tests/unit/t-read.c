@@ -5,6 +5,7 @@
 
 #include "hpa/profile.h"
 #include "hpa/reader.h"
+#include "hpa/strbuf.h"
 #include "hpa/unsample.h"
 #include "test.h"
 
@@ -309,6 +310,69 @@ static void bad_input(void)
 	}
 }
 
+/*
+ * Profiles larger than one batch of the reading pipe: stacks and samples
+ * are stored by a second thread, in the order read, and an error far into
+ * the file still names its line.
+ */
+static void pipe_sized(void)
+{
+	enum { RECORDS = 30000 };   /* 7 words a stack + 10 a sample per thread line */
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	struct hpa_profile p;
+	size_t i, nr;
+	const uint32_t *f;
+	double sum = 0, objs = 0;
+
+	hpa_sb_adds(&sb, "heap_v2/0\n");
+	for (i = 0; i < RECORDS; i++) {
+		/* record i: 0x1000+i 0x20 0x30 0x40 0x50 0x60, on thread i % 3 */
+		hpa_sb_addf(&sb, "@ 0x%zx 0x20 0x30 0x40 0x50 0x60\n  t*: %zu: %zu [0: 0]\n"
+			    "  t%zu: %zu: %zu [0: 0]\n", 0x1000 + i, i % 5 + 1,
+			    (i % 5 + 1) * 16, i % 3, i % 5 + 1, (i % 5 + 1) * 16);
+		sum += (double)((i % 5 + 1) * 16);
+		objs += (double)(i % 5 + 1);
+	}
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(read_text(&p, sb.buf, sb.len), 0);
+	CHECK_INT_EQ(p.samples_nr, 2 * RECORDS);
+	CHECK_INT_EQ(p.stacks_nr, RECORDS + 1);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), sum, 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_OBJECTS, HPA_THREAD_ALL), objs, 0);
+	/* In order: sample 2k is record k's t* line, 2k + 1 its thread line, same stack. */
+	for (i = 0; i < RECORDS; i += 997) {
+		CHECK_INT_EQ(p.samples[2 * i].thread, HPA_THREAD_ALL);
+		CHECK_INT_EQ(p.samples[2 * i + 1].thread, (int)(i % 3));
+		CHECK_INT_EQ(p.samples[2 * i].stack, p.samples[2 * i + 1].stack);
+		CHECK_DBL_EQ(p.samples[2 * i].v[HPA_INUSE_SPACE], (double)((i % 5 + 1) * 16), 0);
+		f = hpa_profile_stack(&p, p.samples[2 * i].stack, &nr);
+		CHECK_INT_EQ(nr, 6);
+		CHECK_INT_EQ(p.locs[f[0]].addr, 0x1000 + i);
+		CHECK_INT_EQ(p.locs[f[5]].addr, 0x60);
+	}
+	hpa_profile_release(&p);
+
+	/* The same with a bad line near the end: an error, not a crash or a hang. */
+	hpa_sb_adds(&sb, "@ 0x1\n  t*: 1: x [0: 0]\n");
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(read_text(&p, sb.buf, sb.len), -1);
+	hpa_profile_release(&p);
+	hpa_sb_release(&sb);
+
+	/* gperftools: a stack written again is the same stack id (interned in order). */
+	hpa_sb_adds(&sb, "heap profile: 0: 0 [0: 0] @ heapprofile\n");
+	for (i = 0; i < RECORDS; i++)
+		hpa_sb_addf(&sb, "1: 16 [1: 16] @ 0x%zx 0x20 0x30 0x40\n", 0x1000 + i % 1000);
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(read_text(&p, sb.buf, sb.len), 0);
+	CHECK_INT_EQ(p.samples_nr, RECORDS);
+	CHECK_INT_EQ(p.stacks_nr, 1000 + 1);
+	CHECK_INT_EQ(p.samples[0].stack, p.samples[1000].stack);
+	CHECK_INT_EQ(p.samples[RECORDS - 1].stack, p.samples[999].stack);
+	hpa_profile_release(&p);
+	hpa_sb_release(&sb);
+}
+
 int main(void)
 {
 	jemalloc_threads();
@@ -319,5 +383,6 @@ int main(void)
 	memory_map_section();
 	truncated();
 	bad_input();
+	pipe_sized();
 	TEST_MAIN_END();
 }

@@ -39,6 +39,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/symbolize.h"
+#include "hpa/task.h"
 #include "hpa/timing.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
@@ -856,18 +857,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Processors this process may run on. */
-static size_t processors(void)
-{
-	cpu_set_t set;
-	long n;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return (size_t)CPU_COUNT(&set);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (size_t)n : 1;
-}
-
 /* Every module on as many threads as there are processors, the caller's included. */
 static void run_workers(struct symbolizer *s)
 {
@@ -1192,7 +1181,7 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 	s.callbacks.section_address = dwfl_offline_section_address;
 	s.callbacks.debuginfo_path = &s.debuginfo_path;
 
-	s.nthreads = processors();
+	s.nthreads = hpa_processors();
 	where = xcalloc(prof->locs_nr + 1, sizeof(*where));
 	for (i = 1; i <= prof->inputs_nr; i++)
 		collect_modules(&s, (uint32_t)i, where);

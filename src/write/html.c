@@ -23,6 +23,7 @@
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 #include "report_css.h"
 #include "report_js.h"
@@ -148,6 +149,19 @@ static void groups_compute(const struct hpa_profile *prof, const struct hpa_view
 {
 	memset(gr, 0, sizeof(*gr));
 	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, gr->edges, &gr->nedges);
+}
+
+struct groups_job {
+	const struct hpa_profile *prof;
+	const struct hpa_view_opts *vo;
+	struct groups *out;
+};
+
+static void groups_job_run(void *arg)
+{
+	struct groups_job *j = arg;
+
+	groups_compute(j->prof, j->vo, j->out);
 }
 
 static void groups_release(struct groups *gr)
@@ -465,6 +479,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct hpa_call_tree shared, *thr_tree = NULL;
 	struct groups all, before, after, *thr = NULL;
 	struct thread_samples ts;
+	struct groups_job all_job;
+	struct hpa_task all_task;
 	size_t nthr;
 	size_t i;
 	int v;
@@ -494,8 +510,13 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		    opts->show_bytes ? "true" : "false");
 	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
 	summary(&pg, nthr);
-	/* Each view's groups once, for every value type. */
-	groups_compute(prof, &vo, &all);
+	/*
+	 * Each view's groups once, for every value type.  The whole view's
+	 * are made on a second thread while this one makes the rest: they
+	 * only read the profile.
+	 */
+	all_job = (struct groups_job){ prof, &vo, &all };
+	hpa_task_start(&all_task, groups_job_run, &all_job);
 	if (diff) {
 		struct hpa_view_opts side = vo;
 		side.part = -1;
@@ -523,6 +544,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			hpa_group_tree(prof, &th, &to, &thr_tree[i]);
 		}
 	}
+	hpa_task_wait(&all_task);
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;

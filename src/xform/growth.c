@@ -10,6 +10,7 @@
 #include "hpa/group.h"
 #include "hpa/growth.h"
 #include "hpa/names.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 double hpa_steadiness(const double *v, size_t n, int dir)
@@ -161,9 +162,27 @@ const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, in
 	return text;
 }
 
+/* The functions' series, on a second thread while the stacks' are made. */
+struct funcs_job {
+	struct hpa_growth *g;
+	const struct hpa_profile *prof;
+	const struct hpa_view_opts *opts;
+	const struct hpa_stack_format *fmt;
+};
+
+static void funcs_series(void *arg)
+{
+	struct funcs_job *j = arg;
+	struct hpa_growth *g = j->g;
+
+	g->funcs = group_series(g, j->prof, j->opts, j->fmt, &g->func_texts, &g->func_values,
+				&g->nfuncs);
+}
+
 /*
  * Stacks ("leaf < caller < ...", or folded root first for --collapse) and
- * functions (the innermost visible frame: where they allocated).
+ * functions (the innermost visible frame: where they allocated).  The two
+ * groupings only read the profile: they run side by side.
  */
 void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts, bool folded,
 		struct hpa_growth *g)
@@ -172,14 +191,20 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 		display_frame, false, "", " < ", "<no stack> < ", false
 	};
 	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
+	struct hpa_series *stacks_out;
+	struct funcs_job job;
+	struct hpa_task task;
 
 	memset(g, 0, sizeof(*g));
 	g->dumps = prof->inputs_nr;
 	hpa_stack_namer_init(&g->stack_namer, prof, opts, folded ? &hpa_folded_format : &stacks);
 	hpa_stack_namer_init(&g->func_namer, prof, opts, &funcs);
-	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
-				 &g->stack_texts, &g->stack_values, &g->nstacks);
-	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs);
+	job = (struct funcs_job){ g, prof, opts, &funcs };
+	hpa_task_start(&task, funcs_series, &job);
+	stacks_out = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
+				  &g->stack_texts, &g->stack_values, &g->nstacks);
+	hpa_task_wait(&task);
+	g->stacks = stacks_out;
 }
 
 void hpa_growth_release(struct hpa_growth *g)

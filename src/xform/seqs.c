@@ -143,24 +143,28 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	free(stack_seq);
 }
 
-static const uint32_t *rank_name;
-static const char *(*rank_str)(const void *ctx, uint32_t id);
-static const void *rank_ctx;
-static unsigned char rank_end;   /* the suffix's first byte: what follows each name */
+/* What the name comparison needs (qsort_r's context: walks may run on several threads). */
+struct rank_ctx {
+	const uint32_t *name;
+	const char *(*str)(const void *ctx, uint32_t id);
+	const void *ctx;
+	unsigned char end;           /* the suffix's first byte: what follows each name */
+};
 
-static int cmp_slot_names(const void *a, const void *b)
+static int cmp_slot_names(const void *a, const void *b, void *arg)
 {
-	uint32_t x = rank_name[*(const uint32_t *)a], y = rank_name[*(const uint32_t *)b];
+	const struct rank_ctx *r = arg;
+	uint32_t x = r->name[*(const uint32_t *)a], y = r->name[*(const uint32_t *)b];
 	const unsigned char *p, *q;
 
 	if (x == y)
 		return 0;
-	p = (const unsigned char *)rank_str(rank_ctx, x);
-	q = (const unsigned char *)rank_str(rank_ctx, y);
+	p = (const unsigned char *)r->str(r->ctx, x);
+	q = (const unsigned char *)r->str(r->ctx, y);
 	while (*p && *p == *q)
 		p++, q++;
 	if (*p != *q) {   /* a name that ends compares as its suffix */
-		unsigned cp = *p ? *p : rank_end, cq = *q ? *q : rank_end;
+		unsigned cp = *p ? *p : r->end, cq = *q ? *q : r->end;
 		if (cp != cq)
 			return cp < cq ? -1 : 1;
 	}
@@ -171,17 +175,14 @@ void hpa_seqs_rank(struct hpa_seqs *s, const uint32_t *slot_name,
 		   const char *(*str)(const void *ctx, uint32_t id), const void *ctx, const char *suffix)
 {
 	uint32_t *slots = xmalloc(st_mult(s->nslots, sizeof(*slots)));
+	struct rank_ctx r = { slot_name, str, ctx, (unsigned char)suffix[0] };
 	size_t n = 0, i;
 	uint32_t rank = 0;
 
 	for (i = 0; i < s->nslots; i++)
 		if (s->slot_used[i])
 			slots[n++] = (uint32_t)i;
-	rank_name = slot_name;
-	rank_str = str;
-	rank_ctx = ctx;
-	rank_end = (unsigned char)suffix[0];
-	qsort(slots, n, sizeof(*slots), cmp_slot_names);
+	qsort_r(slots, n, sizeof(*slots), cmp_slot_names, &r);
 	for (i = 0; i < n; i++) {
 		if (!i || slot_name[slots[i]] != slot_name[slots[i - 1]])
 			rank++;

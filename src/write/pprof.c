@@ -232,6 +232,8 @@ struct gz {
 	z_stream z;
 	FILE *fp;
 	bool failed;
+	size_t in_n;                 /* bytes waiting in `in`: deflate gets them 64 KiB at a time, */
+	uint8_t in[1 << 16];         /* not a call per field of a few bytes */
 	uint8_t out[1 << 16];
 };
 
@@ -253,10 +255,8 @@ static void gz_run(struct gz *g, int flush)
 	} while (flush == Z_FINISH ? rc != Z_STREAM_END : !g->z.avail_out);
 }
 
-static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+static void gz_deflate(struct gz *g, const uint8_t *data, size_t len)
 {
-	struct gz *g = (struct gz *)buf;
-
 	while (len && !g->failed) {
 		size_t chunk = len < hpa_zlib_chunk ? len : hpa_zlib_chunk;   /* zlib counts in 32 bits */
 
@@ -266,6 +266,22 @@ static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
 		data += chunk;
 		len -= chunk;
 	}
+}
+
+static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+{
+	struct gz *g = (struct gz *)buf;
+
+	if (g->in_n + len > sizeof(g->in)) {
+		gz_deflate(g, g->in, g->in_n);
+		g->in_n = 0;
+	}
+	if (len > sizeof(g->in)) {
+		gz_deflate(g, data, len);
+		return;
+	}
+	memcpy(g->in + g->in_n, data, len);
+	g->in_n += len;
 }
 
 static int gz_start(struct gz *g, FILE *fp)
@@ -281,6 +297,8 @@ static int gz_start(struct gz *g, FILE *fp)
 
 static int gz_finish(struct gz *g)
 {
+	gz_deflate(g, g->in, g->in_n);
+	g->in_n = 0;
 	if (!g->failed)
 		gz_run(g, Z_FINISH);
 	deflateEnd(&g->z);

@@ -5,12 +5,14 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
+#include "hpa/task.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
@@ -81,39 +83,140 @@ static int cmp_traces(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+/*
+ * The traces' texts, chunk by chunk, on two threads: a helper names the
+ * odd chunks into one of two buffers while this thread names and writes
+ * the even ones, then writes the helper's; the order is the sorted one.
+ */
+#define CHUNK 1024
+
+struct naming {
+	const struct hpa_profile *prof;
+	const struct hpa_opts *opts;
+	const struct hpa_view_opts *vo;
+	const struct hpa_stack_format *fmt;
+	const struct trace *t;
+	size_t n;
+	double total;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct hpa_strbuf done[2];   /* the helper's chunk 2k + 1 in done[k % 2] */
+	bool full[2];
+};
+
+static void name_chunk(struct naming *nm, struct hpa_stack_namer *namer, size_t c,
+		       struct hpa_strbuf *sb)
+{
+	size_t i, hi = (c + 1) * CHUNK < nm->n ? (c + 1) * CHUNK : nm->n, len;
+	char num[2][48];
+
+	sb->len = 0;
+	for (i = c * CHUNK; i < hi; i++) {
+		double value = hpa_dust_to_zero(nm->t[i].after - nm->t[i].before);
+		const char *text;
+
+		if (value == 0)
+			continue;
+		hpa_format_total(num[0], sizeof(num[0]), value, nm->opts);
+		hpa_format_percent(num[1], sizeof(num[1]), value, nm->total);
+		hpa_sb_addf(sb, "-----------\n%s (%s)\n", num[0], num[1]);
+		text = hpa_stack_text(namer, nm->t[i].sample, &len);
+		hpa_sb_add(sb, text, len);
+	}
+}
+
+static void *name_odd_chunks(void *arg)
+{
+	struct naming *nm = arg;
+	struct hpa_stack_namer namer;
+	size_t c;
+
+	hpa_stack_namer_init(&namer, nm->prof, nm->vo, nm->fmt);
+	for (c = 1; c * CHUNK < nm->n; c += 2) {
+		size_t k = c / 2 % 2;
+
+		pthread_mutex_lock(&nm->mu);
+		while (nm->full[k])
+			pthread_cond_wait(&nm->cv, &nm->mu);
+		pthread_mutex_unlock(&nm->mu);
+		name_chunk(nm, &namer, c, &nm->done[k]);
+		pthread_mutex_lock(&nm->mu);
+		nm->full[k] = true;
+		pthread_cond_broadcast(&nm->cv);
+		pthread_mutex_unlock(&nm->mu);
+	}
+	hpa_stack_namer_release(&namer);
+	return NULL;
+}
+
+static void write_traces(FILE *fp, struct naming *nm)
+{
+	struct hpa_stack_namer namer;
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	bool helper = false;
+	pthread_t tid;
+	size_t c;
+
+	pthread_mutex_init(&nm->mu, NULL);
+	pthread_cond_init(&nm->cv, NULL);
+	if (nm->n > CHUNK && hpa_processors() > 1)
+		helper = pthread_create(&tid, NULL, name_odd_chunks, nm) == 0;
+	hpa_stack_namer_init(&namer, nm->prof, nm->vo, nm->fmt);
+	for (c = 0; c * CHUNK < nm->n; c++) {
+		size_t k = c / 2 % 2;
+
+		if (!helper || c % 2 == 0) {
+			name_chunk(nm, &namer, c, &sb);
+			fwrite(sb.buf, 1, sb.len, fp);
+			continue;
+		}
+		pthread_mutex_lock(&nm->mu);
+		while (!nm->full[k])
+			pthread_cond_wait(&nm->cv, &nm->mu);
+		pthread_mutex_unlock(&nm->mu);
+		fwrite(nm->done[k].buf, 1, nm->done[k].len, fp);
+		pthread_mutex_lock(&nm->mu);
+		nm->full[k] = false;
+		pthread_cond_broadcast(&nm->cv);
+		pthread_mutex_unlock(&nm->mu);
+	}
+	if (helper)
+		pthread_join(tid, NULL);
+	hpa_stack_namer_release(&namer);
+	hpa_sb_release(&sb);
+	hpa_sb_release(&nm->done[0]);
+	hpa_sb_release(&nm->done[1]);
+	pthread_cond_destroy(&nm->cv);
+	pthread_mutex_destroy(&nm->mu);
+}
+
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	static const struct hpa_stack_format fmt = { frame_text, false, "      ", "\n",
 						     "      <no stack>\n", false };
 	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct traces ts = { prof, NULL, 0, 0 };
-	struct hpa_stack_namer namer;
-	size_t i, len;
+	struct naming nm;
 	double total;
-	char num[2][48];
+	char num[48];
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	total = hpa_dust_to_zero(hpa_walk_stacks(prof, &vo, &fmt, false, keep_trace, &ts));
 	if (ts.n > 1)
 		qsort(ts.t, ts.n, sizeof(*ts.t), cmp_traces);
-	hpa_format_total(num[0], sizeof(num[0]), total, opts);
-	fprintf(fp, "Total: %s in %zu stacks\n", num[0], ts.n);
+	hpa_format_total(num, sizeof(num), total, opts);
+	fprintf(fp, "Total: %s in %zu stacks\n", num, ts.n);
 	hpa_active_filters(fp, &vo);
-	hpa_stack_namer_init(&namer, prof, &vo, &fmt);
-	for (i = 0; i < ts.n; i++) {
-		double value = hpa_dust_to_zero(ts.t[i].after - ts.t[i].before);
-		const char *text;
-
-		if (value == 0)
-			continue;
-		hpa_format_total(num[0], sizeof(num[0]), value, opts);
-		hpa_format_percent(num[1], sizeof(num[1]), value, total);
-		fprintf(fp, "-----------\n%s (%s)\n", num[0], num[1]);
-		text = hpa_stack_text(&namer, ts.t[i].sample, &len);
-		fwrite(text, 1, len, fp);
-	}
-	hpa_stack_namer_release(&namer);
+	memset(&nm, 0, sizeof(nm));
+	nm.prof = prof;
+	nm.opts = opts;
+	nm.vo = &vo;
+	nm.fmt = &fmt;
+	nm.t = ts.t;
+	nm.n = ts.n;
+	nm.total = total;
+	write_traces(fp, &nm);
 	free(ts.t);
 	return 0;
 }

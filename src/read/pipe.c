@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 #include "read.h"
 
@@ -45,7 +46,8 @@ struct read_pipe {
 	uint32_t input;
 	uint32_t stack;                 /* the storer's: the stack last stored */
 	struct batch cur;               /* the parser's, being filled */
-	bool threaded;
+	bool threaded;                  /* the storer runs */
+	bool alone;                     /* no storer to be had: batches are stored here */
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -106,20 +108,29 @@ static void *storer(void *arg)
 	return NULL;
 }
 
-/* Hand the parser's batch to the storer, starting it on the first full batch. */
+/*
+ * Hand the parser's batch to the storer, starting it on the first full
+ * batch; with one processor, or no thread to be had, store it here.
+ */
 static void submit(struct read_pipe *p)
 {
-	if (!p->threaded) {
-		pthread_mutex_init(&p->mu, NULL);
-		pthread_cond_init(&p->cv, NULL);
-		if (pthread_create(&p->tid, NULL, storer, p) != 0) {
-			pthread_cond_destroy(&p->cv);
-			pthread_mutex_destroy(&p->mu);
-			store(p, &p->cur);   /* no thread: store here, as a small profile does */
-			p->cur.nr = 0;
-			return;
+	if (!p->threaded && !p->alone) {
+		p->alone = hpa_processors() < 2;
+		if (!p->alone) {
+			pthread_mutex_init(&p->mu, NULL);
+			pthread_cond_init(&p->cv, NULL);
+			p->threaded = pthread_create(&p->tid, NULL, storer, p) == 0;
+			if (!p->threaded) {
+				pthread_cond_destroy(&p->cv);
+				pthread_mutex_destroy(&p->mu);
+				p->alone = true;
+			}
 		}
-		p->threaded = true;
+	}
+	if (p->alone) {
+		store(p, &p->cur);
+		p->cur.nr = 0;
+		return;
 	}
 	pthread_mutex_lock(&p->mu);
 	while (p->queued == PIPE_QUEUE)

@@ -353,21 +353,20 @@ struct thread_samples {
 
 static void thread_samples(const struct hpa_profile *prof, size_t nthr, struct thread_samples *ts)
 {
-	struct hpa_hashmap index = HPA_HASHMAP_INIT;   /* thread id + 2^32 -> index + 1 */
+	struct hpa_hashmap index = HPA_HASHMAP_INIT;   /* thread id -> index + 1 */
 	size_t *alloc = xcalloc(nthr + 1, sizeof(*alloc)), i;
 
 	ts->list = xcalloc(nthr + 1, sizeof(*ts->list));
 	ts->nr = xcalloc(nthr + 1, sizeof(*ts->nr));
 	for (i = 0; i < nthr; i++)
-		hpa_hashmap_put(&index, (uint64_t)(uint32_t)prof->threads[i].id + (UINT64_C(1) << 32),
-				(uint32_t)i + 1);
+		hpa_hashmap_put(&index, (uint32_t)prof->threads[i].id, (uint32_t)i + 1);
 	for (i = 0; i < prof->samples_nr; i++) {
 		int32_t t = prof->samples[i].thread;
 		uint32_t k;
 
 		if (t == HPA_THREAD_ALL)
 			continue;
-		k = hpa_hashmap_get(&index, (uint64_t)(uint32_t)t + (UINT64_C(1) << 32));
+		k = hpa_hashmap_get(&index, (uint32_t)t);
 		if (!k--)
 			continue;
 		HPA_GROW(ts->list[k], ts->nr[k] + 1, alloc[k]);

@@ -191,7 +191,6 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 		display_frame, false, "", " < ", "<no stack> < ", false
 	};
 	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
-	struct hpa_series *stacks_out;
 	struct funcs_job job;
 	struct hpa_task task;
 
@@ -201,10 +200,9 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 	hpa_stack_namer_init(&g->func_namer, prof, opts, &funcs);
 	job = (struct funcs_job){ g, prof, opts, &funcs };
 	hpa_task_start(&task, funcs_series, &job);
-	stacks_out = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
-				  &g->stack_texts, &g->stack_values, &g->nstacks);
+	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
+				 &g->stack_texts, &g->stack_values, &g->nstacks);
 	hpa_task_wait(&task);
-	g->stacks = stacks_out;
 }
 
 void hpa_growth_release(struct hpa_growth *g)

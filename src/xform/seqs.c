@@ -43,7 +43,7 @@ enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame)
 {
-	size_t akept = 0, afirst = 0, aseq = 0, anext = 0, nseq = 0, c, k, nr;
+	size_t akept = 0, aseqs = 0, aseq = 0, anext = 0, nseq = 0, c, k, nr;
 	const struct hpa_frame *frames;
 	struct hpa_view view;
 	struct hpa_hashmap by_hash = HPA_HASHMAP_INIT;   /* sequence hash -> sequence id + 1 */
@@ -125,11 +125,12 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 			}
 		}
 		if (id == UINT32_MAX) {   /* a new sequence: this sample stands for it */
+			size_t was = aseqs;
+
 			id = (uint32_t)s->nreps;
-			HPA_GROW(s->seq_first, s->nreps + 1, afirst);
-			s->off = xrealloc(s->off, st_mult(afirst, sizeof(*s->off)));
-			s->len = xrealloc(s->len, st_mult(afirst, sizeof(*s->len)));
-			s->seq_first[s->nreps] = (uint32_t)kept;
+			HPA_GROW(s->off, s->nreps + 1, aseqs);
+			if (aseqs != was)
+				s->len = xrealloc(s->len, st_mult(aseqs, sizeof(*s->len)));
 			s->off[s->nreps] = off;
 			s->len[s->nreps++] = (uint32_t)nr;
 		}
@@ -347,7 +348,7 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	w.tmp = xmalloc(st_mult(n, sizeof(*w.tmp)));
 	if (v->by_sequence)
 		for (k = 0; k < s->nreps; k++)
-			w.items[nitems++] = s->seq_first[k];
+			w.items[nitems++] = s->members[s->member_start[k]];   /* its first sample */
 	else
 		for (k = 0; k < s->kept; k++)
 			w.items[nitems++] = (uint32_t)k;
@@ -394,7 +395,6 @@ void hpa_seqs_release(struct hpa_seqs *s)
 	free(s->off);
 	free(s->len);
 	free(s->seq_of);
-	free(s->seq_first);
 	free(s->members);
 	free(s->member_start);
 	free(s->seq);

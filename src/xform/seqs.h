@@ -28,9 +28,8 @@ struct hpa_seqs {
 	size_t nreps;                /* sequence ids */
 	size_t *off;                 /* per sequence id: its slots seq[off[id]] ... */
 	uint32_t *len;               /* ... len[id] of them */
-	uint32_t *seq_first;         /* per sequence id: its first kept sample */
-	uint32_t *members;           /* the kept samples of sequence id, ascending: ... */
-	size_t *member_start;        /* ... members[member_start[id] .. member_start[id + 1]) */
+	uint32_t *members;           /* the kept samples of sequence id, ascending (the first ... */
+	size_t *member_start;        /* ... stands for it): members[member_start[id] .. [id + 1]) */
 	uint32_t *seq;
 	size_t nslots;               /* profile slots, and one more: EMPTY_SLOT */
 	struct hpa_frame *slot_frame;   /* a frame of each slot used */

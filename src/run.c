@@ -270,6 +270,38 @@ static int check_bases(const struct hpa_profile *prof, const struct hpa_opts *op
 	return 0;
 }
 
+/*
+ * Does anything this run writes or matches use source files and lines?
+ * Reports by function (text, folded stacks, flame graphs, graphs, peeks,
+ * trees, threads, growth) show names only, so the symbolizer can skip the
+ * line programs, most of libdw's work.  A filter may match "file:line";
+ * --base then matches the base's frames by name alone, which names the same
+ * rows.
+ */
+static bool shows_lines(const struct hpa_opts *opts)
+{
+	if (opts->granularity != HPA_BY_FUNCTION || opts->focus.set || opts->ignore.set ||
+	    opts->show.set || opts->hide.set)
+		return true;
+	switch (opts->mode) {
+	case HPA_MODE_TEXT:
+	case HPA_MODE_COLLAPSE:
+	case HPA_MODE_THREADS:
+	case HPA_MODE_SVG:
+	case HPA_MODE_CSV:
+	case HPA_MODE_PEEK:
+	case HPA_MODE_TREE:
+	case HPA_MODE_DOT:
+		return false;
+	case HPA_MODE_TRACES:
+	case HPA_MODE_PROTO:
+	case HPA_MODE_LIST:
+	case HPA_MODE_HTML:
+	default:
+		return true;
+	}
+}
+
 int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_profile prof;
@@ -319,7 +351,8 @@ int hpa_run(const struct hpa_opts *opts)
 	hpa_timing(t, "unsample and unify locations");
 	if (!rc && !opts->no_symbols) {
 		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
-					   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH") };
+					   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
+					   !shows_lines(opts) };
 		t = hpa_now();
 		rc = hpa_symbolize(&prof, &so);
 		hpa_symbolize_remote(&prof, &opts->http);

@@ -17,6 +17,8 @@ struct hpa_sym_opts {
 	size_t debug_dirs_nr;
 	bool debuginfod;           /* allow debuginfod (DEBUGINFOD_URLS) lookups */
 	const char *binary_path;   /* PPROF_BINARY_PATH: folders to look in last, or NULL */
+	bool no_lines;             /* functions only: no source file or line (the line
+				      programs are most of libdw's work) */
 };
 
 /*

@@ -6,16 +6,23 @@
 #include "hpa/strtab.h"
 #include "hpa/xalloc.h"
 
+/* Eight bytes per step (names run to hundreds of bytes), then mixed. */
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a, then mixed */
-	size_t i;
+	uint64_t h = 0xcbf29ce484222325ULL ^ len, w;
+	size_t i = 0;
 
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
 	}
-	return hpa_hash64(h ^ len);
+	if (i < len) {
+		w = 0;
+		memcpy(&w, s + i, len - i);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	return hpa_hash64(h);
 }
 
 /*

@@ -123,6 +123,7 @@ struct module {
 	Dwfl_Module *mod;
 	char *why;               /* why it could not be used, or NULL */
 	bool no_dwfl;            /* libdwfl could not even start */
+	bool no_lines;           /* name functions only: no line program is read */
 	char build_id[129];      /* hex, or "" */
 	double secs;             /* --timing: opening it and naming its addresses */
 	size_t named;            /* --timing: addresses looked up */
@@ -671,9 +672,10 @@ static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_di
 		name = clean = clean_name(linkage);
 	else if (!name)
 		name = "??";
-	if (dwarf_decl_line(&d->die, &line) != 0 || line < 0)
+	if (m->no_lines || dwarf_decl_line(&d->die, &line) != 0 || line < 0)
 		line = 0;
-	d->func = 1 + add_func(m, name, linkage, module_source(m, ci, dwarf_decl_file(&d->die)),
+	d->func = 1 + add_func(m, name, linkage,
+			       m->no_lines ? 0 : module_source(m, ci, dwarf_decl_file(&d->die)),
 			       cu_lang(&ci->cu), (uint32_t)line);
 	free(clean);
 	return d->func - 1;
@@ -691,6 +693,8 @@ static void inline_call_site(struct module *m, struct cu_index *ci, struct fn_di
 	if (d->call_known)
 		return;
 	d->call_known = true;
+	if (m->no_lines)
+		return;
 	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_file, &attr), &idx) == 0 &&
 	    dwarf_getsrcfiles(&ci->cu, &files, &nfiles) == 0 && idx < nfiles)
 		cf = dwarf_filesrc(files, idx, NULL, NULL);
@@ -711,7 +715,8 @@ static void push_frame(struct module *m, uint32_t func, uint32_t file, uint32_t 
 /*
  * The inline chain of `pc` from DWARF, innermost first.  The innermost
  * frame's file:line comes from the line table; each caller's is the call
- * site of the inline instance inside it.  False if no function DIE holds pc.
+ * site of the inline instance inside it; with no_lines every frame has
+ * none.  False if no function DIE holds pc.
  */
 static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 {
@@ -730,7 +735,7 @@ static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 	d = innermost(ci, pc - bias);
 	if (d < 0)
 		return false;
-	dl = dwarf_getsrc_die(&ci->cu, pc - bias);
+	dl = m->no_lines ? NULL : dwarf_getsrc_die(&ci->cu, pc - bias);
 	if (dl) {
 		int ln = 0;
 		const char *f = dwarf_linesrc(dl, NULL, NULL);
@@ -802,6 +807,7 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	size_t k;
 	int n;
 
+	m->no_lines = s->opts->no_lines;
 	m->dwfl = dwfl_begin(&s->callbacks);
 	if (!m->dwfl) {
 		m->no_dwfl = true;

@@ -90,6 +90,8 @@ static void name_one(struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa
 void hpa_name_frames(struct hpa_profile *prof)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	/* a function's names depend only on it and the inline flag: made once */
+	uint32_t *made = xcalloc(prof->funcs_nr ? prof->funcs_nr * 2 : 1, sizeof(*made));
 	size_t i, lv;
 
 	free(prof->names);
@@ -106,11 +108,23 @@ void hpa_name_frames(struct hpa_profile *prof)
 			continue;
 		}
 		for (lv = 0; lv < l->line_nr; lv++) {
-			const struct hpa_function *fn = &prof->funcs[prof->lines[l->line_first + lv].func];
-			name_one(prof, &sb, &prof->names[l->line_first + lv],
-				 hpa_profile_str(prof, fn->name), fn, lv + 1 < l->line_nr);
+			uint32_t func = prof->lines[l->line_first + lv].func;
+			const struct hpa_function *fn = &prof->funcs[func];
+			bool inlined = lv + 1 < l->line_nr;
+			size_t slot = l->line_first + lv;
+			uint32_t *seen = &made[(size_t)func * 2 + inlined];
+
+			if (*seen) {
+				prof->names[slot] = prof->names[*seen - 1];
+				continue;
+			}
+			name_one(prof, &sb, &prof->names[slot], hpa_profile_str(prof, fn->name), fn,
+				 inlined);
+			*seen = (uint32_t)slot + 1;
 		}
 	}
+	if (getenv("NMDBG")) fprintf(stderr, "funcs %zu lines %zu locs %zu strs\n", prof->funcs_nr, prof->lines_nr, prof->locs_nr);
+	free(made);
 	hpa_sb_release(&sb);
 }
 

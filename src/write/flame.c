@@ -343,7 +343,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 		title = deftitle;
 	}
 	top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);
-	bottom = 2 * FONT + 10;
+	bottom = 2 * FONT + 12;
 	height = (int)(max_depth + 1) * FRAME_H + top + bottom;
 
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -386,10 +386,14 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	fprintf(fp, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n", XPAD, 2 * FONT);
 	fprintf(fp, "<text id=\"search\" x=\"%u\" y=\"%d\" text-anchor=\"end\">Search</text>\n",
 		width - XPAD, 2 * FONT);
-	/* The hover line sits above the footnote, never on it. */
-	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - FONT - 6);
+	/*
+	 * The hover line sits above the footnote, never on it: their baselines
+	 * are 1.5 em apart, more than the line height of the monospace fonts a
+	 * browser may pick (Noto Sans Mono's is 17 px at 12 px).
+	 */
+	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - FONT - 8);
 	fprintf(fp, "<text id=\"matched\" x=\"%u\" y=\"%d\" text-anchor=\"end\"> </text>\n",
-		width - XPAD, height - FONT - 6);
+		width - XPAD, height - FONT - 8);
 	fprintf(fp, "<text id=\"test-out\" class=\"hide\" x=\"0\" y=\"0\"></text>\n");
 	if (total <= 0) {
 		fprintf(fp, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No samples: the profile "

@@ -357,15 +357,15 @@ static void note_empty(struct reader *r)
 	size_t i, n = 0;
 	bool any = false;
 
-	for (i = r->first_sample; i < prof->samples_nr; i++) {
-		const struct hpa_sample *s = &prof->samples[i];
+	for (i = r->first_sample; i < prof->samples_nr && !any; i++) {   /* stops at the first */
 		int k;
-		n += s->thread == HPA_THREAD_ALL;   /* a record, not its per-thread lines */
 		for (k = 0; k < HPA_NVALUES && !any; k++)
-			any = s->v[k] != 0;
+			any = prof->samples[i].v[k] != 0;
 	}
 	if (any)
 		return;
+	for (i = r->first_sample; i < prof->samples_nr; i++)
+		n += prof->samples[i].thread == HPA_THREAD_ALL;   /* a record, not its per-thread lines */
 	in->no_samples = true;
 	if (!n)
 		hpa_warn_at(&pos, "no samples: the profile has a header but no records (a dump taken "

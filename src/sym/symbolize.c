@@ -148,6 +148,10 @@ struct module {
 	size_t nspans;
 	Dwarf_Addr span_bias;
 	bool spans_built;
+	Dwarf_Die *scanned;      /* few addresses: the last CU looked at in order */
+	struct cu_span *seen;    /* the ranges of the CUs looked at so far */
+	size_t nseen, aseen;
+	bool scan_done;
 };
 
 struct symbolizer {
@@ -560,6 +564,56 @@ static Dwarf_Die *cu_by_ranges(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias
 	return NULL;
 }
 
+/*
+ * A module with few addresses (a system library the program entered at
+ * main() or malloc()) finds their CUs by looking at the CUs in order, each
+ * once, up to the one that holds the address: libdw's lookup by
+ * .debug_aranges reads every CU of the file first (2,000 in libc, 10 ms),
+ * while the CUs such frames are in come early in link order (libc's
+ * startup code is its third).  NULL when no CU says it holds pc; libdw's
+ * lookup then decides.
+ */
+#define SCAN_MAX 16
+
+static Dwarf_Die *cu_by_scan(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias)
+{
+	size_t i;
+
+	for (i = 0; i < m->nseen; i++)
+		if (pc - m->span_bias >= m->seen[i].low && pc - m->span_bias < m->seen[i].high) {
+			*bias = m->span_bias;
+			return &m->seen[i].cu;
+		}
+	while (!m->scan_done) {
+		Dwarf_Addr base, start, end, b = 0;
+		ptrdiff_t off = 0;
+		Dwarf_Die *cu = dwfl_module_nextcu(m->mod, m->scanned, &b);
+		size_t first = m->nseen;
+
+		if (!cu) {
+			m->scan_done = true;
+			break;
+		}
+		m->scanned = cu;
+		m->span_bias = b;
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			HPA_GROW(m->seen, m->nseen + 1, m->aseen);
+			m->seen[m->nseen].low = start;
+			m->seen[m->nseen].high = end;
+			m->seen[m->nseen].cu = *cu;
+			m->nseen++;
+		}
+		for (i = first; i < m->nseen; i++)
+			if (pc - b >= m->seen[i].low && pc - b < m->seen[i].high) {
+				*bias = b;
+				return &m->seen[i].cu;
+			}
+	}
+	return NULL;
+}
+
 /* The innermost function DIE whose ranges hold `pc` (CU-relative), or -1. */
 static int32_t innermost(const struct cu_index *ci, Dwarf_Addr pc)
 {
@@ -721,12 +775,14 @@ static void push_frame(struct module *m, uint32_t func, uint32_t file, uint32_t 
 static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, pc, &bias);
+	Dwarf_Die *cu = m->npcs <= SCAN_MAX ? cu_by_scan(m, pc, &bias) : NULL;
 	struct cu_index *ci;
 	Dwarf_Line *dl;
 	uint32_t file = 0, line = 0;
 	int32_t d;
 
+	if (!cu)
+		cu = dwfl_module_addrdie(m->mod, pc, &bias);
 	if (!cu)
 		cu = cu_by_ranges(m, pc, &bias);
 	if (!cu)
@@ -845,6 +901,8 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	hpa_hashmap_release(&m->cu_by_off);
 	free(m->spans);
 	m->spans = NULL;
+	free(m->seen);
+	m->seen = NULL;
 	free(m->wanted);
 	m->wanted = NULL;
 	dwfl_end(m->dwfl);

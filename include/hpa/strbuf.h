@@ -27,6 +27,15 @@ void hpa_sb_vaddf(struct hpa_strbuf *sb, const char *fmt, va_list ap) HPA_PRINTF
 char *hpa_sb_detach(struct hpa_strbuf *sb);
 void hpa_sb_release(struct hpa_strbuf *sb);
 
+/*
+ * printf("%.*f", prec, v) into out (room for HPA_FIXED_MAX bytes), the
+ * same bytes (rounding the exact binary value half to even, as glibc),
+ * without printf's multi-precision arithmetic: a flame graph writes eight
+ * such numbers per frame.  prec at most 9.  Returns the length.
+ */
+#define HPA_FIXED_MAX 352
+size_t hpa_fixed(char *out, double v, unsigned prec);
+
 /* A malloc'ed printf result (asprintf that aborts on failure). */
 char *hpa_xasprintf(const char *fmt, ...) HPA_PRINTF(1, 2);
 

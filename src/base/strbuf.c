@@ -1,5 +1,6 @@
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,4 +87,56 @@ char *hpa_xasprintf(const char *fmt, ...)
 	hpa_sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	return hpa_sb_detach(&sb);
+}
+
+size_t hpa_fixed(char *out, double v, unsigned prec)
+{
+	static const uint64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+					  100000000, 1000000000 };
+	unsigned __int128 n, q;
+	uint64_t m, ip, fp;
+	int e, s, len = 0, k;
+	double f;
+	char digits[24];
+
+	/* Beyond 2^53 (and NaN, infinities, prec past 9) printf itself decides. */
+	if (prec > 9 || !(fabs(v) < 9007199254740992.0))
+		return (size_t)snprintf(out, HPA_FIXED_MAX, "%.*f", (int)prec, v);
+	f = frexp(fabs(v), &e);                    /* |v| = f * 2^e, f in [0.5, 1) */
+	m = (uint64_t)ldexp(f, 53);                /* exact: |v| = m * 2^(e - 53) */
+	s = 53 - e;                                /* |v| * 10^prec = m * 10^prec / 2^s */
+	n = (unsigned __int128)m * pow10[prec];    /* < 2^83 */
+	if (s <= 0) {
+		q = n << -s;                       /* an integer already: |v| < 2^53 */
+	} else if (s >= 100) {
+		q = 0;                             /* below 2^-47 * 10^-9: nowhere near 1/2 */
+	} else {
+		unsigned __int128 half = (unsigned __int128)1 << (s - 1), r;
+
+		q = n >> s;
+		r = n & (((unsigned __int128)1 << s) - 1);
+		if (r > half || (r == half && (q & 1)))
+			q++;
+	}
+	ip = (uint64_t)(q / pow10[prec]);
+	fp = (uint64_t)(q % pow10[prec]);
+	if (signbit(v))
+		out[len++] = '-';
+	k = 0;
+	do {
+		digits[k++] = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	while (k)
+		out[len++] = digits[--k];
+	if (prec) {
+		out[len++] = '.';
+		for (k = (int)prec - 1; k >= 0; k--) {
+			out[len + k] = (char)('0' + fp % 10);
+			fp /= 10;
+		}
+		len += (int)prec;
+	}
+	out[len] = '\0';
+	return (size_t)len;
 }

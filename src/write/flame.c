@@ -23,6 +23,7 @@
 #include "hpa/report.h"
 #include "hpa/group.h"
 #include "hpa/growth.h"
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
 #define FONT 12
@@ -133,7 +134,7 @@ static uint32_t *layout(struct tree *t, size_t *count)
 
 void hpa_put_escaped(FILE *fp, const char *s, size_t max_chars)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *run = p;   /* run: written as is */
 	size_t chars = 0;
 
 	while (*p && chars < max_chars) {
@@ -142,36 +143,43 @@ void hpa_put_escaped(FILE *fp, const char *s, size_t max_chars)
 			     (c & 0xf8) == 0xf0 ? 4 : 0;
 		size_t j;
 		bool ok = len > 0;
+		const char *esc;
 
 		for (j = 1; ok && j < len; j++)
 			ok = (p[j] & 0xc0) == 0x80;
 		if (ok && len == 2 && c < 0xc2)
 			ok = false;   /* overlong */
 		chars++;
-		if (!ok) {
-			fputs("\xef\xbf\xbd", fp);
-			p++;
+		if (!ok)
+			esc = "\xef\xbf\xbd";
+		else if (len > 1)
+			esc = NULL;
+		else if (c == '&')
+			esc = "&amp;";
+		else if (c == '<')
+			esc = "&lt;";
+		else if (c == '>')
+			esc = "&gt;";
+		else if (c == '"')
+			esc = "&quot;";
+		else if (c == '\n')
+			esc = "&#10;";
+		else if (c < 0x20)
+			esc = "\xef\xbf\xbd";
+		else
+			esc = NULL;
+		if (!esc) {   /* a character written as it is: the run goes on */
+			p += len;
 			continue;
 		}
-		if (len > 1) {
-			fwrite(p, 1, len, fp);
-		} else if (c == '&') {
-			fputs("&amp;", fp);
-		} else if (c == '<') {
-			fputs("&lt;", fp);
-		} else if (c == '>') {
-			fputs("&gt;", fp);
-		} else if (c == '"') {
-			fputs("&quot;", fp);
-		} else if (c == '\n') {
-			fputs("&#10;", fp);
-		} else if (c < 0x20) {
-			fputs("\xef\xbf\xbd", fp);
-		} else {
-			fputc((int)c, fp);
-		}
-		p += len;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), fp);
+		fputs(esc, fp);
+		p += ok ? len : 1;
+		run = p;
 	}
+	if (p > run)
+		fwrite(run, 1, (size_t)(p - run), fp);
 }
 
 static size_t utf8_chars(const char *s)
@@ -234,21 +242,34 @@ static void human(char *out, size_t size, double v, const struct hpa_opts *opts)
 	hpa_format_total(out, size, v, &o);
 }
 
+/* printf("%.*f", prec, v), faster (hpa_fixed). */
+static void put_fixed(FILE *fp, double v, unsigned prec)
+{
+	char b[HPA_FIXED_MAX];
+
+	fwrite(b, 1, hpa_fixed(b, v, prec), fp);
+}
+
 static void tooltip(FILE *fp, const struct tree *t, uint32_t id, double total,
 		    const struct hpa_opts *opts)
 {
 	const struct hpa_call_node *nd = &t->nodes[id];
-	char a[48], b[48], ha[48];
+	char a[HPA_FIXED_MAX], b[48], ha[48];
 	double delta = nd->after - nd->before;
 
 	hpa_put_escaped(fp, node_name(t, id), SIZE_MAX);
-	snprintf(a, sizeof(a), "%.0f", nd->after);
+	hpa_fixed(a, nd->after, 0);
 	human(ha, sizeof(ha), nd->after, opts);
 	if (!t->diff) {
-		if (hpa_value_is_objects(opts->value))   /* "12 objects", not "12 objects (12 objects)" */
-			fprintf(fp, "&#10;%s, %.2f%%", ha, total ? nd->after * 100 / total : 0);
-		else
-			fprintf(fp, "&#10;%s bytes (%s), %.2f%%", a, ha, total ? nd->after * 100 / total : 0);
+		fputs("&#10;", fp);
+		if (!hpa_value_is_objects(opts->value)) {   /* "12 objects", not "12 objects (12 objects)" */
+			fputs(a, fp);
+			fputs(" bytes (", fp);
+		}
+		fputs(ha, fp);
+		fputs(hpa_value_is_objects(opts->value) ? ", " : "), ", fp);
+		put_fixed(fp, total ? nd->after * 100 / total : 0, 2);
+		fputc('%', fp);
 		return;
 	}
 	snprintf(b, sizeof(b), "%.0f", nd->before);
@@ -425,8 +446,11 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 				    fmax(fabs(nd->before), fabs(nd->after)), colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
-		fprintf(fp, "<g data-x=\"%.8f\" data-w=\"%.8f\" data-d=\"%u\"", nx / total,
-			nw / total, nd->depth);
+		fputs("<g data-x=\"", fp);
+		put_fixed(fp, nx / total, 8);
+		fputs("\" data-w=\"", fp);
+		put_fixed(fp, nw / total, 8);
+		fprintf(fp, "\" data-d=\"%u\"", nd->depth);
 		if (strcmp(label, name)) {
 			fputs(" data-l=\"", fp);
 			hpa_put_escaped(fp, label, SIZE_MAX);
@@ -440,9 +464,15 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			for (d = 0; d < t.dumps; d++)
 				fprintf(fp, " %.0f", t.ct.series[(size_t)order[i] * t.dumps + d]);
 		}
-		fprintf(fp, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
-			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, FRAME_H - 1, colour,
-			x + 3, y + FRAME_H / 2.0 + 4);
+		fputs("</title><rect x=\"", fp);
+		put_fixed(fp, x, 2);
+		fprintf(fp, "\" y=\"%d\" width=\"", y);
+		put_fixed(fp, w, 2);
+		fprintf(fp, "\" height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"", FRAME_H - 1, colour);
+		put_fixed(fp, x + 3, 2);
+		fputs("\" y=\"", fp);
+		put_fixed(fp, y + FRAME_H / 2.0 + 4, 1);
+		fputs("\">", fp);
 		if (chars >= 3) {   /* cut on characters before escaping, never inside an entity */
 			hpa_put_escaped(fp, label, len <= chars ? SIZE_MAX : chars - 2);
 			if (len > chars)

@@ -1,6 +1,8 @@
 /* The string buffer: appends of every kind, growth past any first guess, detach. */
 #include "hpa/compat.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,36 @@ int main(void)
 	s = hpa_sb_detach(&sb);
 	CHECK(sb.buf == NULL && sb.len == 0);
 	free(s);
+
+	/* hpa_fixed() writes what printf("%.*f") writes: ties, signs, zeros, big and tiny values. */
+	{
+		static const double fixed[] = { 0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 1.005,
+			2.675, 0.045, 99.995, 1e-10, -1e-10, 123456789.987654321, 0.99680335,
+			1186.225, 9007199254740991.0, 9007199254740993.0, 1e300, -7.5e-5,
+			4503599627370495.5, 0.1, 0.7, 1.0 / 3 };
+		char want[HPA_FIXED_MAX], got[HPA_FIXED_MAX];
+		unsigned prec, bad = 0;
+		uint64_t x = 88172645463325252ULL;
+
+		for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+			for (prec = 0; prec <= 9; prec++) {
+				snprintf(want, sizeof(want), "%.*f", (int)prec, fixed[i]);
+				CHECK_INT_EQ(hpa_fixed(got, fixed[i], prec), strlen(want));
+				CHECK_STR_EQ(got, want);
+			}
+		for (i = 0; i < 300000; i++) {   /* random values at every scale, and exact ties */
+			double v;
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v = ldexp((double)(x >> 11), (int)(x % 90) - 80) * (x & 1 ? -1 : 1);
+			if (i % 3 == 0)
+				v = (double)(x % 2000000) / 1024;   /* ties at 2 and fewer digits */
+			prec = (unsigned)(x >> 40) % 10;
+			snprintf(want, sizeof(want), "%.*f", (int)prec, v);
+			hpa_fixed(got, v, prec);
+			bad += strcmp(got, want) != 0;
+		}
+		CHECK_INT_EQ(bad, 0);
+	}
 
 	s = hpa_xasprintf("%s+0x%llx", "libLLVM-14.so.1", 0x5dfeb0ULL);
 	CHECK_STR_EQ(s, "libLLVM-14.so.1+0x5dfeb0");

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char path[64];
 	static const uint64_t addrs[] = { 0x401005, 0x401100, 0x402345, 0x400001, 0x40ffff };
 	struct hpa_profile prof;
-	struct hpa_sym_opts so = { NULL, NULL, NULL, 0, false, NULL };
+	struct hpa_sym_opts so = { NULL, NULL, NULL, 0, false, NULL, false };
 	struct hpa_mapping m;
 	double v[HPA_NVALUES] = { 1, 64, 1, 64 };
 	uint32_t input;

@@ -57,9 +57,12 @@ char *hpa_folded_short_frame(const struct hpa_profile *prof, struct hpa_frame f)
 	return s;
 }
 
-/* `base` with `mark` appended when `inlined`, interned (sb is scratch). */
+/*
+ * `base` with `mark` appended when `inlined`, interned (sb is scratch);
+ * `base_id`, when not 0, is base's own id, for a name that comes out as base.
+ */
 static uint32_t intern_marked(struct hpa_profile *prof, struct hpa_strbuf *sb, const char *base,
-			      bool inlined, const char *mark, bool folded)
+			      bool inlined, const char *mark, bool folded, uint32_t base_id)
 {
 	sb->len = 0;
 	hpa_sb_adds(sb, base);
@@ -67,6 +70,8 @@ static uint32_t intern_marked(struct hpa_profile *prof, struct hpa_strbuf *sb, c
 		hpa_sb_adds(sb, mark);
 	if (folded)
 		hpa_folded_name(sb->buf);
+	if (base_id && !inlined && !strcmp(sb->buf, base))
+		return base_id;
 	return hpa_strtab_intern(&prof->strs, sb->buf);
 }
 
@@ -79,11 +84,12 @@ static void name_one(struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa
 
 	n->known = fn != NULL;
 	n->inlined = inlined;
-	n->full = hpa_strtab_intern(&prof->strs, full);
+	/* A function's name is in the table already; an outermost frame's marked names are its own. */
+	n->full = fn ? fn->name : hpa_strtab_intern(&prof->strs, full);
 	n->shortn = hpa_strtab_intern(&prof->strs, s);
-	n->display = intern_marked(prof, sb, s, inlined, " (inline)", false);
-	n->folded = intern_marked(prof, sb, full, inlined, "[inline]", true);
-	n->graph = intern_marked(prof, sb, full, inlined, " [inline]", false);
+	n->display = inlined ? intern_marked(prof, sb, s, true, " (inline)", false, 0) : n->shortn;
+	n->graph = inlined ? intern_marked(prof, sb, full, true, " [inline]", false, 0) : n->full;
+	n->folded = intern_marked(prof, sb, full, inlined, "[inline]", true, n->full);
 	free(s);
 }
 

@@ -353,20 +353,32 @@ int hpa_run(const struct hpa_opts *opts)
 		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 					   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
 					   !shows_lines(opts) };
+		struct hpa_mark_job mark;
+		double tn;
+
 		t = hpa_now();
 		rc = hpa_symbolize(&prof, &so);
 		hpa_symbolize_remote(&prof, &opts->http);
-		hpa_mark_internal(&prof);
+		hpa_timing(t, "symbolize (all modules)");
+		/* Allocator frames are marked on a second thread while this one names frames. */
+		t = hpa_now();
+		hpa_mark_internal_start(&prof, &mark);
+		tn = hpa_now();
+		if (!rc)
+			hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
+		hpa_timing(tn, "name frames");
+		hpa_mark_internal_wait(&mark);
+		hpa_timing(t, "mark allocator frames (beside naming)");
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
 		if (!rc)
 			hpa_warn_allocator_only(&prof, opts->value);
-		hpa_timing(t, "symbolize (all modules)");
+	} else {
+		t = hpa_now();
+		if (!rc)
+			hpa_name_frames(&prof);
+		hpa_timing(t, "name frames");
 	}
-	t = hpa_now();
-	if (!rc)
-		hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
-	hpa_timing(t, "name frames");
 	t = hpa_now();
 	if (!rc)
 		rc = hpa_apply_base(&prof, opts);

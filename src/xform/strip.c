@@ -76,10 +76,10 @@ static bool is_allocator_module(const char *path)
 }
 
 /* Is function f allocator code?  Each function's short name is tested once. */
-static bool func_is_allocator(const struct hpa_profile *prof, uint8_t *known, uint32_t f)
+static bool func_is_allocator(const char *const *fname, uint8_t *known, uint32_t f)
 {
 	if (!known[f]) {
-		char *name = xstrdup(hpa_profile_str(prof, prof->funcs[f].name));
+		char *name = xstrdup(fname[f]);
 		hpa_short_name(name);
 		known[f] = hpa_is_allocator_name(name) ? 2 : 1;
 		free(name);
@@ -87,24 +87,21 @@ static bool func_is_allocator(const struct hpa_profile *prof, uint8_t *known, ui
 	return known[f] == 2;
 }
 
-void hpa_mark_internal(struct hpa_profile *prof)
+static void mark_run(void *arg)
 {
+	struct hpa_mark_job *job = arg;
+	struct hpa_profile *prof = job->prof;
 	uint8_t *known = xcalloc(prof->funcs_nr + 1, 1);
-	uint8_t *map_alloc = xcalloc(prof->mappings_nr + 1, 1);   /* 0 unknown, 1 no, 2 yes */
 	size_t i, j;
 
 	for (i = 1; i < prof->locs_nr; i++) {
 		struct hpa_location *loc = &prof->locs[i];
 
-		if (!map_alloc[loc->mapping]) {
-			const char *path = hpa_profile_loc_path(prof, (uint32_t)i);
-			map_alloc[loc->mapping] = path && is_allocator_module(path) ? 2 : 1;
-		}
-		loc->internal = map_alloc[loc->mapping] == 2;
+		loc->internal = job->map_alloc[loc->mapping] == 2;
 		loc->internal_levels = 0;
 		/* The outermost allocator level decides: it and all inside it go. */
 		for (j = loc->line_nr; !loc->internal && j-- > 0;) {
-			if (func_is_allocator(prof, known, prof->lines[loc->line_first + j].func)) {
+			if (func_is_allocator(job->fname, known, prof->lines[loc->line_first + j].func)) {
 				loc->internal_levels = (uint16_t)(j + 1);
 				loc->internal = j + 1 == loc->line_nr;
 				break;
@@ -112,8 +109,42 @@ void hpa_mark_internal(struct hpa_profile *prof)
 		}
 	}
 	free(known);
-	free(map_alloc);
 	hpa_cache_stack_cuts(prof);
+}
+
+void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job)
+{
+	size_t i;
+
+	job->prof = prof;
+	job->fname = xcalloc(prof->funcs_nr + 1, sizeof(*job->fname));
+	for (i = 0; i < prof->funcs_nr; i++)
+		job->fname[i] = hpa_profile_str(prof, prof->funcs[i].name);
+	job->map_alloc = xcalloc(prof->mappings_nr + 1, 1);   /* 0 unused, 1 no, 2 yes */
+	for (i = 1; i < prof->locs_nr; i++) {
+		uint32_t m = prof->locs[i].mapping;
+
+		if (!job->map_alloc[m]) {
+			const char *path = hpa_profile_loc_path(prof, (uint32_t)i);
+			job->map_alloc[m] = path && is_allocator_module(path) ? 2 : 1;
+		}
+	}
+	hpa_task_start(&job->task, mark_run, job);
+}
+
+void hpa_mark_internal_wait(struct hpa_mark_job *job)
+{
+	hpa_task_wait(&job->task);
+	free(job->fname);
+	free(job->map_alloc);
+}
+
+void hpa_mark_internal(struct hpa_profile *prof)
+{
+	struct hpa_mark_job job;
+
+	hpa_mark_internal_start(prof, &job);
+	hpa_mark_internal_wait(&job);
 }
 
 /* A location's part in a cut, one small word each: CUT_ALL, or the inline levels cut. */

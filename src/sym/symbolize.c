@@ -517,6 +517,23 @@ static int cmp_span(const void *a, const void *b)
 	return (x->low > y->low) - (x->low < y->low);
 }
 
+/* Append the ranges of `cu` to spans[] (growing *alloc). */
+static void add_cu_spans(struct cu_span **spans, size_t *nr, size_t *alloc, Dwarf_Die *cu)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		HPA_GROW(*spans, *nr + 1, *alloc);
+		(*spans)[*nr].low = start;
+		(*spans)[*nr].high = end;
+		(*spans)[*nr].cu = *cu;
+		(*nr)++;
+	}
+}
+
 static void spans_build(struct module *m)
 {
 	Dwarf_Die *cu = NULL;
@@ -525,19 +542,8 @@ static void spans_build(struct module *m)
 
 	m->spans_built = true;
 	while ((cu = dwfl_module_nextcu(m->mod, cu, &bias)) != NULL) {
-		Dwarf_Addr base, start, end;
-		ptrdiff_t off = 0;
-
 		m->span_bias = bias;
-		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
-			if (end <= start)
-				continue;
-			HPA_GROW(m->spans, m->nspans + 1, aspans);
-			m->spans[m->nspans].low = start;
-			m->spans[m->nspans].high = end;
-			m->spans[m->nspans].cu = *cu;
-			m->nspans++;
-		}
+		add_cu_spans(&m->spans, &m->nspans, &aspans, cu);
 	}
 	if (m->nspans > 1)
 		qsort(m->spans, m->nspans, sizeof(*m->spans), cmp_span);
@@ -577,41 +583,28 @@ static Dwarf_Die *cu_by_ranges(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias
 
 static Dwarf_Die *cu_by_scan(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < m->nseen; i++)
-		if (pc - m->span_bias >= m->seen[i].low && pc - m->span_bias < m->seen[i].high) {
-			*bias = m->span_bias;
-			return &m->seen[i].cu;
-		}
-	while (!m->scan_done) {
-		Dwarf_Addr base, start, end, b = 0;
-		ptrdiff_t off = 0;
-		Dwarf_Die *cu = dwfl_module_nextcu(m->mod, m->scanned, &b);
-		size_t first = m->nseen;
+	for (;;) {
+		Dwarf_Addr b = 0;
+		Dwarf_Die *cu;
 
-		if (!cu) {
-			m->scan_done = true;
-			break;
-		}
-		m->scanned = cu;
-		m->span_bias = b;
-		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
-			if (end <= start)
-				continue;
-			HPA_GROW(m->seen, m->nseen + 1, m->aseen);
-			m->seen[m->nseen].low = start;
-			m->seen[m->nseen].high = end;
-			m->seen[m->nseen].cu = *cu;
-			m->nseen++;
-		}
-		for (i = first; i < m->nseen; i++)
-			if (pc - b >= m->seen[i].low && pc - b < m->seen[i].high) {
-				*bias = b;
+		for (; i < m->nseen; i++)
+			if (pc - m->span_bias >= m->seen[i].low && pc - m->span_bias < m->seen[i].high) {
+				*bias = m->span_bias;
 				return &m->seen[i].cu;
 			}
+		if (m->scan_done)
+			return NULL;
+		cu = dwfl_module_nextcu(m->mod, m->scanned, &b);
+		if (!cu) {
+			m->scan_done = true;
+		} else {
+			m->scanned = cu;
+			m->span_bias = b;
+			add_cu_spans(&m->seen, &m->nseen, &m->aseen, cu);
+		}
 	}
-	return NULL;
 }
 
 /* The innermost function DIE whose ranges hold `pc` (CU-relative), or -1. */

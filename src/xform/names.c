@@ -129,7 +129,6 @@ void hpa_name_frames(struct hpa_profile *prof)
 			*seen = (uint32_t)slot + 1;
 		}
 	}
-	if (getenv("NMDBG")) fprintf(stderr, "funcs %zu lines %zu locs %zu strs\n", prof->funcs_nr, prof->lines_nr, prof->locs_nr);
 	free(made);
 	hpa_sb_release(&sb);
 }

@@ -112,7 +112,8 @@ static void mark_run(void *arg)
 	hpa_cache_stack_cuts(prof);
 }
 
-void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job)
+/* The names and paths the marking reads, from the string table, before it starts. */
+static void mark_prepare(struct hpa_profile *prof, struct hpa_mark_job *job)
 {
 	size_t i;
 
@@ -129,22 +130,33 @@ void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job)
 			job->map_alloc[m] = path && is_allocator_module(path) ? 2 : 1;
 		}
 	}
+}
+
+static void mark_release(struct hpa_mark_job *job)
+{
+	free(job->fname);
+	free(job->map_alloc);
+}
+
+void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job)
+{
+	mark_prepare(prof, job);
 	hpa_task_start(&job->task, mark_run, job);
 }
 
 void hpa_mark_internal_wait(struct hpa_mark_job *job)
 {
 	hpa_task_wait(&job->task);
-	free(job->fname);
-	free(job->map_alloc);
+	mark_release(job);
 }
 
 void hpa_mark_internal(struct hpa_profile *prof)
 {
 	struct hpa_mark_job job;
 
-	hpa_mark_internal_start(prof, &job);
-	hpa_mark_internal_wait(&job);
+	mark_prepare(prof, &job);
+	mark_run(&job);
+	mark_release(&job);
 }
 
 /* A location's part in a cut, one small word each: CUT_ALL, or the inline levels cut. */

@@ -10,6 +10,12 @@
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
+/*
+ * Grow the block `ptr` of which the caller uses `have` bytes to `size`
+ * bytes, keeping its contents.  Arrays that grow large get room to grow in
+ * place (address space only), so they are not moved again and again.
+ */
+void *xgrow(void *ptr, size_t have, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
@@ -26,7 +32,8 @@ size_t st_mult(size_t a, size_t b);
 			size_t hpa_grow_n_ = (alloc) < 16 ? 16 : (alloc) * 2;  \
 			if (hpa_grow_n_ < (size_t)(nr))                        \
 				hpa_grow_n_ = (nr);                            \
-			(x) = xrealloc((x), st_mult(hpa_grow_n_, sizeof(*(x)))); \
+			(x) = xgrow((x), (alloc) * sizeof(*(x)),              \
+				    st_mult(hpa_grow_n_, sizeof(*(x))));        \
 			(alloc) = hpa_grow_n_;                                 \
 		}                                                              \
 	} while (0)

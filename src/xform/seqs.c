@@ -137,11 +137,22 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		stack_seq[st] = id + STACK_SEQ;
 		s->seq_of[kept] = id;
 	}
+	s->one_each = s->nreps == s->kept;   /* ids were given in sample order */
 	list_members(s);
 	hpa_view_release(&view);
 	hpa_hashmap_release(&by_hash);
 	free(next);
 	free(stack_seq);
+}
+
+/*
+ * Kept sample k's sequence id.  One dump's samples have a sequence each
+ * (its stacks are distinct): no lookup, which the walk would otherwise make
+ * at random for each sample at each level.
+ */
+static inline uint32_t seq_id(const struct hpa_seqs *s, uint32_t k)
+{
+	return s->one_each ? k : s->seq_of[k];
 }
 
 /* What the name comparison needs (qsort_r's context: walks may run on several threads). */
@@ -262,7 +273,7 @@ static void report_end(struct walk *w, uint32_t depth, const uint32_t *items, si
 	const struct hpa_seqs *s = w->s;
 	size_t i, m = 0;
 
-	if (!w->v->by_sequence) {
+	if (!w->v->by_sequence || s->one_each) {   /* one each: the samples are the sequences */
 		w->v->end(w->v->ctx, depth, items, n);
 		return;
 	}
@@ -297,7 +308,7 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 
 	for (j = lo; j < hi; j++) {
 		uint32_t k = w->items[j];
-		uint32_t id = s->seq_of[k];
+		uint32_t id = seq_id(s, k);
 		uint64_t key = s->len[id] > depth ? s->slot_rank[s->seq[s->off[id] + depth]] : 0;
 
 		w->keys[j] = key << 32 | k;
@@ -329,6 +340,8 @@ static bool same_sequence(const struct hpa_seqs *s, const uint32_t *items, size_
 {
 	size_t i;
 
+	if (s->one_each)
+		return n == 1;
 	for (i = 1; i < n; i++)
 		if (s->seq_of[items[i]] != s->seq_of[items[0]])
 			return false;
@@ -355,7 +368,7 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	split(&w, 0, nitems, 0, false);
 	while (w.sp) {
 		struct run r = w.stack[--w.sp];
-		uint32_t first = s->seq_of[w.items[r.lo]], d;
+		uint32_t first = seq_id(s, w.items[r.lo]), d;
 		bool quiet = r.quiet;
 
 		if (quiet)

@@ -25,6 +25,7 @@ struct hpa_seqs {
 	uint32_t *sample;            /* per kept sample: its sample index */
 	double *v;                   /* its view value */
 	uint32_t *seq_of;            /* its sequence id: equal ids, one stored sequence */
+	bool one_each;               /* each kept sample has a sequence of its own: seq_of[k] == k */
 	size_t nreps;                /* sequence ids */
 	size_t *off;                 /* per sequence id: its slots seq[off[id]] ... */
 	uint32_t *len;               /* ... len[id] of them */

@@ -302,6 +302,13 @@ static bool shows_lines(const struct hpa_opts *opts)
 	}
 }
 
+/* Does any report of this run show or select threads (jemalloc's "tN:" samples)? */
+static bool shows_threads(const struct hpa_opts *opts)
+{
+	return opts->thread != HPA_THREAD_ALL || opts->mode == HPA_MODE_THREADS ||
+		opts->mode == HPA_MODE_PROTO || opts->mode == HPA_MODE_HTML;
+}
+
 int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_profile prof;
@@ -322,6 +329,7 @@ int hpa_run(const struct hpa_opts *opts)
 	if (opts->stats)
 		hpa_timing(t0, "read statistics %s", opts->stats);
 	hpa_profile_init(&prof);
+	prof.no_thread_samples = !shows_threads(opts);
 	order = order_dumps(opts);
 	for (i = 0; i < opts->profiles_nr && !rc; i++) {
 		t = hpa_now();

@@ -207,6 +207,12 @@ struct hpa_profile {
 
 	struct hpa_thread *threads;
 	size_t threads_nr, threads_alloc;
+	/*
+	 * Set before reading when no report shows threads: the jemalloc
+	 * reader then stores only each stack's all-thread sample ("t*:"), not
+	 * one more per thread ("tN:"), which it still checks and names.
+	 */
+	bool no_thread_samples;
 
 	/* By frame slot (view.h): the names hpa_name_frames() gave (names.h). */
 	struct hpa_frame_name *names;

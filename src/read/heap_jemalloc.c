@@ -105,6 +105,8 @@ static int counter_line(struct reader *r, struct record *rec, const char *line)
 		for (i = 0; i < HPA_NVALUES; i++)
 			add_saturating(&rec->thread_sum[i], raw[i]);
 		hpa_profile_note_thread(r->prof, thread, NULL);
+		if (r->prof->no_thread_samples)
+			return 0;
 	}
 	read_add_sample(r, thread, raw);
 	return 0;

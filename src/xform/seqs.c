@@ -309,7 +309,21 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 	for (j = lo; j < hi; j++) {
 		uint32_t k = w->items[j];
 		uint32_t id = seq_id(s, k);
-		uint64_t key = s->len[id] > depth ? s->slot_rank[s->seq[s->off[id] + depth]] : 0;
+		uint64_t key;
+
+		/*
+		 * The items are in name order, their sequences anywhere: ask
+		 * for the where of the 8th next, and for the frame of the 4th
+		 * next, whose where came 4 items ago.
+		 */
+		if (j + 8 < hi) {
+			uint32_t id8 = seq_id(s, w->items[j + 8]);
+			__builtin_prefetch(&s->off[id8]);
+			__builtin_prefetch(&s->len[id8]);
+		}
+		if (j + 4 < hi)
+			__builtin_prefetch(&s->seq[s->off[seq_id(s, w->items[j + 4])] + depth]);
+		key = s->len[id] > depth ? s->slot_rank[s->seq[s->off[id] + depth]] : 0;
 
 		w->keys[j] = key << 32 | k;
 		if (j > lo && w->keys[j] < w->keys[j - 1])
@@ -370,6 +384,19 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 		struct run r = w.stack[--w.sp];
 		uint32_t first = seq_id(s, w.items[r.lo]), d;
 		bool quiet = r.quiet;
+
+		/* The next runs' sequences, and the samples at their ends, on their way to the cache. */
+		if (w.sp > 1) {
+			uint32_t nk = w.items[w.stack[w.sp - 2].lo], id = seq_id(s, nk);
+			__builtin_prefetch(&s->off[id]);
+			__builtin_prefetch(&s->len[id]);
+			__builtin_prefetch(&s->sample[nk]);
+			__builtin_prefetch(&s->v[nk]);
+		}
+		if (w.sp) {
+			const struct run *next = &w.stack[w.sp - 1];
+			__builtin_prefetch(&s->seq[s->off[seq_id(s, w.items[next->lo])] + next->depth]);
+		}
 
 		if (quiet)
 			w.declined++;

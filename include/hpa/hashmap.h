@@ -26,6 +26,12 @@ void hpa_hashmap_release(struct hpa_hashmap *map);
 /* The id stored for `key`, or 0. */
 uint32_t hpa_hashmap_get(const struct hpa_hashmap *map, uint64_t key);
 
+/* Room for `n` keys in all without growing. */
+void hpa_hashmap_reserve(struct hpa_hashmap *map, size_t n);
+
+/* Start loading the slot where `key` would be (for a lookup soon after). */
+static inline void hpa_hashmap_prefetch(const struct hpa_hashmap *map, uint64_t key);
+
 /* Store `val` (nonzero) for `key`, replacing any earlier value. */
 void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val);
 
@@ -34,5 +40,11 @@ uint64_t hpa_hash64(uint64_t x);
 
 /* Hash of a sequence of n ids (stacks, key paths, slot sequences). */
 uint64_t hpa_hash_ids(const uint32_t *ids, size_t n);
+
+static inline void hpa_hashmap_prefetch(const struct hpa_hashmap *map, uint64_t key)
+{
+	if (map->cap)
+		__builtin_prefetch(&map->slots[hpa_hash64(key) & (map->cap - 1)]);
+}
 
 #endif

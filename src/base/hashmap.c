@@ -16,14 +16,25 @@ uint64_t hpa_hash64(uint64_t x)
 	return x;
 }
 
+/*
+ * Two ids a step, each step one multiply and one shift (a bijection of the
+ * state for given ids), and the full mix once at the end: a quarter of the
+ * time of mixing fully after each id, which dominated unifying the stacks
+ * of two dumps (7.5M ids: 20-28 ms).
+ */
 uint64_t hpa_hash_ids(const uint32_t *ids, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, x;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		h = hpa_hash64(h ^ ids[i]);
-	return h;
+	for (i = 0; i + 2 <= n; i += 2) {
+		x = (uint64_t)ids[i] | (uint64_t)ids[i + 1] << 32;
+		h = (h ^ x) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	if (i < n)
+		h = (h ^ ids[i]) * 0x94d049bb133111ebULL;
+	return hpa_hash64(h);
 }
 
 void hpa_hashmap_init(struct hpa_hashmap *map)
@@ -66,6 +77,16 @@ static void rehash(struct hpa_hashmap *map, size_t cap)
 		if (old[i].val)
 			map->slots[slot_of(map, old[i].key)] = old[i];
 	free(old);
+}
+
+void hpa_hashmap_reserve(struct hpa_hashmap *map, size_t n)
+{
+	size_t cap = map->cap ? map->cap : 64;
+
+	while ((n + 1) * 4 > cap * 3)
+		cap *= 2;
+	if (cap != map->cap)
+		rehash(map, cap);
 }
 
 void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val)

@@ -80,17 +80,30 @@ static void one_home_per_module(struct hpa_profile *prof, const uint32_t *module
 static void unify_stacks(struct hpa_profile *prof)
 {
 	uint32_t *remap = xmalloc(st_mult(prof->stacks_nr, sizeof(*remap)));
+	uint64_t *hash = xmalloc(st_mult(prof->stacks_nr, sizeof(*hash)));
 	size_t i, nf = 0;
 	uint32_t ns = 1;
 
+	/*
+	 * The hashes first, in one pass over the frames; then each lookup
+	 * asks for the table slot 16 stacks ahead, so that the misses of a
+	 * table larger than the caches overlap.
+	 */
+	for (i = 1; i < prof->stacks_nr; i++)
+		hash[i] = hpa_hash_ids(prof->frames + prof->stacks[i].first, prof->stacks[i].nr);
 	hpa_hashmap_release(&prof->stack_by_hash);
 	hpa_hashmap_init(&prof->stack_by_hash);
+	hpa_hashmap_reserve(&prof->stack_by_hash, prof->stacks_nr / (prof->inputs_nr ? prof->inputs_nr : 1));
 	remap[0] = 0;
 	for (i = 1; i < prof->stacks_nr; i++) {
 		struct hpa_stack st = prof->stacks[i];
 		const uint32_t *f = prof->frames + st.first;
-		uint64_t h = hpa_hash_ids(f, st.nr);
-		uint32_t first = hpa_hashmap_get(&prof->stack_by_hash, h), id;
+		uint64_t h = hash[i];
+		uint32_t first, id;
+
+		if (i + 16 < prof->stacks_nr)
+			hpa_hashmap_prefetch(&prof->stack_by_hash, hash[i + 16]);
+		first = hpa_hashmap_get(&prof->stack_by_hash, h);
 
 		for (id = first; id; id = prof->stack_next[id])
 			if (prof->stacks[id].nr == st.nr &&
@@ -107,6 +120,7 @@ static void unify_stacks(struct hpa_profile *prof)
 		}
 		remap[i] = id;
 	}
+	free(hash);
 	for (i = 0; i < prof->samples_nr; i++)
 		prof->samples[i].stack = remap[prof->samples[i].stack];
 	free(remap);

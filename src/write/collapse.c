@@ -30,24 +30,50 @@ struct lines {
 	bool diff_columns;
 };
 
+/* " N" for a count, into out (room for 21 bytes); returns the length. */
+static size_t put_count(char *out, long long v)
+{
+	char tmp[24];
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	size_t n = 0, len = 0;
+
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	out[len++] = ' ';
+	if (v < 0)
+		out[len++] = '-';
+	while (n)
+		out[len++] = tmp[--n];
+	return len;
+}
+
 /* One distinct stack: its line, unless its value is 0. */
 static void emit_line(void *ctx, const char *text, size_t len, const uint32_t *samples,
 		      const double *values, size_t n)
 {
 	struct lines *l = ctx;
 	double before, after;
-	int tl = (int)len - 1;   /* without the last ';' */
+	size_t tl = len ? len - 1 : 0;   /* without the last ';' */
+	char nums[48];
+	size_t nl = 0;
 
 	hpa_stack_sides(l->prof, samples, values, n, &before, &after);
 	if (l->diff_columns) {
 		long long b = trunc_ll(before), a = trunc_ll(after);
-		if (b || a)
-			fprintf(l->fp, "%.*s %lld %lld\n", tl, text, b, a);
+		if (!b && !a)
+			return;
+		nl = put_count(nums, b);
+		nl += put_count(nums + nl, a);
 	} else {
 		long long v = trunc_ll(after - before);
-		if (v)
-			fprintf(l->fp, "%.*s %lld\n", tl, text, v);
+		if (!v)
+			return;
+		nl = put_count(nums, v);
 	}
+	nums[nl++] = '\n';
+	fwrite_unlocked(text, 1, tl, l->fp);   /* the walk runs on this thread alone */
+	fwrite_unlocked(nums, 1, nl, l->fp);
 }
 
 /*

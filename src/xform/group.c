@@ -24,6 +24,7 @@ struct walk_stacks {
 	const struct hpa_seqs *s;
 	const struct hpa_stack_format *fmt;
 	uint32_t *slot_name;         /* id in names */
+	uint32_t *name_len;          /* by name id: its length */
 	struct hpa_strtab names;
 	char *buf;                   /* the text of the stack walked to */
 	size_t *end;                 /* end[depth]: its length down to that depth */
@@ -48,7 +49,7 @@ static bool stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t 
 		return true;
 	name = hpa_strtab_get(&w->names, w->slot_name[slot]);
 	len = w->end[depth - 1];
-	nl = strlen(name);
+	nl = w->name_len[w->slot_name[slot]];
 	HPA_GROW(w->end, depth + 1, w->end_alloc);
 	HPA_GROW(w->buf, len + w->pl + nl + w->sl + 1, w->buf_alloc);
 	memcpy(w->buf + len, w->fmt->prefix, w->pl);
@@ -119,6 +120,9 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 		w.slot_name[HPA_SEQS_EMPTY_SLOT(&s)] =
 			hpa_strtab_intern_len(&w.names, fmt->empty + w.pl, el - w.pl - w.sl);
 	hpa_seqs_rank(&s, w.slot_name, names_str, &w.names, fmt->suffix);
+	w.name_len = xmalloc(st_mult(w.names.nr + 1, sizeof(*w.name_len)));
+	for (i = 0; i < w.names.nr; i++)
+		w.name_len[i] = (uint32_t)strlen(hpa_strtab_get(&w.names, (uint32_t)i));
 	HPA_GROW(w.end, 1, w.end_alloc);
 	w.end[0] = 0;
 	HPA_GROW(w.buf, 1, w.buf_alloc);
@@ -130,6 +134,7 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 	free(w.samples);
 	free(w.values);
 	free(w.slot_name);
+	free(w.name_len);
 	hpa_strtab_release(&w.names);
 	hpa_seqs_release(&s);
 	return total;

@@ -3,7 +3,8 @@
  * replacement, colliding keys), the string table (ids stable, "" is 0,
  * strings with NUL-free prefixes), the line reader (CRLF, a last line
  * without newline, NUL bytes, lines longer than its buffer, peek, slurp),
- * and the model's interners (addresses, stacks, functions).
+ * the model's interners (addresses, stacks, functions), the sequence hash,
+ * and arrays grown in place (xgrow).
  */
 #include "hpa/compat.h"
 
@@ -15,6 +16,7 @@
 #include "hpa/lineio.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
+#include "hpa/xalloc.h"
 #include "test.h"
 
 static void test_hashmap(void)
@@ -38,6 +40,79 @@ static void test_hashmap(void)
 	CHECK(hpa_hash64(1) != hpa_hash64(2));
 	hpa_hashmap_release(&m);
 	CHECK_INT_EQ(hpa_hashmap_get(&m, 4096), 0);
+}
+
+/* Reserve, prefetch, and hashes of id sequences: equal for equal, apart for near misses. */
+static void test_hash_ids(void)
+{
+	struct hpa_hashmap m = HPA_HASHMAP_INIT;
+	uint32_t a[7] = { 1, 2, 3, 4, 5, 6, 7 }, b[7], i;
+	uint64_t h[64];
+	size_t n = 0, k;
+
+	memcpy(b, a, sizeof(a));
+	for (i = 0; i <= 7; i++)
+		CHECK(hpa_hash_ids(a, i) == hpa_hash_ids(b, i));
+	h[n++] = hpa_hash_ids(a, 0);
+	for (i = 1; i <= 7; i++)   /* every prefix, odd and even lengths */
+		h[n++] = hpa_hash_ids(a, i);
+	for (i = 0; i < 7; i++) {   /* one id changed, in the low or the high half of a pair */
+		b[i] ^= 1;
+		h[n++] = hpa_hash_ids(b, 7);
+		b[i] ^= 0x80000000u;
+		h[n++] = hpa_hash_ids(b, 7);
+		b[i] = a[i];
+	}
+	b[0] = a[1];   /* two ids swapped */
+	b[1] = a[0];
+	h[n++] = hpa_hash_ids(b, 7);
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++)
+			CHECK(h[i] != h[k]);
+
+	hpa_hashmap_reserve(&m, 1000);
+	CHECK(m.cap >= 1334 && m.cap <= 4096);
+	k = m.cap;
+	for (i = 1; i <= 1000; i++) {
+		hpa_hashmap_prefetch(&m, i);
+		hpa_hashmap_put(&m, i, i);
+	}
+	CHECK_INT_EQ(m.cap, k);   /* no growth past the reserve */
+	for (i = 1; i <= 1000; i++)
+		CHECK_INT_EQ(hpa_hashmap_get(&m, i), i);
+	hpa_hashmap_release(&m);
+}
+
+/* An array grown by doubling past the size where it moves to a block with room keeps its contents. */
+static void test_xgrow(void)
+{
+	uint32_t *v = NULL, *was = NULL;
+	size_t alloc = 0, i, moves = 0;
+
+	for (i = 0; i < (4u << 20); i++) {   /* 16 MiB of ids */
+		HPA_GROW(v, i + 1, alloc);
+		if (v != was)
+			moves++;
+		was = v;
+		v[i] = (uint32_t)(i * 2654435761u);
+	}
+	for (i = 0; i < (4u << 20); i++)
+		if (v[i] != (uint32_t)(i * 2654435761u))
+			break;
+	CHECK_INT_EQ(i, 4u << 20);
+	CHECK(alloc >= (4u << 20));
+	CHECK(moves >= 1);
+	/* a caller's count larger than the block is clamped to the block */
+	v = xgrow(v, SIZE_MAX / 2, (alloc + 1) * sizeof(*v));
+	CHECK_INT_EQ(v[12345], (uint32_t)(12345 * 2654435761u));
+	free(v);
+	v = xgrow(NULL, 0, 1u << 20);   /* a first block past the reserve size */
+	v[0] = 1;
+	v[(1u << 18) - 1] = 2;
+	v = xgrow(v, 1u << 20, 2u << 20);
+	CHECK_INT_EQ(v[0], 1);
+	CHECK_INT_EQ(v[(1u << 18) - 1], 2);
+	free(v);
 }
 
 static void test_strtab(void)
@@ -176,6 +251,8 @@ static void test_interning(void)
 int main(void)
 {
 	test_hashmap();
+	test_hash_ids();
+	test_xgrow();
 	test_strtab();
 	test_lineio();
 	test_interning();

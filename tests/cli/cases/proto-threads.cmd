@@ -1,0 +1,1 @@
+--proto -o "$D/t.pb.gz" --no-symbols jemalloc/threads-accum.heap; echo "exit=$?"; "$hpa" --thread 1 --show_bytes --no-symbols "$D/t.pb.gz"; "$hpa" --threads --no-symbols "$D/t.pb.gz"

@@ -180,10 +180,19 @@ int parse_addrs(struct reader *r, const char *p)
 			p += 2;
 		while (*p == '0')
 			p++;   /* leading zeros do not count toward the 16 digits */
+		/* Two digits a step: half the shifts in the chain that adds them up. */
 		while ((d = hex_table[(unsigned char)*p]) >= 0) {
-			a = a << 4 | (unsigned)d;
-			digits++;
-			p++;
+			int d1 = hex_table[(unsigned char)p[1]];
+
+			if (d1 < 0) {
+				a = a << 4 | (unsigned)d;
+				digits++;
+				p++;
+				break;
+			}
+			a = a << 8 | (unsigned)(d << 4 | d1);
+			digits += 2;
+			p += 2;
 		}
 		if ((*p && !is_blank(*p)) || p == tok) {
 			while (*p && !is_blank(*p))

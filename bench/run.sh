@@ -12,9 +12,10 @@
 # symbolizes per second (time with symbols minus time with --no-symbols);
 # then --svg and --html with their load time in Chromium; then a table of
 # every output mode (text, collapse, svg, proto, html, base, growth) on a
-# small, a medium and a large profile with the ratio to --text and jeprof's.
-# Last, a C++ binary with about 200 MB of DWARF (bench/gen_cxx.c), profiled
-# with a few and with many stacks, against jeprof.
+# small, a medium and a large profile with the ratio to --text and jeprof's;
+# --growth over 20 large dumps against 20 times one dump's parse.  Last, a
+# C++ binary with about 200 MB of DWARF (bench/gen_cxx.c), profiled with a
+# few and with many stacks, against jeprof.
 # Needs: gcc, g++, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
 # Nothing here runs in ctest: timings are printed, never asserted.
 set -eu
@@ -125,6 +126,30 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 			'BEGIN { printf "%-7s %7d  %-9s %7.2f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, s / (t > 0 ? t : 0.01), js, jr }'
 	done
 done
+
+# --growth over 20 large dumps, as a server dumps while its memory grows:
+# RUNS*81/100 ... RUNS seeds.  The goal: at most 20 times one dump's
+# parse time (the last dump's --no-symbols --text) plus one symbolization
+# (its --text minus that).
+echo
+n20=${HPA_BENCH_GROWTH_DUMPS:-20}
+echo "growth over $n20 large dumps (generating them ...)"
+rm -f g20.*.heap
+k=1
+while [ "$k" -le "$n20" ]; do
+	rm -f prof.*.heap
+	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" \
+		LD_PRELOAD="$je" ./syn $((runs * (100 - n20 + k) / 100))
+	mv prof.*.heap "g20.$(printf %02d "$k").heap"
+	k=$((k + 1))
+done
+last=$(ls g20.*.heap | tail -n 1)
+set -- $(measure "$hpa" --no-symbols --text ./syn "$last"); p1=$1
+set -- $(measure "$hpa" --text ./syn "$last"); t1=$1
+set -- $(measure "$hpa" --growth ./syn g20.*.heap); gs=$1 gkb=$2
+awk -v n="$n20" -v p="$p1" -v t="$t1" -v g="$gs" -v kb="$gkb" 'BEGIN {
+	b = n * p + (t - p)
+	printf "one dump: parse %.2f s, with symbols %.2f s; --growth over %d: %.2f s, peak RSS %d MiB; goal %d x parse + symbolization = %.2f s: %.2f of it\n", p, t, n, g, kb / 1024, n, b, g / b }'
 
 # A big C++ binary: bench/gen_cxx.c writes 100 files of templates over the
 # standard containers, built with g++ -O2 -g into a binary with about

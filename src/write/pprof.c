@@ -315,15 +315,74 @@ static size_t put_varint(uint8_t *out, uint64_t v)
 	return n;
 }
 
-/* One message of a repeated field, as packing the whole profile would put it. */
-static void pack_field(struct gz *g, unsigned field, const ProtobufCMessage *m)
+/* A proto3 packed repeated field: tag, byte length, the varints (nothing when empty). */
+static size_t put_packed(uint8_t *out, unsigned field, const uint64_t *v, size_t n)
 {
-	uint8_t head[20];
-	size_t n = put_varint(head, (uint64_t)field << 3 | 2);   /* wire type 2: length-delimited */
+	uint8_t *p = out;
+	size_t i, len = 0;
 
-	n += put_varint(head + n, protobuf_c_message_get_packed_size(m));
-	gz_append(&g->base, n, head);
-	protobuf_c_message_pack_to_buffer(m, &g->base);
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t x = v[i];
+		len++;
+		while (x >= 0x80) {
+			x >>= 7;
+			len++;
+		}
+	}
+	p += put_varint(p, (uint64_t)field << 3 | 2);
+	p += put_varint(p, len);
+	for (i = 0; i < n; i++)
+		p += put_varint(p, v[i]);
+	return (size_t)(p - out);
+}
+
+/* A scalar proto3 field: omitted when zero. */
+static size_t put_scalar(uint8_t *out, unsigned field, uint64_t v)
+{
+	size_t n;
+
+	if (!v)
+		return 0;
+	n = put_varint(out, (uint64_t)field << 3);   /* wire type 0: varint */
+	return n + put_varint(out + n, v);
+}
+
+/*
+ * One Sample (profile field 2), encoded here rather than by protobuf-c's
+ * descriptor walk (two passes per sample: its size, then its bytes): the
+ * same bytes, written once.  buf has room for 10 * nlocs + 125 bytes (24 for
+ * the sample's head, 11 + 10 per location, 42 for the values, 24 per label).
+ */
+static void put_sample(struct gz *g, uint8_t *buf, const uint64_t *locs, size_t nlocs,
+		       const int64_t values[4], const int64_t label[4], size_t nlabels)
+{
+	uint8_t lab[2][48];
+	size_t lablen[2], i, n, body;
+	uint64_t v[4];
+
+	for (i = 0; i < 4; i++)
+		v[i] = (uint64_t)values[i];
+	n = 24;   /* room for the sample's tag and length, moved down below */
+	n += put_packed(buf + n, 1, locs, nlocs);
+	n += put_packed(buf + n, 2, v, 4);
+	for (i = 0; i < nlabels; i++) {
+		lablen[i] = put_scalar(lab[i], 1, (uint64_t)label[2 * i]);
+		lablen[i] += put_scalar(lab[i] + lablen[i], 2, (uint64_t)label[2 * i + 1]);
+		n += put_varint(buf + n, 3 << 3 | 2);
+		n += put_varint(buf + n, lablen[i]);
+		memcpy(buf + n, lab[i], lablen[i]);
+		n += lablen[i];
+	}
+	body = n - 24;
+	{
+		uint8_t head[20];
+		size_t h = put_varint(head, 2 << 3 | 2);
+		h += put_varint(head + h, body);
+		memcpy(buf + 24 - h, head, h);
+		gz_append(&g->base, h + body, buf + 24 - h);
+	}
 }
 
 static void free_profile(PbProfile *p, struct writer *w)
@@ -381,6 +440,27 @@ static bool has_threads(const struct hpa_profile *prof)
 	return false;
 }
 
+struct thread_part {
+	int32_t thread;
+	uint32_t next;                  /* the group's next thread, 1-based; 0 ends */
+	double v[HPA_NVALUES];
+};
+
+/* How many groups all-threads group g (1-based) becomes. */
+static size_t split_count(const double *v, uint32_t g, const uint32_t *first_t,
+			  const struct thread_part *tp, double (*sum)[HPA_NVALUES])
+{
+	size_t n = 0, k;
+	uint32_t t;
+	bool left = false;
+
+	for (t = first_t[g]; t; t = tp[t - 1].next)
+		n++;
+	for (k = 0; k < HPA_NVALUES; k++)
+		left |= sum[g][k] == 0 && v[k] != 0;
+	return n + (left || !n);
+}
+
 /*
  * The all-threads groups `all` (the report's samples) split by thread: each
  * stack's value goes to its threads in proportion to their own values, so
@@ -389,17 +469,19 @@ static bool has_threads(const struct hpa_profile *prof)
  * may differ from their sum).  What no thread holds stays unlabelled.  A
  * thread's sample has its all-threads sample's stack, so it is in view and
  * in a group exactly when that one is (group_of: the all-threads grouping).
- * Returns the new number of groups; *all is replaced, and a thread's group
- * shares its stack's keys in the pool.
+ * Returns the new number of groups; *all is rewritten in place (grown
+ * only where stacks have several threads), and a thread's group shares its
+ * stack's keys in the pool.
  */
 static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_group **all,
 			      size_t nall, const uint32_t *group_of)
 {
-	struct hpa_path_group *tg = NULL, *out, *a = *all;
-	uint32_t *first_t = xcalloc(nall + 1, sizeof(*first_t)), *next_t = NULL;
+	struct hpa_path_group *a = *all;
+	struct thread_part *tp = NULL;
+	uint32_t *first_t = xcalloc(nall + 1, sizeof(*first_t));
 	uint32_t *group_of_stack = xcalloc(prof->stacks_nr + 1, sizeof(*group_of_stack));
 	double (*sum)[HPA_NVALUES] = xcalloc(nall + 1, sizeof(*sum));
-	size_t nt = 0, at = 0, ant = 0, i, k, nout = 0;
+	size_t nt = 0, at = 0, i, k, nout = 0, end;
 
 	for (i = 0; i < prof->samples_nr; i++)
 		if (group_of[i])
@@ -411,49 +493,57 @@ static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_gr
 
 		if (s->thread == HPA_THREAD_ALL || weight == 0 || !(g = group_of_stack[s->stack]))
 			continue;
-		for (t = first_t[g]; t && tg[t - 1].thread != s->thread; t = next_t[t])
+		for (t = first_t[g]; t && tp[t - 1].thread != s->thread; t = tp[t - 1].next)
 			;   /* a stack has few threads */
 		if (!t) {
-			HPA_GROW(tg, nt + 1, at);
-			HPA_GROW(next_t, nt + 2, ant);
-			tg[nt] = a[g - 1];
-			tg[nt].thread = s->thread;
-			memset(tg[nt].v, 0, sizeof(tg[nt].v));
+			HPA_GROW(tp, nt + 1, at);
+			tp[nt].thread = s->thread;
+			tp[nt].next = first_t[g];
+			memset(tp[nt].v, 0, sizeof(tp[nt].v));
 			t = (uint32_t)++nt;
-			next_t[t] = first_t[g];
 			first_t[g] = t;
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
-			tg[t - 1].v[k] += s->v[k] * weight;
+			tp[t - 1].v[k] += s->v[k] * weight;
 			sum[g][k] += s->v[k] * weight;
 		}
 	}
-	out = xmalloc(st_mult(nall + nt + 1, sizeof(*out)));
-	for (i = 0; i < nall; i++) {
-		struct hpa_path_group rest = a[i];
+	free(group_of_stack);
+
+	/*
+	 * Each group becomes at least one, so group i's first lands at or
+	 * after i: filling from the last group back overwrites only groups
+	 * already read.
+	 */
+	for (i = 1; i <= nall; i++)
+		nout += split_count(a[i - 1].v, (uint32_t)i, first_t, tp, sum);
+	if (nout > nall)
+		a = xgrow(a, nall * sizeof(*a), st_mult(nout, sizeof(*a)));
+	for (end = nout, i = nall; i > 0; i--) {
+		struct hpa_path_group rest = a[i - 1];
+		size_t at_g = end - split_count(rest.v, (uint32_t)i, first_t, tp, sum);
 		bool left = false;
 		uint32_t t;
 
-		for (t = first_t[i + 1]; t; t = next_t[t]) {
-			struct hpa_path_group g = tg[t - 1];
+		end = at_g;
+		for (t = first_t[i]; t; t = tp[t - 1].next) {
+			struct hpa_path_group g = rest;
+			g.thread = tp[t - 1].thread;
 			for (k = 0; k < HPA_NVALUES; k++)
-				g.v[k] = sum[i + 1][k] != 0 ? g.v[k] * a[i].v[k] / sum[i + 1][k] : 0;
-			out[nout++] = g;
+				g.v[k] = sum[i][k] != 0 ? tp[t - 1].v[k] * rest.v[k] / sum[i][k] : 0;
+			a[at_g++] = g;
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
-			rest.v[k] = sum[i + 1][k] != 0 ? 0 : a[i].v[k];
+			rest.v[k] = sum[i][k] != 0 ? 0 : rest.v[k];
 			left |= rest.v[k] != 0;
 		}
-		if (left || !first_t[i + 1])
-			out[nout++] = rest;
+		if (left || !first_t[i])
+			a[at_g++] = rest;
 	}
-	free(group_of_stack);
 	free(first_t);
-	free(next_t);
 	free(sum);
-	free(tg);
-	free(*all);
-	*all = out;
+	free(tp);
+	*all = a;
 	return nout;
 }
 
@@ -566,23 +656,18 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	if (!rc) {
 		PbProfile head = PERFTOOLS__PROFILES__PROFILE__INIT, tail = p;
 		uint64_t *loc_ids = xmalloc(st_mult(max_path + 1, sizeof(*loc_ids)));
+		uint8_t *sample_buf = xmalloc(st_mult(max_path, 10) + 125);
 
 		head.n_sample_type = p.n_sample_type;
 		head.sample_type = p.sample_type;
 		protobuf_c_message_pack_to_buffer(&head.base, &gz.base);
 		last_thread = HPA_THREAD_ALL;
 		for (i = 0; i < nsamples && !gz.failed; i++) {
-			PbSample ps = PERFTOOLS__PROFILES__SAMPLE__INIT;
-			PbLabel lb[2] = { PERFTOOLS__PROFILES__LABEL__INIT, PERFTOOLS__PROFILES__LABEL__INIT };
-			PbLabel *lbp[2] = { &lb[0], &lb[1] };
-			int64_t values[4];
+			int64_t values[4], label[4] = { 0 };
+			size_t nlabels = 0;
 
-			ps.n_location_id = samples[i].n;
-			ps.location_id = loc_ids;
 			for (k = 0; k < samples[i].n; k++)
 				loc_ids[k] = pool[samples[i].first + k];
-			ps.n_value = 4;
-			ps.value = values;
 			for (k = 0; k < 4; k++) {
 				/* floor of the running sum: the column totals come out exact */
 				double next;
@@ -603,16 +688,16 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 					name_str = name ? str(&w, name) : 0;
 					last_thread = samples[i].thread;
 				}
-				lb[0].key = tid_key;
-				lb[0].str = tid_str;
-				lb[1].key = name_key;
-				lb[1].str = name_str;
-				ps.label = lbp;
-				ps.n_label = name_str ? 2 : 1;
+				label[0] = tid_key;
+				label[1] = tid_str;
+				label[2] = name_key;
+				label[3] = name_str;
+				nlabels = name_str ? 2 : 1;
 			}
-			pack_field(&gz, 2, &ps.base);
+			put_sample(&gz, sample_buf, loc_ids, samples[i].n, values, label, nlabels);
 		}
 		free(loc_ids);
+		free(sample_buf);
 		tail.n_sample_type = 0;
 		tail.sample_type = NULL;
 		tail.n_sample = 0;

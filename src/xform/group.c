@@ -582,6 +582,7 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	const struct hpa_frame *frames;
 
 	hpa_view_init(&view, prof, opts);
+	hpa_hashmap_reserve(&by_hash, prof->stacks_nr);   /* at most a group per stack */
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
 		double weight = prof->inputs[s->input - 1].weight;

@@ -53,7 +53,8 @@ struct read_pipe {
 	pthread_cond_t cv;
 	struct batch queue[PIPE_QUEUE]; /* full batches, oldest first */
 	size_t queued;
-	struct batch spare;             /* an emptied batch to fill again */
+	struct batch spare[PIPE_QUEUE + 2];   /* emptied batches to fill again */
+	size_t spares;
 	bool closing;
 };
 
@@ -99,8 +100,8 @@ static void *storer(void *arg)
 		store(p, &b);
 		b.nr = 0;
 		pthread_mutex_lock(&p->mu);
-		if (!p->spare.w)
-			p->spare = b;
+		if (p->spares < sizeof(p->spare) / sizeof(p->spare[0]))
+			p->spare[p->spares++] = b;
 		else
 			free(b.w);
 	}
@@ -136,8 +137,9 @@ static void submit(struct read_pipe *p)
 	while (p->queued == PIPE_QUEUE)
 		pthread_cond_wait(&p->cv, &p->mu);
 	p->queue[p->queued++] = p->cur;
-	p->cur = p->spare;
-	memset(&p->spare, 0, sizeof(p->spare));
+	memset(&p->cur, 0, sizeof(p->cur));
+	if (p->spares)
+		p->cur = p->spare[--p->spares];
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -160,7 +162,11 @@ static uint32_t *room(struct reader *r, size_t n)
 
 	if (p->cur.nr && p->cur.nr + n > PIPE_WORDS)
 		submit(p);
-	HPA_GROW(p->cur.w, n > PIPE_WORDS ? n : PIPE_WORDS, p->cur.alloc);
+	if (p->cur.alloc < (n > PIPE_WORDS ? n : PIPE_WORDS)) {
+		/* its own size: not the room for growth HPA_GROW keeps */
+		p->cur.alloc = n > PIPE_WORDS ? n : PIPE_WORDS;
+		p->cur.w = xrealloc(p->cur.w, st_mult(p->cur.alloc, sizeof(*p->cur.w)));
+	}
 	w = p->cur.w + p->cur.nr;
 	p->cur.nr += n;
 	return w;
@@ -208,7 +214,8 @@ void read_pipe_end(struct reader *r)
 		store(p, &p->cur);
 	}
 	free(p->cur.w);
-	free(p->spare.w);
+	while (p->spares)
+		free(p->spare[--p->spares].w);
 	free(p);
 	r->pipe = NULL;
 }

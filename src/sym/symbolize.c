@@ -162,7 +162,8 @@ struct symbolizer {
 	size_t nthreads;         /* processors this process may use */
 	struct module *mods;     /* every module of every input */
 	size_t nmods, amods;
-	atomic_size_t next;      /* next module for a worker */
+	atomic_size_t next;      /* next of `order` for a worker */
+	size_t *order;           /* the modules, most addresses first */
 };
 
 /* Mappings that are not files, or files never to open. */
@@ -910,15 +911,39 @@ static void *worker(void *arg)
 	size_t i;
 
 	while ((i = atomic_fetch_add(&s->next, 1)) < s->nmods)
-		module_work(s, &s->mods[i]);
+		module_work(s, &s->mods[s->order[i]]);
 	return NULL;
 }
 
-/* Every module on as many threads as there are processors, the caller's included. */
+static const struct module *sort_mods;   /* for cmp_job: qsort has no context */
+
+static int cmp_job(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	size_t nx = sort_mods[x].npcs, ny = sort_mods[y].npcs;
+
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Every module on as many threads as there are processors, the caller's
+ * included; the modules with most addresses first (the parts of a split
+ * one among them), so that the small ones fill in beside them at the end
+ * instead of delaying a part that is started last.
+ */
 static void run_workers(struct symbolizer *s)
 {
 	size_t nthreads = s->nthreads, started = 0, i;
 	pthread_t *tids;
+
+	s->order = xmalloc(st_mult(s->nmods, sizeof(*s->order)));
+	for (i = 0; i < s->nmods; i++)
+		s->order[i] = i;
+	sort_mods = s->mods;
+	qsort(s->order, s->nmods, sizeof(*s->order), cmp_job);
+	sort_mods = NULL;
 
 	if (nthreads > s->nmods)
 		nthreads = s->nmods;
@@ -932,6 +957,8 @@ static void run_workers(struct symbolizer *s)
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	free(tids);
+	free(s->order);
+	s->order = NULL;
 }
 
 /*

@@ -336,6 +336,8 @@ int hpa_run(const struct hpa_opts *opts)
 		rc = read_any(&prof, order[i], opts);
 		if (!rc)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
+		if (!rc && prof.inputs_nr > 1 && (i + 1 < opts->profiles_nr || opts->base))
+			hpa_unify_locations_so_far(&prof);   /* more to read: share the frames first */
 		hpa_timing(t, "read %s", order[i]);
 	}
 	if (!rc && opts->base) {

@@ -70,32 +70,43 @@ static void one_home_per_module(struct hpa_profile *prof, const uint32_t *module
 	hpa_hashmap_release(&home_of);
 }
 
+/* The first stack not yet merged: 1, or past those an earlier step merged and indexed. */
+static uint32_t first_new_stack(const struct hpa_profile *prof)
+{
+	return prof->stacks_unified && !prof->index_stale ? prof->stacks_unified : 1;
+}
+
 /*
  * After the locations, the stacks: stacks of different inputs that now hold
  * the same frames become one id, and the table keeps each once (dumps of
  * one program share most of their stacks: 20 dumps of 50k stacks are 55k
  * stacks, not a million).  Ids stay in order of first appearance.  The
- * stack index is rebuilt for the ids kept.
+ * stack index is rebuilt for the ids kept; after an earlier step, only the
+ * stacks read since are hashed and added to it.
  */
-static void unify_stacks(struct hpa_profile *prof)
+static void unify_stacks(struct hpa_profile *prof, bool last)
 {
 	uint32_t *remap = xmalloc(st_mult(prof->stacks_nr, sizeof(*remap)));
 	uint64_t *hash = xmalloc(st_mult(prof->stacks_nr, sizeof(*hash)));
-	size_t i, nf = 0;
-	uint32_t ns = 1;
+	uint32_t from = first_new_stack(prof), ns = from;
+	size_t i, nf = from > 1 ? prof->stacks[from - 1].first + (size_t)prof->stacks[from - 1].nr : 0;
 
 	/*
 	 * The hashes first, in one pass over the frames; then each lookup
 	 * asks for the table slot 16 stacks ahead, so that the misses of a
 	 * table larger than the caches overlap.
 	 */
-	for (i = 1; i < prof->stacks_nr; i++)
+	for (i = from; i < prof->stacks_nr; i++)
 		hash[i] = hpa_hash_ids(prof->frames + prof->stacks[i].first, prof->stacks[i].nr);
-	hpa_hashmap_release(&prof->stack_by_hash);
-	hpa_hashmap_init(&prof->stack_by_hash);
-	hpa_hashmap_reserve(&prof->stack_by_hash, prof->stacks_nr / (prof->inputs_nr ? prof->inputs_nr : 1));
-	remap[0] = 0;
-	for (i = 1; i < prof->stacks_nr; i++) {
+	if (from == 1) {
+		hpa_hashmap_release(&prof->stack_by_hash);
+		hpa_hashmap_init(&prof->stack_by_hash);
+		hpa_hashmap_reserve(&prof->stack_by_hash,
+				    prof->stacks_nr / (prof->inputs_nr ? prof->inputs_nr : 1));
+	}
+	for (i = 0; i < from; i++)
+		remap[i] = (uint32_t)i;
+	for (i = from; i < prof->stacks_nr; i++) {
 		struct hpa_stack st = prof->stacks[i];
 		const uint32_t *f = prof->frames + st.first;
 		uint64_t h = hash[i];
@@ -121,17 +132,22 @@ static void unify_stacks(struct hpa_profile *prof)
 		remap[i] = id;
 	}
 	free(hash);
-	for (i = 0; i < prof->samples_nr; i++)
-		prof->samples[i].stack = remap[prof->samples[i].stack];
+	if (from < prof->stacks_nr)
+		for (i = 0; i < prof->samples_nr; i++)
+			prof->samples[i].stack = remap[prof->samples[i].stack];
 	free(remap);
 	memset(prof->stack_next + ns, 0, (prof->stacks_alloc - ns) * sizeof(*prof->stack_next));
 	prof->stacks_nr = ns;
 	prof->frames_nr = nf;
-	prof->frames = xrealloc(prof->frames, st_mult(nf + 1, sizeof(*prof->frames)));
-	prof->frames_alloc = nf + 1;
+	prof->stacks_unified = ns;
+	prof->index_stale = false;
+	if (last) {   /* else the room is kept for the next input's frames */
+		prof->frames = xrealloc(prof->frames, st_mult(nf + 1, sizeof(*prof->frames)));
+		prof->frames_alloc = nf + 1;
+	}
 }
 
-void hpa_unify_locations(struct hpa_profile *prof)
+static void unify(struct hpa_profile *prof, bool last)
 {
 	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
 	uint32_t *remap, *next, *module_of_map, n = 1;
@@ -188,15 +204,30 @@ void hpa_unify_locations(struct hpa_profile *prof)
 		return;
 	}
 
-	/* Stacks follow in place, and then become one id for the same frames. */
-	for (i = 0; i < prof->frames_nr; i++)
-		prof->frames[i] = remap[prof->frames[i]];
+	/* Stacks follow in place (merged ones hold kept ids already), and then
+	 * become one id for the same frames. */
+	{
+		uint32_t from = first_new_stack(prof);
+		for (i = from < prof->stacks_nr ? prof->stacks[from].first : prof->frames_nr;
+		     i < prof->frames_nr; i++)
+			prof->frames[i] = remap[prof->frames[i]];
+	}
 	free(remap);
-	unify_stacks(prof);
+	unify_stacks(prof, last);
 
 	/* Addresses now name the representative of their location. */
 	hpa_hashmap_release(&prof->loc_by_addr);
 	hpa_hashmap_init(&prof->loc_by_addr);
 	free(prof->loc_cache);
 	prof->loc_cache = NULL;
+}
+
+void hpa_unify_locations(struct hpa_profile *prof)
+{
+	unify(prof, true);
+}
+
+void hpa_unify_locations_so_far(struct hpa_profile *prof)
+{
+	unify(prof, false);
 }

@@ -165,8 +165,10 @@ static uint32_t new_stack(struct hpa_profile *prof, size_t nr, uint64_t h, uint3
 	prof->stack_next[id] = first;
 	prof->frames_nr += nr;
 	prof->stacks_nr++;
-	if (index)
+	if (index) {
 		hpa_hashmap_put(&prof->stack_by_hash, h, id);
+		prof->index_stale |= prof->stacks_unified != 0;
+	}
 	return id;
 }
 

@@ -165,6 +165,78 @@ static void test_two_modules_one_address(void)
 	hpa_profile_release(&p);
 }
 
+/* Input k of test_unify_so_far: jemalloc (stacks added) or gperftools (interned) at its own load address. */
+static void add_varied_input(struct hpa_profile *p, int k)
+{
+	unsigned long long exe = 0x555500000000ULL + ((unsigned long long)k << 32), lib = exe + 0x100000000ULL;
+	FILE *fp = tmpfile();
+
+	if (k % 2)   /* its own stack first, of new locations only: their ids stay when merged */
+		fprintf(fp, "heap profile: 3: 30 [3: 30] @ heapprofile\n"
+			"1: 10 [1: 10] @ 0x%llx 0x%llx\n"
+			"1: 10 [1: 10] @ 0x%llx 0x%llx\n"
+			"1: 10 [1: 10] @ 0x%llx 0x%llx\n",
+			lib + 0x40 + (unsigned)k, lib + 0x60 + (unsigned)k, lib + 0x10, exe + 0x30,
+			lib + 0x10, exe + 0x30);
+	else
+		fprintf(fp, "heap_v2/1\n  t*: 3: 30 [0: 0]\n"
+			"@ 0x%llx 0x%llx\n  t*: 1: 10 [0: 0]\n"
+			"@ 0x%llx 0x%llx 0x%llx\n  t*: 1: 10 [0: 0]\n"
+			"@ 0x%llx 0x%llx\n  t*: 1: 10 [0: 0]\n",
+			lib + 0x10, exe + 0x30, lib + 0x40 + (unsigned)k, lib + 0x20, exe + 0x30,
+			lib + 0x50, 0x1000ULL + (unsigned)k);   /* the last address in no mapping */
+	fprintf(fp, "\nMAPPED_LIBRARIES:\n%llx-%llx r-xp 00001000 08:01 1 /usr/bin/srv\n"
+		"%llx-%llx r-xp 00002000 08:01 2 /usr/lib/libfoo.so.1\n",
+		exe, exe + 0x1000, lib, lib + 0x1000);
+	rewind(fp);
+	CHECK_INT_EQ(hpa_read_stream(p, fp, "dump"), 0);
+	fclose(fp);
+}
+
+/*
+ * Unifying after each input (hpa_unify_locations_so_far) gives what one
+ * unification at the end gives: the same locations, stacks, frames and
+ * sample stacks; with stacks added (jemalloc) and interned (gperftools)
+ * between the steps, and a step that merges nothing new.
+ */
+static void test_unify_so_far(void)
+{
+	struct hpa_profile once, steps;
+	int k;
+	size_t i;
+
+	hpa_profile_init(&once);
+	hpa_profile_init(&steps);
+	for (k = 0; k < 5; k++) {
+		add_varied_input(&once, k);
+		add_varied_input(&steps, k);
+		if (k)
+			hpa_unify_locations_so_far(&steps);
+	}
+	hpa_unify_locations(&once);
+	hpa_unify_locations(&steps);
+	CHECK_INT_EQ(steps.locs_nr, once.locs_nr);
+	CHECK_INT_EQ(steps.stacks_nr, once.stacks_nr);
+	CHECK_INT_EQ(steps.frames_nr, once.frames_nr);
+	CHECK_INT_EQ(steps.samples_nr, once.samples_nr);
+	/* 5 inputs of 3 stacks: 1 shared (twice in a gperftools input), 5 of their own, 3 with an address in no mapping */
+	CHECK_INT_EQ(once.stacks_nr - 1, 1 + 5 + 3);
+	for (i = 1; i < once.locs_nr; i++) {
+		CHECK_INT_EQ(steps.locs[i].module, once.locs[i].module);
+		CHECK_INT_EQ(steps.locs[i].offset, once.locs[i].offset);
+		CHECK_INT_EQ(steps.locs[i].input, once.locs[i].input);
+	}
+	for (i = 1; i < once.stacks_nr; i++) {
+		CHECK_INT_EQ(steps.stacks[i].nr, once.stacks[i].nr);
+		CHECK(!memcmp(steps.frames + steps.stacks[i].first, once.frames + once.stacks[i].first,
+			      once.stacks[i].nr * sizeof(*once.frames)));
+	}
+	for (i = 0; i < once.samples_nr; i++)
+		CHECK_INT_EQ(steps.samples[i].stack, once.samples[i].stack);
+	hpa_profile_release(&once);
+	hpa_profile_release(&steps);
+}
+
 /*
  * --proto, read back: the same folded stacks and the same total; again with
  * zlib fed 7 bytes at a time both ways (the chunked paths of large files).
@@ -354,6 +426,7 @@ int main(void)
 {
 	test_identity_and_grouping();
 	test_two_modules_one_address();
+	test_unify_so_far();
 	test_tree_paths_growth();
 	test_pprof_round_trip();
 	TEST_MAIN_END();

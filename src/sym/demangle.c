@@ -52,31 +52,39 @@ void hpa_strip_clone_suffix(char *name)
 
 /*
  * Remove every innermost `open`...`close` group (with `also_const`, also a
- * " const" after it); true if anything was removed.
+ * " const" after it); true if anything was removed.  One pass: after a
+ * group is removed the scan goes on with no group open, so the enclosing
+ * group is removed by the next pass (and its " const" is what follows it
+ * then).  The kept text is copied down as it is scanned: a pass costs the
+ * name's length, not that per group (long C++ template names hold hundreds).
  */
 static bool drop_groups(char *s, char open_c, char close_c, bool also_const)
 {
-	bool any = false;
-	char *open = NULL, *p;
+	size_t r, w = 0, open = 0;
+	bool any = false, has_open = false;
 
-	for (p = s; *p; p++) {
-		if (*p == open_c) {
-			open = p;
-		} else if (*p == close_c && open) {
-			char *end = p + 1, *q = end;
-			while (also_const && (*q == ' ' || *q == '\t'))
+	for (r = 0; s[r]; r++) {
+		if (s[r] == close_c && has_open) {
+			size_t q = r + 1;
+			while (also_const && (s[q] == ' ' || s[q] == '\t'))
 				q++;
-			if (also_const && !strncmp(q, "const", 5))
-				end = q + 5;
+			if (also_const && !strncmp(s + q, "const", 5))
+				r = q + 4;
 			/* A Rust turbofish "f::<T>": its "::" goes with it. */
-			if (open_c == '<' && open - s >= 2 && open[-1] == ':' && open[-2] == ':')
+			if (open_c == '<' && open >= 2 && s[open - 1] == ':' && s[open - 2] == ':')
 				open -= 2;
-			memmove(open, end, strlen(end) + 1);
-			p = open - 1;
-			open = NULL;
+			w = open;
+			has_open = false;
 			any = true;
+			continue;
 		}
+		if (s[r] == open_c) {
+			open = w;
+			has_open = true;
+		}
+		s[w++] = s[r];
 	}
+	s[w] = '\0';
 	return any;
 }
 

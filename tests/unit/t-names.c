@@ -34,6 +34,15 @@ int main(void)
 	check_short("std::map<int, std::string>::operator[](int const&)", "std::map::operator[]");
 	check_short("(anonymous namespace)::do_malloc(unsigned long)", "::do_malloc");
 	check_short("foo(int) const", "foo");
+	/*
+	 * Innermost groups go first, pass by pass: an enclosing group goes
+	 * with the " const" that follows it once its inner and later groups
+	 * are gone; a turbofish takes its "::" only when "::" stands right
+	 * before it at its turn.
+	 */
+	check_short("f(() )()const constx::g(int) const", "fx::g");
+	check_short("std::a<b<c>>::<<d> >e::<f>", "std::ae");
+	check_short("ns::F<x<y>>::<z>::g(void (*)(int)) const", "ns::F::g");
 	check_short("std::__throw_ios_failure(char const*, int)@@GLIBCXX_3.4.26<00000000000a0a67>",
 		    "std::__throw_ios_failure@@GLIBCXX_3.4.26");
 	check_short("std::basic_ostream<char, std::char_traits<char> >& std::operator<< <char>"

@@ -52,16 +52,17 @@ void hpa_strip_clone_suffix(char *name)
 
 /*
  * Remove every innermost `open`...`close` group (with `also_const`, also a
- * " const" after it); true if anything was removed.  One pass: after a
- * group is removed the scan goes on with no group open, so the enclosing
- * group is removed by the next pass (and its " const" is what follows it
- * then).  The kept text is copied down as it is scanned: a pass costs the
- * name's length, not that per group (long C++ template names hold hundreds).
+ * " const" after it).  One pass: after a group is removed the scan goes on
+ * with no group open, so the enclosing group is removed by the next pass
+ * (and its " const" is what follows it then).  The kept text is copied
+ * down as it is scanned: a pass costs the name's length, not that per group
+ * (long C++ template names hold hundreds).  Returns whether another pass
+ * would remove anything: whether a kept `close` follows a kept `open`.
  */
 static bool drop_groups(char *s, char open_c, char close_c, bool also_const)
 {
-	size_t r, w = 0, open = 0;
-	bool any = false, has_open = false;
+	size_t r, w = 0, open = 0, first_open = SIZE_MAX;   /* the first kept open, in s[0..w) */
+	bool more = false, has_open = false;
 
 	for (r = 0; s[r]; r++) {
 		if (s[r] == close_c && has_open) {
@@ -74,18 +75,23 @@ static bool drop_groups(char *s, char open_c, char close_c, bool also_const)
 			if (open_c == '<' && open >= 2 && s[open - 1] == ':' && s[open - 2] == ':')
 				open -= 2;
 			w = open;
+			if (first_open >= w)
+				first_open = SIZE_MAX;
 			has_open = false;
-			any = true;
 			continue;
 		}
 		if (s[r] == open_c) {
 			open = w;
 			has_open = true;
+			if (first_open == SIZE_MAX)
+				first_open = w;
+		} else if (s[r] == close_c && first_open != SIZE_MAX) {
+			more = true;   /* kept: nothing after it is removed back to here */
 		}
 		s[w++] = s[r];
 	}
 	s[w] = '\0';
-	return any;
+	return more;
 }
 
 static bool is_word(char c)

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Speed and memory of hpa against jeprof on one large real profile.
 #
 #   bench/run.sh [HPA] [RUNS]     (HPA_BENCH_REPEAT: runs of hpa per figure, median)
@@ -19,6 +19,7 @@
 # Needs: gcc, g++, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
 # Nothing here runs in ctest: timings are printed, never asserted.
 set -eu
+export LC_ALL=C   # the clock and awk read decimal points
 here=$(cd "$(dirname "$0")" && pwd)
 hpa=${1:-$here/../build/hpa}
 runs=${2:-200000}
@@ -50,17 +51,21 @@ measure() {   # measure CMD... -> "seconds kbytes"
 	cat time.txt
 }
 # hpa's runs take a second or less, and one run on a shared machine can be
-# off by half: the median of HPA_BENCH_REPEAT runs (default 5), with the
-# peak RSS of the largest.  jeprof's take a minute: one run each.
+# off by half: the median of HPA_BENCH_REPEAT runs (default 5), each timed
+# by bash's clock to the microsecond (GNU time says hundredths, too coarse
+# for the 25 ms goal of a small profile), and the peak RSS of one more run
+# under GNU time.  jeprof's take a minute: one run each.
 median() {   # median CMD... -> "seconds kbytes"
-	n=${HPA_BENCH_REPEAT:-5}
+	local n=${HPA_BENCH_REPEAT:-5} i t0 t1 kb
 	: > times.txt
-	i=0
-	while [ "$i" -lt "$n" ]; do
-		measure "$@" >> times.txt
-		i=$((i + 1))
+	for ((i = 0; i < n; i++)); do
+		t0=$EPOCHREALTIME
+		"$@" >out.txt 2>err.txt
+		t1=$EPOCHREALTIME
+		echo "$t0 $t1" | awk '{ printf "%.4f\n", $2 - $1 }' >> times.txt
 	done
-	sort -n times.txt | awk -v n="$n" '{ s[NR] = $1; if ($2 > kb) kb = $2 }
+	set -- $(measure "$@"); kb=$2
+	sort -n times.txt | awk -v n="$n" -v kb="$kb" '{ s[NR] = $1 }
 		END { printf "%s %d\n", s[int((n + 1) / 2)], kb }'
 }
 set -- $(median "$hpa" --text --show_bytes ./syn "$prof"); hpa_s=$1 hpa_kb=$2
@@ -137,7 +142,7 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 			jr=$(awk -v j="$js" -v h="$s" 'BEGIN { printf "%.0f", j / (h > 0 ? h : 0.01) }')
 		fi
 		awk -v c="$name" -v n="$st" -v m="$mode" -v s="$s" -v kb="$kb" -v t="$text_s" -v js="$js" -v jr="$jr" \
-			'BEGIN { printf "%-7s %7d  %-9s %7.2f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, s / (t > 0 ? t : 0.01), js, jr }'
+			'BEGIN { printf "%-7s %7d  %-9s %7.3f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, s / (t > 0 ? t : 0.01), js, jr }'
 	done
 done
 
@@ -163,7 +168,7 @@ set -- $(median "$hpa" --text ./syn "$last"); t1=$1
 set -- $(median "$hpa" --growth ./syn g20.*.heap); gs=$1 gkb=$2
 awk -v n="$n20" -v p="$p1" -v t="$t1" -v g="$gs" -v kb="$gkb" 'BEGIN {
 	b = n * p + (t > p ? t - p : 0)   # symbolization: within the noise, 0
-	printf "one dump: parse %.2f s, with symbols %.2f s; --growth over %d: %.2f s, peak RSS %d MiB; goal %d x parse + symbolization = %.2f s: %.2f of it\n", p, t, n, g, kb / 1024, n, b, g / b }'
+	printf "one dump: parse %.3f s, with symbols %.3f s; --growth over %d: %.2f s, peak RSS %d MiB; goal %d x parse + symbolization = %.2f s: %.2f of it\n", p, t, n, g, kb / 1024, n, b, g / b }'
 
 # A big C++ binary: bench/gen_cxx.c writes 100 files of templates over the
 # standard containers, built with g++ -O2 -g into a binary with about
@@ -199,6 +204,6 @@ if command -v g++ >/dev/null; then
 			jr=$(awk -v j="$js" -v h="$s" 'BEGIN { printf "%.0f", j / (h > 0 ? h : 0.01) }')
 		fi
 		awk -v c="$name" -v n="$st" -v a="$ad" -v s="$s" -v kb="$kb" -v js="$js" -v jr="$jr" \
-			'BEGIN { printf "%-7s %7d %6d %7.2f %9d %9s %11s\n", c, n, a, s, kb / 1024, js, jr }'
+			'BEGIN { printf "%-7s %7d %6d %7.3f %9d %9s %11s\n", c, n, a, s, kb / 1024, js, jr }'
 	done
 fi

@@ -84,11 +84,11 @@ static uint32_t first_new_stack(const struct hpa_profile *prof)
  * stack index is rebuilt for the ids kept; after an earlier step, only the
  * stacks read since are hashed and added to it.
  */
-static void unify_stacks(struct hpa_profile *prof, bool last)
+static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last)
 {
 	uint32_t *remap = xmalloc(st_mult(prof->stacks_nr, sizeof(*remap)));
 	uint64_t *hash = xmalloc(st_mult(prof->stacks_nr, sizeof(*hash)));
-	uint32_t from = first_new_stack(prof), ns = from;
+	uint32_t ns = from;
 	size_t i, nf = from > 1 ? prof->stacks[from - 1].first + (size_t)prof->stacks[from - 1].nr : 0;
 
 	/*
@@ -150,7 +150,7 @@ static void unify_stacks(struct hpa_profile *prof, bool last)
 static void unify(struct hpa_profile *prof, bool last)
 {
 	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
-	uint32_t *remap, *next, *module_of_map, n = 1;
+	uint32_t *remap, *next, *module_of_map, n = 1, from;
 	size_t i, old_nr;
 
 	/* Key every location by its module and offset. */
@@ -206,14 +206,12 @@ static void unify(struct hpa_profile *prof, bool last)
 
 	/* Stacks follow in place (merged ones hold kept ids already), and then
 	 * become one id for the same frames. */
-	{
-		uint32_t from = first_new_stack(prof);
-		for (i = from < prof->stacks_nr ? prof->stacks[from].first : prof->frames_nr;
-		     i < prof->frames_nr; i++)
-			prof->frames[i] = remap[prof->frames[i]];
-	}
+	from = first_new_stack(prof);
+	for (i = from < prof->stacks_nr ? prof->stacks[from].first : prof->frames_nr;
+	     i < prof->frames_nr; i++)
+		prof->frames[i] = remap[prof->frames[i]];
 	free(remap);
-	unify_stacks(prof, last);
+	unify_stacks(prof, from, last);
 
 	/* Addresses now name the representative of their location. */
 	hpa_hashmap_release(&prof->loc_by_addr);

@@ -158,14 +158,14 @@ static struct read_pipe *pipe_of(struct reader *r)
 static uint32_t *room(struct reader *r, size_t n)
 {
 	struct read_pipe *p = pipe_of(r);
+	size_t need = n > PIPE_WORDS ? n : PIPE_WORDS;
 	uint32_t *w;
 
 	if (p->cur.nr && p->cur.nr + n > PIPE_WORDS)
 		submit(p);
-	if (p->cur.alloc < (n > PIPE_WORDS ? n : PIPE_WORDS)) {
-		/* its own size: not the room for growth HPA_GROW keeps */
-		p->cur.alloc = n > PIPE_WORDS ? n : PIPE_WORDS;
-		p->cur.w = xrealloc(p->cur.w, st_mult(p->cur.alloc, sizeof(*p->cur.w)));
+	if (p->cur.alloc < need) {   /* its own size: not the room for growth HPA_GROW keeps */
+		p->cur.alloc = need;
+		p->cur.w = xrealloc(p->cur.w, st_mult(need, sizeof(*p->cur.w)));
 	}
 	w = p->cur.w + p->cur.nr;
 	p->cur.nr += n;

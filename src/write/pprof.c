@@ -358,8 +358,8 @@ static size_t put_scalar(uint8_t *out, unsigned field, uint64_t v)
 static void put_sample(struct gz *g, uint8_t *buf, const uint64_t *locs, size_t nlocs,
 		       const int64_t values[4], const int64_t label[4], size_t nlabels)
 {
-	uint8_t lab[2][48];
-	size_t lablen[2], i, n, body;
+	uint8_t lab[2][48], head[20];
+	size_t lablen[2], i, n, h;
 	uint64_t v[4];
 
 	for (i = 0; i < 4; i++)
@@ -375,14 +375,10 @@ static void put_sample(struct gz *g, uint8_t *buf, const uint64_t *locs, size_t 
 		memcpy(buf + n, lab[i], lablen[i]);
 		n += lablen[i];
 	}
-	body = n - 24;
-	{
-		uint8_t head[20];
-		size_t h = put_varint(head, 2 << 3 | 2);
-		h += put_varint(head + h, body);
-		memcpy(buf + 24 - h, head, h);
-		gz_append(&g->base, h + body, buf + 24 - h);
-	}
+	h = put_varint(head, 2 << 3 | 2);
+	h += put_varint(head + h, n - 24);
+	memcpy(buf + 24 - h, head, h);
+	gz_append(&g->base, h + n - 24, buf + 24 - h);
 }
 
 static void free_profile(PbProfile *p, struct writer *w)

@@ -81,7 +81,7 @@ echo "hpa --no-symbols: ${nosym_s} s (reading and report only)"
 awk -v a="$addrs" -v t="$hpa_s" -v n="$nosym_s" 'BEGIN {
 	d = t - n
 	if (d < 0.01)   # within the noise of two single runs
-		printf "symbolization: %d unique addresses, too fast to tell from the noise of single runs (--timing says)\n", a
+		printf "symbolization: %d unique addresses, too fast to tell from the noise of the runs (--timing says)\n", a
 	else
 		printf "symbolization: %d unique addresses in %.2f s = %.0f addresses/s\n", a, d, a / d }'
 set -- $(median "$hpa" --svg ./syn "$prof"); svg_s=$1 svg_kb=$2
@@ -147,7 +147,7 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 done
 
 # --growth over 20 large dumps, as a server dumps while its memory grows:
-# RUNS*81/100 ... RUNS seeds.  The goal: at most 20 times one dump's
+# RUNS*(100-N+1)/100 ... RUNS seeds (N = 20).  The goal: at most N times one dump's
 # parse time (the last dump's --no-symbols --text) plus one symbolization
 # (its --text minus that).
 echo

@@ -96,14 +96,17 @@ static void rekey_base(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;
 	uint8_t *used = xcalloc(prof->locs_nr, sizeof(*used));   /* 1 profile, 2 base */
+	uint8_t *side = xcalloc(prof->stacks_nr, sizeof(*side));  /* the same, by stack */
 	uint32_t *next = xcalloc(prof->locs_nr, sizeof(*next)), *remap;
-	size_t i, k, nr;
+	size_t i, k, nr, moved = 0;
 
-	for (i = 0; i < prof->samples_nr; i++) {
-		const uint32_t *f = hpa_profile_stack(prof, prof->samples[i].stack, &nr);
-		uint8_t bit = prof->inputs[prof->samples[i].input - 1].is_base ? 2 : 1;
-		for (k = 0; k < nr; k++)
-			used[f[k]] |= bit;
+	/* By stack, not by sample: dumps share most stacks, and threads too. */
+	for (i = 0; i < prof->samples_nr; i++)
+		side[prof->samples[i].stack] |= prof->inputs[prof->samples[i].input - 1].is_base ? 2 : 1;
+	for (i = 1; i < prof->stacks_nr; i++) {
+		const uint32_t *f = hpa_profile_stack(prof, (uint32_t)i, &nr);
+		for (k = 0; k < nr && side[i]; k++)
+			used[f[k]] |= side[i];
 	}
 	for (i = 1; i < prof->locs_nr; i++) {   /* the profile's symbolized locations, by chain */
 		const struct hpa_location *l = &prof->locs[i];
@@ -124,17 +127,18 @@ static void rekey_base(struct hpa_profile *prof)
 			if (same_chain(prof, &prof->locs[id], l))
 				break;
 		remap[i] = id;
+		moved += id != 0;
 	}
 	/*
 	 * Rewritten in place: a stack the profile shares holds no location of
 	 * the base's alone (hpa_unify_locations merges equal stacks of inputs).
+	 * The same build on both sides (the usual case) moves nothing.
 	 */
-	for (i = 0; i < prof->samples_nr; i++) {
-		uint32_t st = prof->samples[i].stack;
-		uint32_t *f = prof->frames + prof->stacks[st].first;
-		if (!prof->inputs[prof->samples[i].input - 1].is_base)
+	for (i = 1; i < prof->stacks_nr && moved; i++) {
+		uint32_t *f = prof->frames + prof->stacks[i].first;
+		if (!(side[i] & 2))
 			continue;
-		for (k = 0; k < prof->stacks[st].nr; k++)
+		for (k = 0; k < prof->stacks[i].nr; k++)
 			if (remap[f[k]])
 				f[k] = remap[f[k]];
 	}
@@ -142,7 +146,8 @@ static void rekey_base(struct hpa_profile *prof)
 	free(remap);
 	free(next);
 	free(used);
-	if (prof->stack_cut)
+	free(side);
+	if (moved && prof->stack_cut)
 		hpa_cache_stack_cuts(prof);   /* the base's stacks changed */
 }
 

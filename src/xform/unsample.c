@@ -1,8 +1,33 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "hpa/hashmap.h"
 #include "hpa/unsample.h"
+
+/*
+ * 1 / (1 - e^-ratio) for the Poisson rule, remembered by ratio: a profile
+ * has a few thousand distinct mean sizes among a million records, and exp()
+ * is most of a record's unsampling.  The same ratio gives the same factor,
+ * so the cache changes no digit.  Per thread: walks may unsample on several.
+ */
+#define FACTOR_BITS 10
+static _Thread_local struct { uint64_t ratio; double k; } factor_cache[1u << FACTOR_BITS];
+
+static double poisson_factor(double ratio)
+{
+	uint64_t bits;
+	size_t slot;
+
+	memcpy(&bits, &ratio, sizeof(bits));
+	slot = (size_t)(hpa_hash64(bits) >> (64 - FACTOR_BITS));
+	if (factor_cache[slot].ratio != bits || factor_cache[slot].k == 0) {
+		factor_cache[slot].ratio = bits;
+		factor_cache[slot].k = 1 / (1 - exp(-ratio));
+	}
+	return factor_cache[slot].k;
+}
 
 /*
  * One (objects, bytes) pair, in place.  The zero cases that would make
@@ -17,7 +42,7 @@ static void scale_pair(enum hpa_sampling sampling, double period, double *n, dou
 	ratio = (*s * 1.0 / *n) / period;
 	if (sampling == HPA_SAMPLING_V2) {
 		/* Poisson: an object of size x is sampled with p = 1 - e^(-x/R). */
-		k = 1 / (1 - exp(-ratio));
+		k = poisson_factor(ratio);
 		*n = *n * k;
 		*s = *s * k;
 	} else if (ratio < 1) {

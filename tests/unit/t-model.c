@@ -20,6 +20,7 @@
 #include "hpa/profile.h"
 #include "hpa/reader.h"
 #include "hpa/report.h"
+#include "hpa/task.h"
 #include "hpa/unsample.h"
 #include "test.h"
 
@@ -422,12 +423,107 @@ static void test_tree_paths_growth(void)
 	hpa_profile_release(&p);
 }
 
+/*
+ * 400 stacks over 24 addresses of /usr/bin/srv, from a fixed seed: 2 to 9
+ * frames under the same two outermost (so the walk splits below a prefix).
+ */
+static void add_many_stacks(struct hpa_profile *p, unsigned seed)
+{
+	FILE *fp = tmpfile();
+	unsigned x = seed, i, k, depth;
+
+	fprintf(fp, "heap_v2/1\n  t*: 1: 1 [0: 0]\n");
+	for (i = 0; i < 400; i++) {
+		fprintf(fp, "@");
+		x = x * 1103515245u + 12345u;
+		depth = 2 + (x >> 16) % 8;
+		for (k = 0; k < depth; k++) {
+			x = x * 1103515245u + 12345u;
+			fprintf(fp, " 0x%llx", 0x555500001000ULL + 0x10 * ((x >> 16) % 24));
+		}
+		fprintf(fp, " 0x555500001800 0x555500001900\n  t*: 1: %u [0: 0]\n", 16 * (i % 7 + 1));
+	}
+	fprintf(fp, "\nMAPPED_LIBRARIES:\n555500000000-555500002000 r-xp 00000000 08:01 1 /usr/bin/srv\n");
+	rewind(fp);
+	CHECK_INT_EQ(hpa_read_stream(p, fp, "profile"), 0);
+	hpa_unsample_profile(p);
+	fclose(fp);
+}
+
+static char *collapse_text(const struct hpa_profile *p, const struct hpa_opts *o)
+{
+	FILE *fp = tmpfile();
+	char *out = calloc(1, 1 << 16);
+	size_t n;
+
+	CHECK_INT_EQ(hpa_report_collapse(fp, p, o), 0);
+	rewind(fp);
+	n = fread(out, 1, (1 << 16) - 1, fp);
+	out[n] = 0;
+	fclose(fp);
+	return out;
+}
+
+/*
+ * A walk in two parts on two threads (large profiles) writes what one walk
+ * writes: --collapse's lines and the growth series, in the same order.
+ */
+static void test_walk_in_two_parts(void)
+{
+	struct hpa_profile p;
+	struct hpa_opts o = default_opts();
+	struct hpa_view_opts vo;
+	struct hpa_growth one, two;
+	char *a, *b;
+	size_t min = hpa_walk_split_min, splits, i;
+	int la, lb;
+
+	hpa_profile_init(&p);
+	add_many_stacks(&p, 1);
+	add_many_stacks(&p, 7);
+	hpa_unify_locations(&p);
+	hpa_name_frames(&p);
+	o.base = NULL;
+	vo = hpa_view_opts(&o);
+
+	hpa_walk_split_min = (size_t)-1;
+	a = collapse_text(&p, &o);
+	hpa_growth(&p, &vo, true, &one);
+	splits = hpa_walk_splits;
+	hpa_walk_split_min = 2;
+	b = collapse_text(&p, &o);
+	hpa_growth(&p, &vo, true, &two);
+	if (hpa_processors() > 1)   /* one processor: one part */
+		CHECK(hpa_walk_splits >= splits + 2);
+	CHECK(strlen(a) > 4000);
+	CHECK_STR_EQ(b, a);
+	CHECK_INT_EQ(two.nstacks, one.nstacks);
+	CHECK(one.nstacks > 300);
+	for (i = 0; i < one.nstacks && i < two.nstacks; i++) {
+		const char *na = hpa_growth_name(&one, &one.stacks[i], &la);
+		char *ca = strndup(na, (size_t)la);
+		const char *nb = hpa_growth_name(&two, &two.stacks[i], &lb);
+
+		CHECK_INT_EQ(lb, la);
+		CHECK(!strncmp(nb, ca, (size_t)la));
+		CHECK_DBL_EQ(two.stacks[i].gain, one.stacks[i].gain, 1e-9);
+		free(ca);
+	}
+	hpa_walk_split_min = min;
+	hpa_growth_release(&one);
+	hpa_growth_release(&two);
+	free(a);
+	free(b);
+	hpa_profile_release(&p);
+}
+
 int main(void)
 {
 	test_identity_and_grouping();
 	test_two_modules_one_address();
 	test_unify_so_far();
 	test_tree_paths_growth();
+	test_walk_in_two_parts();
 	test_pprof_round_trip();
 	TEST_MAIN_END();
 }

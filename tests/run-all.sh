@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 pkgs="cmake gcc make pkg-config libelf-dev libdw-dev libprotobuf-c-dev
-      protobuf-c-compiler zlib1g-dev libiberty-dev libcurl4-openssl-dev libjson-c-dev ca-certificates openssl
+      protobuf-c-compiler zlib1g-dev libbz2-dev libiberty-dev libcurl4-openssl-dev libjson-c-dev ca-certificates openssl
       libdebuginfod1
       g++ lld libjemalloc2 libjemalloc-dev libgoogle-perftools4 perl binutils
       golang-go protobuf-compiler libxml2-utils chromium clang libclang-rt-14-dev time strace

@@ -115,6 +115,13 @@ struct module {
 	uint32_t *locs;          /* the location of each */
 	size_t npcs, apcs;
 	uint64_t *wanted;        /* pcs sorted, for skipping what holds none */
+	size_t nwanted;
+	const uint64_t *shared_wanted;   /* a part: the whole module's, sorted (owned by part 0) */
+	struct claim *claim;     /* a part: the addresses shared out among the parts */
+	uint32_t *by_addr;       /* a part: its pcs' indexes in address order */
+	uint32_t *res_mod;       /* a part: per pc, the part whose frames hold its result */
+	size_t self;             /* its index in the symbolizer's modules */
+	size_t part_no;          /* a part: which (0 is the module itself) */
 	const uint64_t *all_pcs; /* every address of the module, for the checks (part 0 owns it) */
 	size_t all_npcs;
 	int32_t part_of;         /* a part: the module it is part of, else -1 */
@@ -319,7 +326,7 @@ static void report_module(const struct symbolizer *s, struct module *m)
 static bool wanted(const struct module *m, const struct cu_index *ci, Dwarf_Addr low,
 		   Dwarf_Addr high)
 {
-	size_t lo = 0, hi = m->npcs;
+	size_t lo = 0, hi = m->nwanted;
 
 	low += ci->bias;
 	high += ci->bias;
@@ -330,7 +337,7 @@ static bool wanted(const struct module *m, const struct cu_index *ci, Dwarf_Addr
 		else
 			hi = mid;
 	}
-	return lo < m->npcs && m->wanted[lo] < high;
+	return lo < m->nwanted && m->wanted[lo] < high;
 }
 
 enum die_kind { DIE_NO_CODE, DIE_ELSEWHERE, DIE_INDEXED };
@@ -820,32 +827,140 @@ static bool symtab_name(struct module *m, Dwarf_Addr pc)
 	return true;
 }
 
-static void symbolize_pc(struct module *m, size_t k)
+/*
+ * The indexes 0..n-1 of pcs in ascending order of pcs: least significant
+ * byte first, skipping the bytes they all share (the high ones, in one
+ * module).
+ */
+static uint32_t *order_by_addr(const uint64_t *pcs, size_t n)
 {
-	Dwarf_Addr pc = m->pcs[k];
+	uint32_t *idx = xmalloc((n + 1) * sizeof(*idx)), *tmp = xmalloc((n + 1) * sizeof(*tmp)), *t;
+	size_t count[256], i, b;
+
+	for (i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	for (b = 0; b < 64 && n > 1; b += 8) {
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[pcs[i] >> b & 255]++;
+		if (count[pcs[0] >> b & 255] == n)
+			continue;
+		for (i = 0; i < 256; i++) {
+			size_t c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[count[pcs[idx[i]] >> b & 255]++] = idx[i];
+		t = idx;
+		idx = tmp;
+		tmp = t;
+	}
+	free(tmp);
+	return idx;
+}
+
+/* pcs in ascending order, a new array. */
+static uint64_t *sorted_pcs(const uint64_t *pcs, size_t n)
+{
+	uint32_t *idx = order_by_addr(pcs, n);
+	uint64_t *out = xmalloc((n + 1) * sizeof(*out));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = pcs[idx[i]];
+	free(idx);
+	return out;
+}
+
+/*
+ * Name pc k of module o (the module itself, or a part whose address a
+ * worker took over) with worker module m's files: the frames go to m's
+ * tables, where o's result arrays point.
+ */
+static void symbolize_pc(struct module *m, struct module *o, size_t k)
+{
+	Dwarf_Addr pc = o->pcs[k];
 	size_t first = m->nframes;
 
-	m->res_first[k] = (uint32_t)first;
-	m->res_nr[k] = 0;
-	m->res_src[k] = HPA_SYM_NONE;
+	o->res_first[k] = (uint32_t)first;
+	o->res_nr[k] = 0;
+	o->res_src[k] = HPA_SYM_NONE;
+	if (o->res_mod)
+		o->res_mod[k] = (uint32_t)m->self;
 	if (dwfl_addrmodule(m->dwfl, pc) != m->mod)
 		return;
 	if (dwarf_chain(m, pc)) {
-		m->res_src[k] = HPA_SYM_DWARF;
+		o->res_src[k] = HPA_SYM_DWARF;
 	} else {
 		m->nframes = first;
 		if (symtab_name(m, pc))
-			m->res_src[k] = HPA_SYM_SYMTAB;
+			o->res_src[k] = HPA_SYM_SYMTAB;
 	}
 	if (m->nframes - first > UINT16_MAX)
 		m->nframes = first + UINT16_MAX;
-	m->res_nr[k] = (uint16_t)(m->nframes - first);
+	o->res_nr[k] = (uint16_t)(m->nframes - first);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * The parts of a split module share its addresses out as they go: each
+ * takes CHUNK addresses at a time from the low end of its own stretch,
+ * and once that is done, from the high end of the stretch with the most
+ * left, so a worker that is faster (a lighter stretch, or a processor
+ * with less else to do) takes over instead of waiting.  The two ends
+ * meet; each side goes on through compile units it has read.
+ */
+#define CHUNK 8
+
+struct claim {
+	pthread_mutex_t mu;
+	size_t nparts;
+	size_t *mod;             /* per part: its index in the symbolizer's modules */
+	size_t *lo, *hi;         /* per part: its addresses not yet taken, [lo, hi) of by_addr */
+};
+
+static void work_parts(const struct symbolizer *s, struct module *m)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	struct claim *c = m->claim;
+	size_t j;
+
+	for (;;) {
+		size_t from = 0, to = 0, q = m->part_no, best = 0, p;
+		bool down = false;
+		struct module *o;
+
+		pthread_mutex_lock(&c->mu);
+		if (c->lo[q] < c->hi[q]) {
+			from = c->lo[q];
+			to = from + CHUNK < c->hi[q] ? from + CHUNK : c->hi[q];
+			c->lo[q] = to;
+		} else {
+			for (p = 0; p < c->nparts; p++)
+				if (c->hi[p] - c->lo[p] > best) {
+					best = c->hi[p] - c->lo[p];
+					q = p;
+				}
+			if (best) {
+				to = c->hi[q];
+				from = to - (best < CHUNK ? best : CHUNK);
+				c->hi[q] = from;
+				down = true;
+			}
+		}
+		pthread_mutex_unlock(&c->mu);
+		if (from == to)
+			break;
+		o = &s->mods[c->mod[q]];
+		for (j = 0; j < to - from; j++) {
+			size_t k = o->by_addr[down ? to - 1 - j : from + j];
+
+			m->named++;
+			if (!s->prof->locs[o->locs[k]].line_nr)   /* else named already (pprof input) */
+				symbolize_pc(m, o, k);
+		}
+	}
 }
 
 /* A worker's whole job for one module: open it, check it, name its addresses. */
@@ -874,16 +989,16 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	n = m->mod ? dwfl_module_build_id(m->mod, &bits, &vaddr) : 0;
 	if (!elf_build_id_hex(bits, n, m->build_id))
 		m->build_id[0] = '\0';
-	m->res_first = xcalloc(m->npcs + 1, sizeof(*m->res_first));
-	m->res_nr = xcalloc(m->npcs + 1, sizeof(*m->res_nr));
-	m->res_src = xcalloc(m->npcs + 1, sizeof(*m->res_src));
-	if (m->mod) {
-		m->wanted = xmalloc((m->npcs + 1) * sizeof(*m->wanted));
-		memcpy(m->wanted, m->pcs, m->npcs * sizeof(*m->wanted));
-		qsort(m->wanted, m->npcs, sizeof(*m->wanted), cmp_u64);
+	if (m->mod && m->claim) {   /* a part: any of the module's addresses may come its way */
+		m->wanted = (uint64_t *)m->shared_wanted;
+		m->nwanted = m->all_npcs;
+		work_parts(s, m);
+	} else if (m->mod) {
+		m->wanted = sorted_pcs(m->pcs, m->npcs);
+		m->nwanted = m->npcs;
 		for (k = 0; k < m->npcs; k++)
 			if (!s->prof->locs[m->locs[k]].line_nr)   /* else named already (pprof input) */
-				symbolize_pc(m, k);
+				symbolize_pc(m, m, k);
 		m->named = m->npcs;
 	}
 	for (k = 0; k < m->ncus; k++) {
@@ -897,7 +1012,8 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	m->spans = NULL;
 	free(m->seen);
 	m->seen = NULL;
-	free(m->wanted);
+	if (!m->claim)
+		free(m->wanted);
 	m->wanted = NULL;
 	dwfl_end(m->dwfl);
 	m->dwfl = NULL;
@@ -939,8 +1055,15 @@ static void run_workers(struct symbolizer *s)
 	pthread_t *tids;
 
 	s->order = xmalloc(st_mult(s->nmods, sizeof(*s->order)));
-	for (i = 0; i < s->nmods; i++)
+	for (i = 0; i < s->nmods; i++) {   /* before any worker: parts write each other's */
+		struct module *m = &s->mods[i];
+
 		s->order[i] = i;
+		m->self = i;
+		m->res_first = xcalloc(m->npcs + 1, sizeof(*m->res_first));
+		m->res_nr = xcalloc(m->npcs + 1, sizeof(*m->res_nr));
+		m->res_src = xcalloc(m->npcs + 1, sizeof(*m->res_src));
+	}
 	sort_mods = s->mods;
 	qsort(s->order, s->nmods, sizeof(*s->order), cmp_job);
 	sort_mods = NULL;
@@ -995,22 +1118,26 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 	struct module *m = &s->mods[idx], whole;
 	size_t parts = m->npcs / SPLIT_MIN, p;
 	uint64_t *sorted, *cut;
+	struct claim *c;
 
 	if (parts > s->nthreads)
 		parts = s->nthreads;
 	if (parts < 2)
 		return;
-	sorted = xmalloc(m->npcs * sizeof(*sorted));
-	memcpy(sorted, m->pcs, m->npcs * sizeof(*sorted));
-	qsort(sorted, m->npcs, sizeof(*sorted), cmp_u64);
+	sorted = sorted_pcs(m->pcs, m->npcs);
 	cut = xmalloc((parts + 1) * sizeof(*cut));   /* part p: cut[p] <= pc < cut[p + 1] */
 	cut[0] = 0;
 	for (p = 1; p < parts; p++)
 		cut[p] = sorted[m->npcs * p / parts];
 	cut[parts] = UINT64_MAX;   /* above every pc: an address is at most 2^64 - 1 */
-	free(sorted);
 
 	/* Part 0 is the module itself; its whole list stays, owned, for the checks. */
+	c = xcalloc(1, sizeof(*c));
+	pthread_mutex_init(&c->mu, NULL);
+	c->nparts = parts;
+	c->mod = xcalloc(parts, sizeof(*c->mod));
+	c->lo = xcalloc(parts, sizeof(*c->lo));
+	c->hi = xcalloc(parts, sizeof(*c->hi));
 	m->parts = parts;
 	whole = *m;
 	for (p = 1; p < parts; p++) {
@@ -1029,12 +1156,24 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 		q->all_pcs = whole.pcs;
 		q->all_npcs = whole.npcs;
 		hpa_strtab_init(&q->strs);
+		c->mod[p] = s->nmods;
 		take_stretch(&whole, cut[p], cut[p + 1], q, (uint32_t)s->nmods++, where);
 	}
 	m = &s->mods[idx];
+	c->mod[0] = idx;
 	take_stretch(&whole, cut[0], cut[1], m, (uint32_t)idx, where);
 	free(whole.locs);
 	free(cut);
+	for (p = 0; p < parts; p++) {
+		struct module *q = &s->mods[c->mod[p]];
+
+		q->claim = c;
+		q->part_no = p;
+		q->shared_wanted = sorted;
+		q->by_addr = order_by_addr(q->pcs, q->npcs);
+		q->res_mod = xcalloc(q->npcs + 1, sizeof(*q->res_mod));
+		c->hi[p] = q->npcs;
+	}
 }
 
 /* Collect the modules of one input: each mapped file that holds one of its locations. */
@@ -1167,7 +1306,7 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 	free(build_ids);
 
 	for (i = 1; i < prof->locs_nr; i++) {
-		struct module *m;
+		struct module *m, *r;
 		size_t k, f, nr;
 
 		if (!where[i] || s->mods[where[i] - 1].input != input)
@@ -1176,17 +1315,18 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 		k = m->cursor++;   /* a module's locations were collected in location order */
 		if (!m->res_nr || !(nr = m->res_nr[k]))
 			continue;
-		if (!m->str_ids)
-			m->str_ids = xcalloc(m->strs.nr + 1, sizeof(*m->str_ids));
+		r = m->res_mod ? &s->mods[m->res_mod[k]] : m;   /* the part that named it */
+		if (!r->str_ids)
+			r->str_ids = xcalloc(r->strs.nr + 1, sizeof(*r->str_ids));
 		HPA_GROW(chain, nr, achain);
 		for (f = 0; f < nr; f++) {   /* each frame's file, then its function, as they were met */
-			const struct sym_frame *fr = &m->frames[m->res_first[k] + f];
+			const struct sym_frame *fr = &r->frames[m->res_first[k] + f];
 
-			if (fr->file && !m->str_ids[fr->file])
-				m->str_ids[fr->file] = hpa_strtab_intern(&prof->strs,
-									 hpa_strtab_get(&m->strs, fr->file));
-			chain[f].file = fr->file ? m->str_ids[fr->file] : 0;
-			chain[f].func = profile_func(prof, m, fr->func);
+			if (fr->file && !r->str_ids[fr->file])
+				r->str_ids[fr->file] = hpa_strtab_intern(&prof->strs,
+									 hpa_strtab_get(&r->strs, fr->file));
+			chain[f].file = fr->file ? r->str_ids[fr->file] : 0;
+			chain[f].func = profile_func(prof, r, fr->func);
 			chain[f].line = fr->line;
 		}
 		hpa_profile_set_lines(prof, (uint32_t)i, chain, nr, (enum hpa_sym_source)m->res_src[k]);
@@ -1283,6 +1423,16 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 		free(m->why);
 		if (m->part_of < 0 && m->all_pcs != m->pcs)
 			free((void *)m->all_pcs);
+		if (m->claim && !m->part_no) {   /* part 0 owns what the parts share */
+			pthread_mutex_destroy(&m->claim->mu);
+			free(m->claim->mod);
+			free(m->claim->lo);
+			free(m->claim->hi);
+			free(m->claim);
+			free((void *)m->shared_wanted);
+		}
+		free(m->by_addr);
+		free(m->res_mod);
 		free(m->pcs);
 		free(m->locs);
 		free(m->funcs);

@@ -118,8 +118,13 @@ size_t hpa_fixed(char *out, double v, unsigned prec)
 		if (r > half || (r == half && (q & 1)))
 			q++;
 	}
-	ip = (uint64_t)(q / pow10[prec]);
-	fp = (uint64_t)(q % pow10[prec]);
+	if (q >> 64) {   /* 128-bit division only where it is needed: it is a library call */
+		ip = (uint64_t)(q / pow10[prec]);
+		fp = (uint64_t)(q % pow10[prec]);
+	} else {
+		ip = (uint64_t)q / pow10[prec];
+		fp = (uint64_t)q % pow10[prec];
+	}
 	if (signbit(v))
 		out[len++] = '-';
 	k = 0;

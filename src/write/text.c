@@ -15,6 +15,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
 struct row {
@@ -33,6 +34,20 @@ const char *hpa_units(const struct hpa_opts *opts)
 	return opts->show_bytes ? "B" : "MB";
 }
 
+/* snprintf(buf, size, "%.*f%s", prec, v, suffix), without printf's multi-precision path. */
+static void put_number(char *buf, size_t size, double v, unsigned prec, const char *suffix)
+{
+	char num[HPA_FIXED_MAX];
+	size_t n = hpa_fixed(num, v, prec), l = strlen(suffix);
+
+	if (n + l + 1 > size) {
+		snprintf(buf, size, "%s%s", num, suffix);
+		return;
+	}
+	memcpy(buf, num, n);
+	memcpy(buf + n, suffix, l + 1);
+}
+
 void hpa_format_bytes(char *buf, size_t size, double v, enum hpa_unit unit)
 {
 	double a = fabs(v), scale = 1;
@@ -45,26 +60,34 @@ void hpa_format_bytes(char *buf, size_t size, double v, enum hpa_unit unit)
 		}
 		a /= scale;
 		v /= scale;
-		if (u == HPA_UNIT_B)
-			snprintf(buf, size, "%.0f%s", v, unit_names[u]);
-		else
-			snprintf(buf, size, a >= 100 ? "%.0f%s" : a >= 10 ? "%.1f%s" : "%.2f%s", v, unit_names[u]);
+		put_number(buf, size, v, u == HPA_UNIT_B || a >= 100 ? 0 : a >= 10 ? 1 : 2, unit_names[u]);
 		return;
 	}
 	for (u = HPA_UNIT_B; u < (int)unit; u++)
 		scale *= 1024;
-	snprintf(buf, size, unit == HPA_UNIT_B ? "%.0f" : "%.1f", v / scale);
+	put_number(buf, size, v / scale, unit == HPA_UNIT_B ? 0 : 1, "");
 }
 
 void hpa_format_total(char *buf, size_t size, double v, const struct hpa_opts *opts)
 {
 	char num[48];
 
+	const char *units = hpa_units(opts);
+	size_t n, l = strlen(units);
+
 	hpa_format_value(num, sizeof(num), v, opts);
-	if (*hpa_units(opts))
-		snprintf(buf, size, "%s %s", num, hpa_units(opts));
-	else
-		snprintf(buf, size, "%s", num);
+	n = strlen(num);
+	if (n + l + 2 > size) {
+		snprintf(buf, size, *units ? "%s %s" : "%s%s", num, units);
+		return;
+	}
+	memcpy(buf, num, n);
+	if (*units) {
+		buf[n++] = ' ';
+		memcpy(buf + n, units, l);
+		n += l;
+	}
+	buf[n] = '\0';
 }
 
 void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *opts)
@@ -78,7 +101,7 @@ void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *o
 		long long n = v >= 9.2e18 ? LLONG_MAX : v <= -9.2e18 ? LLONG_MIN : (long long)v;
 		snprintf(buf, size, "%lld", n);
 	} else {
-		snprintf(buf, size, "%.1f", v / 1048576.0);
+		put_number(buf, size, v / 1048576.0, 1, "");
 	}
 }
 

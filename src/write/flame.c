@@ -212,13 +212,36 @@ static uint64_t fnv1a(const char *s)
 }
 
 /* The memory palette (green to blue) from the name's hash. */
+/* snprintf(out, size, "rgb(%d,%d,%d)", r, g, b) for 0..999 each, without printf. */
+static void rgb(char *out, size_t size, int r, int g, int b)
+{
+	int v[3] = { r, g, b }, i;
+	size_t n = 0;
+
+	if (size < 16 || r < 0 || g < 0 || b < 0 || r > 999 || g > 999 || b > 999) {
+		snprintf(out, size, "rgb(%d,%d,%d)", r, g, b);
+		return;
+	}
+	memcpy(out, "rgb(", 4);
+	n = 4;
+	for (i = 0; i < 3; i++) {
+		if (v[i] >= 100)
+			out[n++] = (char)('0' + v[i] / 100);
+		if (v[i] >= 10)
+			out[n++] = (char)('0' + v[i] / 10 % 10);
+		out[n++] = (char)('0' + v[i] % 10);
+		out[n++] = i < 2 ? ',' : ')';
+	}
+	out[n] = '\0';
+}
+
 static void mem_colour(const char *name, char *out, size_t size)
 {
 	uint64_t h = fnv1a(name);
 	double v1 = (double)(h >> 11) / 9007199254740992.0;
 	double v2 = (double)((h * 0x100000001b3ULL) >> 11) / 9007199254740992.0;
 
-	snprintf(out, size, "rgb(%d,%d,%d)", 0, 190 + (int)(50 * v2), (int)(210 * v1));
+	rgb(out, size, 0, 190 + (int)(50 * v2), (int)(210 * v1));
 }
 
 /* Red grew, blue shrank, grey unchanged; strength by |delta| / max. */
@@ -232,9 +255,9 @@ static void diff_colour(double delta, double max, char *out, size_t size)
 	}
 	c = 100 + (int)(150 * (max - fmin(fabs(delta), max)) / max);   /* the root may exceed max */
 	if (delta > 0)
-		snprintf(out, size, "rgb(250,%d,%d)", c, c);
+		rgb(out, size, 250, c, c);
 	else
-		snprintf(out, size, "rgb(%d,%d,250)", c, c);
+		rgb(out, size, c, c, 250);
 }
 
 /* A value as people read it: --unit's rule, auto by default (as every report but --text). */

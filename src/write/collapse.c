@@ -17,9 +17,7 @@
 
 #include "hpa/names.h"
 #include "hpa/report.h"
-#include "hpa/strbuf.h"
 #include "hpa/view.h"
-#include "hpa/xalloc.h"
 
 static long long trunc_ll(double v)
 {
@@ -27,8 +25,7 @@ static long long trunc_ll(double v)
 }
 
 struct lines {
-	FILE *fp;                    /* NULL: into mem (the later part of a walk in two) */
-	struct hpa_strbuf mem;
+	FILE *fp;
 	const struct hpa_profile *prof;
 	bool diff_columns;
 };
@@ -75,33 +72,8 @@ static void emit_line(void *ctx, const char *text, size_t len, const uint32_t *s
 		nl = put_count(nums, v);
 	}
 	nums[nl++] = '\n';
-	if (!l->fp) {
-		hpa_sb_add(&l->mem, text, tl);
-		hpa_sb_add(&l->mem, nums, nl);
-		return;
-	}
-	fwrite_unlocked(text, 1, tl, l->fp);   /* only the walk's first part writes to fp */
+	fwrite_unlocked(text, 1, tl, l->fp);   /* the walk runs on this thread alone */
 	fwrite_unlocked(nums, 1, nl, l->fp);
-}
-
-static void *lines_fork(void *ctx)
-{
-	const struct lines *l = ctx;
-	struct lines *part = xcalloc(1, sizeof(*part));
-
-	part->prof = l->prof;
-	part->diff_columns = l->diff_columns;
-	return part;
-}
-
-static void lines_join(void *ctx, void *arg)
-{
-	struct lines *l = ctx, *part = arg;
-
-	if (part->mem.len)
-		fwrite_unlocked(part->mem.buf, 1, part->mem.len, l->fp);
-	hpa_sb_release(&part->mem);
-	free(part);
 }
 
 /*
@@ -112,14 +84,13 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
 	struct hpa_stack_format fmt = hpa_folded_format;
-	static const struct hpa_stack_emit_fork two_parts = { lines_fork, lines_join };
-	struct lines l = { fp, HPA_STRBUF_INIT, prof, opts->diff_columns };
+	struct lines l = { fp, prof, opts->diff_columns };
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	fmt.root_first = !opts->reverse;   /* --reverse: leaf first */
 	if (opts->short_names)
 		fmt.name = hpa_folded_short_frame;
-	hpa_walk_stacks(prof, &vo, &fmt, true, emit_line, &l, &two_parts);
+	hpa_walk_stacks(prof, &vo, &fmt, true, emit_line, &l, NULL);
 	return 0;
 }

@@ -450,7 +450,8 @@ static void walk_release(struct walk *w)
 size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v,
 		     const struct hpa_seqs_fork *fork)
 {
-	size_t n = s->kept ? s->kept : 1, k, nitems = 0;
+	/* By sequence, the walk sorts one item per stored sequence, not per sample. */
+	size_t n = (v->by_sequence ? s->nreps : s->kept) + 1, k, nitems = 0;
 	struct walk w, later;
 	struct hpa_seqs_visitor vlater;
 	struct hpa_task task;

@@ -43,22 +43,9 @@ struct hpa_stack_group {
  */
 typedef void hpa_stack_emit_fn(void *ctx, const char *text, size_t len, const uint32_t *samples,
 			       const double *values, size_t n);
-/*
- * With `fork` (may be NULL), the walk of a large profile may go in two
- * parts on two threads: fork(ctx) returns a fresh emitter for the later
- * stacks, and join(ctx, part), after both parts, puts part's stacks after
- * ctx's own, in the order one walk would emit them, and frees part.
- */
-struct hpa_stack_emit_fork {
-	void *(*fork)(void *ctx);
-	void (*join)(void *ctx, void *part);
-};
-/* Samples a walk needs before it goes in two parts (tests set it low), and walks that did. */
-extern size_t hpa_walk_split_min;
-extern size_t hpa_walk_splits;
 double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		       const struct hpa_stack_format *fmt, bool texts, hpa_stack_emit_fn *emit,
-		       void *ctx, const struct hpa_stack_emit_fork *fork);
+		       void *ctx);
 
 /* A stack's base side (positive) and profile side from emit()'s samples and values. */
 void hpa_stack_sides(const struct hpa_profile *prof, const uint32_t *samples, const double *values,

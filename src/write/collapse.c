@@ -91,6 +91,6 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 	fmt.root_first = !opts->reverse;   /* --reverse: leaf first */
 	if (opts->short_names)
 		fmt.name = hpa_folded_short_frame;
-	hpa_walk_stacks(prof, &vo, &fmt, true, emit_line, &l, NULL);
+	hpa_walk_stacks(prof, &vo, &fmt, true, emit_line, &l);
 	return 0;
 }

@@ -202,7 +202,7 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	total = hpa_dust_to_zero(hpa_walk_stacks(prof, &vo, &fmt, false, keep_trace, &ts, NULL));
+	total = hpa_dust_to_zero(hpa_walk_stacks(prof, &vo, &fmt, false, keep_trace, &ts));
 	if (ts.n > 1)
 		qsort(ts.t, ts.n, sizeof(*ts.t), cmp_traces);
 	hpa_format_total(num, sizeof(num), total, opts);

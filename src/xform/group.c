@@ -35,7 +35,6 @@ struct walk_stacks {
 	size_t samples_alloc, values_alloc;
 	hpa_stack_emit_fn *emit;
 	void *ctx;
-	const struct hpa_stack_emit_fork *emit_fork;
 };
 
 static bool stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
@@ -81,36 +80,6 @@ static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n
 		w->emit(w->ctx, text, depth ? w->end[depth] : strlen(text), w->samples, w->values, n);
 }
 
-/* The walk's state for its later part: the texts so far, and an emitter of its own. */
-static void *stacks_fork(void *ctx)
-{
-	const struct walk_stacks *w = ctx;
-	struct walk_stacks *c = xmalloc(sizeof(*c));
-
-	*c = *w;   /* the slots' names are shared, and only read */
-	c->buf = xmalloc(w->buf_alloc);
-	memcpy(c->buf, w->buf, w->buf_alloc);
-	c->end = xmalloc(st_mult(w->end_alloc, sizeof(*c->end)));
-	memcpy(c->end, w->end, w->end_alloc * sizeof(*c->end));
-	c->samples = NULL;
-	c->values = NULL;
-	c->samples_alloc = c->values_alloc = 0;
-	c->ctx = w->emit_fork->fork(w->ctx);
-	return c;
-}
-
-static void stacks_join(void *ctx, void *part)
-{
-	struct walk_stacks *w = ctx, *c = part;
-
-	w->emit_fork->join(w->ctx, c->ctx);
-	free(c->buf);
-	free(c->end);
-	free(c->samples);
-	free(c->values);
-	free(c);
-}
-
 static const char *names_str(const void *names, uint32_t id)
 {
 	return hpa_strtab_get(names, id);
@@ -118,9 +87,8 @@ static const char *names_str(const void *names, uint32_t id)
 
 double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		       const struct hpa_stack_format *fmt, bool texts, hpa_stack_emit_fn *emit,
-		       void *ctx, const struct hpa_stack_emit_fork *fork)
+		       void *ctx)
 {
-	static const struct hpa_seqs_fork two_parts = { stacks_fork, stacks_join };
 	struct hpa_seqs s;
 	struct walk_stacks w;
 	struct hpa_seqs_visitor visit = { stack_node, stack_end, &w, true };
@@ -135,7 +103,6 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 	w.sl = strlen(fmt->suffix);
 	w.emit = emit;
 	w.ctx = ctx;
-	w.emit_fork = fork;
 	/* A stack without frames whose text is prefix + X + suffix: one frame named X, in order. */
 	empty_frame = el > w.pl + w.sl && !strncmp(fmt->empty, fmt->prefix, w.pl) &&
 		!strcmp(fmt->empty + el - w.sl, fmt->suffix);
@@ -160,7 +127,7 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 	w.end[0] = 0;
 	HPA_GROW(w.buf, 1, w.buf_alloc);
 	w.buf[0] = 0;
-	hpa_seqs_walk(&s, &visit, fork ? &two_parts : NULL);
+	hpa_seqs_walk(&s, &visit);
 	total = s.total;
 	free(w.buf);
 	free(w.end);
@@ -306,7 +273,7 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_op
 	g.group_of = group_of;
 	if (group_of)
 		memset(group_of, 0, prof->samples_nr * sizeof(*group_of));
-	*total = hpa_walk_stacks(prof, opts, fmt, true, group_emit, &g, NULL);
+	*total = hpa_walk_stacks(prof, opts, fmt, true, group_emit, &g);
 	*out = g.groups;
 	if (per_input)
 		*per_input = g.series;

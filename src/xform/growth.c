@@ -80,34 +80,6 @@ static void keep_group(void *ctx, const char *text, size_t len, const uint32_t *
 	z->n++;
 }
 
-static void *lazy_fork(void *ctx)
-{
-	const struct lazy *z = ctx;
-	struct lazy *part = xcalloc(1, sizeof(*part));
-
-	part->prof = z->prof;
-	part->dumps = z->dumps;
-	return part;
-}
-
-/* The later part's groups after the first part's. */
-static void lazy_join(void *ctx, void *arg)
-{
-	struct lazy *z = ctx, *part = arg;
-	size_t d = z->dumps;
-
-	if (part->n) {
-		HPA_GROW(z->sample, z->n + part->n, z->alloc);
-		HPA_GROW(z->values, (z->n + part->n) * d, z->values_alloc);
-		memcpy(z->sample + z->n, part->sample, part->n * sizeof(*z->sample));
-		memcpy(z->values + z->n * d, part->values, part->n * d * sizeof(*z->values));
-		z->n += part->n;
-	}
-	free(part->sample);
-	free(part->values);
-	free(part);
-}
-
 /*
  * Whether every stack of `fmt` has a text of its own, so none need be
  * kept: a single frame, or names that never hold the suffix's first byte
@@ -139,7 +111,6 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 {
 	struct hpa_stack_group *groups = NULL;
 	struct hpa_series *out;
-	static const struct hpa_stack_emit_fork two_parts = { lazy_fork, lazy_join };
 	struct lazy z = { prof, g->dumps, NULL, NULL, 0, 0, 0 };
 	bool lazy = texts_own(prof, fmt);
 	double total;
@@ -147,7 +118,7 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 
 	hpa_strtab_init(texts);
 	if (lazy) {
-		hpa_walk_stacks(prof, vo, fmt, false, keep_group, &z, &two_parts);
+		hpa_walk_stacks(prof, vo, fmt, false, keep_group, &z);
 		*nr = z.n;
 		*values = z.values;
 	} else {

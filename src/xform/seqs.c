@@ -8,7 +8,6 @@
 
 #include "seqs.h"
 #include "hpa/hashmap.h"
-#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /* The per-kept-sample arrays to `alloc` entries, as s->sample went from `old`. */
@@ -363,99 +362,11 @@ static bool same_sequence(const struct hpa_seqs *s, const uint32_t *items, size_
 	return true;
 }
 
-/* One run taken off the stack: its node, and its samples split or followed to their end. */
-static void take_run(struct walk *w, struct run r)
-{
-	const struct hpa_seqs *s = w->s;
-	const struct hpa_seqs_visitor *v = w->v;
-	uint32_t first = seq_id(s, w->items[r.lo]), d;
-	bool quiet = r.quiet;
-
-	/* The next runs' sequences, and the samples at their ends, on their way to the cache. */
-	if (w->sp > 1) {
-		uint32_t nk = w->items[w->stack[w->sp - 2].lo], id = seq_id(s, nk);
-		__builtin_prefetch(&s->off[id]);
-		__builtin_prefetch(&s->len[id]);
-		__builtin_prefetch(&s->sample[nk]);
-		__builtin_prefetch(&s->v[nk]);
-	}
-	if (w->sp) {
-		const struct run *next = &w->stack[w->sp - 1];
-		__builtin_prefetch(&s->seq[s->off[seq_id(s, w->items[next->lo])] + next->depth]);
-	}
-
-	if (quiet)
-		w->declined++;
-	else
-		quiet = !v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth],
-				 w->items + r.lo, r.hi - r.lo);
-	if (r.hi - r.lo > 1 && !same_sequence(s, w->items + r.lo, r.hi - r.lo)) {
-		split(w, r.lo, r.hi, r.depth + 1, quiet);
-		return;
-	}
-	if (quiet) {
-		w->declined += s->len[first] - r.depth - 1;
-		return;
-	}
-	/* One sample, or copies of one sequence: its frames in a row. */
-	for (d = r.depth + 1; d < s->len[first]; d++)
-		if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], w->items + r.lo, r.hi - r.lo)) {
-			w->declined += s->len[first] - d - 1;
-			break;
-		}
-	if (v->end && d == s->len[first])
-		report_end(w, s->len[first], w->items + r.lo, r.hi - r.lo);
-}
-
-static void walk_all(void *arg)
-{
-	struct walk *w = arg;
-
-	while (w->sp)
-		take_run(w, w->stack[--w->sp]);
-}
-
-/*
- * Where the walk may go on in two parts: the runs waiting on the stack
- * are siblings of nodes on the path just walked, so the visitor's state
- * now is what each of them starts from.  The runs at the bottom of the
- * stack (the last in name order) go to a second walk when they hold a
- * third to two thirds of the samples left; returns how many, or 0.
- */
-size_t hpa_walk_split_min = 20000;   /* below this a thread costs more than it saves */
-size_t hpa_walk_splits;
-
-static size_t split_point(const struct walk *w, const struct run *next)
-{
-	size_t left = next->hi - next->lo, below = 0, j;
-
-	for (j = 0; j < w->sp; j++)
-		left += w->stack[j].hi - w->stack[j].lo;
-	if (left < hpa_walk_split_min)
-		return 0;
-	for (j = 0; j < w->sp; j++) {
-		below += w->stack[j].hi - w->stack[j].lo;
-		if (3 * below >= left)
-			return 3 * below <= 2 * left ? j + 1 : 0;
-	}
-	return 0;
-}
-
-static void walk_release(struct walk *w)
-{
-	free(w->stack);
-	free(w->members);
-}
-
-size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v,
-		     const struct hpa_seqs_fork *fork)
+size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 {
 	/* By sequence, the walk sorts one item per stored sequence, not per sample. */
 	size_t n = (v->by_sequence ? s->nreps : s->kept) + 1, k, nitems = 0;
-	struct walk w, later;
-	struct hpa_seqs_visitor vlater;
-	struct hpa_task task;
-	bool forked = false;
+	struct walk w;
 
 	memset(&w, 0, sizeof(w));
 	w.s = s;
@@ -470,41 +381,48 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v,
 		for (k = 0; k < s->kept; k++)
 			w.items[nitems++] = (uint32_t)k;
 	split(&w, 0, nitems, 0, false);
-	if (!fork || nitems < hpa_walk_split_min || hpa_processors() < 2)
-		fork = NULL;
 	while (w.sp) {
 		struct run r = w.stack[--w.sp];
-		size_t j;
+		uint32_t first = seq_id(s, w.items[r.lo]), d;
+		bool quiet = r.quiet;
 
-		if (fork && !forked && (j = split_point(&w, &r)) > 0) {
-			/* The bottom j runs to the later part: its own stack and sort room. */
-			memset(&later, 0, sizeof(later));
-			later.s = s;
-			vlater = *v;
-			vlater.ctx = fork->fork(v->ctx);
-			later.v = &vlater;
-			later.items = w.items;   /* its runs' ranges are its own */
-			later.keys = w.keys;
-			later.tmp = xmalloc(st_mult(n, sizeof(*later.tmp)));
-			HPA_GROW(later.stack, j, later.alloc);
-			memcpy(later.stack, w.stack, j * sizeof(*w.stack));
-			later.sp = j;
-			memmove(w.stack, w.stack + j, (w.sp - j) * sizeof(*w.stack));
-			w.sp -= j;
-			hpa_task_start(&task, walk_all, &later);
-			forked = true;
-			__atomic_add_fetch(&hpa_walk_splits, 1, __ATOMIC_RELAXED);
+		/* The next runs' sequences, and the samples at their ends, on their way to the cache. */
+		if (w.sp > 1) {
+			uint32_t nk = w.items[w.stack[w.sp - 2].lo], id = seq_id(s, nk);
+			__builtin_prefetch(&s->off[id]);
+			__builtin_prefetch(&s->len[id]);
+			__builtin_prefetch(&s->sample[nk]);
+			__builtin_prefetch(&s->v[nk]);
 		}
-		take_run(&w, r);
+		if (w.sp) {
+			const struct run *next = &w.stack[w.sp - 1];
+			__builtin_prefetch(&s->seq[s->off[seq_id(s, w.items[next->lo])] + next->depth]);
+		}
+
+		if (quiet)
+			w.declined++;
+		else
+			quiet = !v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth],
+					 w.items + r.lo, r.hi - r.lo);
+		if (r.hi - r.lo > 1 && !same_sequence(s, w.items + r.lo, r.hi - r.lo)) {
+			split(&w, r.lo, r.hi, r.depth + 1, quiet);
+			continue;
+		}
+		if (quiet) {
+			w.declined += s->len[first] - r.depth - 1;
+			continue;
+		}
+		/* One sample, or copies of one sequence: its frames in a row. */
+		for (d = r.depth + 1; d < s->len[first]; d++)
+			if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], w.items + r.lo, r.hi - r.lo)) {
+				w.declined += s->len[first] - d - 1;
+				break;
+			}
+		if (v->end && d == s->len[first])
+			report_end(&w, s->len[first], w.items + r.lo, r.hi - r.lo);
 	}
-	if (forked) {
-		hpa_task_wait(&task);
-		w.declined += later.declined;
-		fork->join(v->ctx, vlater.ctx);
-		free(later.tmp);
-		walk_release(&later);
-	}
-	walk_release(&w);
+	free(w.stack);
+	free(w.members);
 	free(w.items);
 	free(w.keys);
 	free(w.tmp);

@@ -78,24 +78,8 @@ struct hpa_seqs_visitor {
 	bool by_sequence;
 };
 
-/*
- * A visitor that can be copied may have the walk done in two parts on two
- * threads: fork() returns a copy of its state as it is when called (for
- * nodes later in name order, whose results it keeps apart), and join(),
- * once both parts are done, puts the copy's results after the visitor's
- * own and frees the copy.  The results are those of one walk.
- */
-struct hpa_seqs_fork {
-	void *(*fork)(void *ctx);
-	void (*join)(void *ctx, void *part);
-};
-
-/*
- * Returns the number of nodes under declined ones (each counted once, not
- * visited).  `fork` may be NULL: one part.
- */
-size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v,
-		     const struct hpa_seqs_fork *fork);
+/* Returns the number of nodes under declined ones (each counted once, not visited). */
+size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
 void hpa_seqs_release(struct hpa_seqs *s);
 
 #endif

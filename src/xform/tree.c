@@ -183,7 +183,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		b.cut_below = topts->cut_share * t->nodes[0].after;
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
-	t->omitted += hpa_seqs_walk(&s, &visit, NULL);
+	t->omitted += hpa_seqs_walk(&s, &visit);
 	for (i = 0; i < t->nr; i++) {   /* children were pushed in front: name order again */
 		uint32_t prev = 0, c = t->nodes[i].child;
 

@@ -20,8 +20,6 @@
 #include "hpa/profile.h"
 #include "hpa/reader.h"
 #include "hpa/report.h"
-#include "hpa/strbuf.h"
-#include "hpa/task.h"
 #include "hpa/unsample.h"
 #include "test.h"
 
@@ -424,139 +422,12 @@ static void test_tree_paths_growth(void)
 	hpa_profile_release(&p);
 }
 
-/*
- * 400 stacks over 24 addresses of /usr/bin/srv, from a fixed seed: 2 to 9
- * frames under the same two outermost (so the walk splits below a prefix).
- */
-static void add_many_stacks(struct hpa_profile *p, unsigned seed)
-{
-	FILE *fp = tmpfile();
-	unsigned x = seed, i, k, depth;
-
-	fprintf(fp, "heap_v2/1\n  t*: 1: 1 [0: 0]\n");
-	for (i = 0; i < 400; i++) {
-		fprintf(fp, "@");
-		x = x * 1103515245u + 12345u;
-		depth = 2 + (x >> 16) % 8;
-		for (k = 0; k < depth; k++) {
-			x = x * 1103515245u + 12345u;
-			fprintf(fp, " 0x%llx", 0x555500001000ULL + 0x10 * ((x >> 16) % 24));
-		}
-		fprintf(fp, " 0x555500001800 0x555500001900\n  t*: 1: %u [0: 0]\n", 16 * (i % 7 + 1));
-	}
-	fprintf(fp, "\nMAPPED_LIBRARIES:\n555500000000-555500002000 r-xp 00000000 08:01 1 /usr/bin/srv\n");
-	rewind(fp);
-	CHECK_INT_EQ(hpa_read_stream(p, fp, "profile"), 0);
-	hpa_unsample_profile(p);
-	fclose(fp);
-}
-
-/* Folded lines into memory; an emitter that can be copied for a walk in two parts. */
-struct lines {
-	struct hpa_strbuf sb;
-};
-
-static void line_emit(void *ctx, const char *text, size_t len, const uint32_t *samples,
-		      const double *values, size_t n)
-{
-	struct lines *l = ctx;
-	double sum = 0;
-	size_t i;
-
-	(void)samples;
-	for (i = 0; i < n; i++)
-		sum += values[i];
-	hpa_sb_add(&l->sb, text, len);
-	hpa_sb_addf(&l->sb, " %g\n", sum);
-}
-
-static void *lines_fork(void *ctx)
-{
-	(void)ctx;
-	return calloc(1, sizeof(struct lines));
-}
-
-static void lines_join(void *ctx, void *part)
-{
-	struct lines *l = ctx, *p = part;
-
-	if (p->sb.len)
-		hpa_sb_add(&l->sb, p->sb.buf, p->sb.len);
-	hpa_sb_release(&p->sb);
-	free(p);
-}
-
-static char *walk_text(const struct hpa_profile *p, const struct hpa_view_opts *vo)
-{
-	static const struct hpa_stack_emit_fork two_parts = { lines_fork, lines_join };
-	struct lines l = { HPA_STRBUF_INIT };
-
-	hpa_walk_stacks(p, vo, &hpa_folded_format, true, line_emit, &l, &two_parts);
-	return l.sb.buf ? hpa_sb_detach(&l.sb) : strdup("");
-}
-
-/*
- * A walk in two parts on two threads (large profiles) emits what one walk
- * emits, in the same order: folded stacks, and the growth series.
- */
-static void test_walk_in_two_parts(void)
-{
-	struct hpa_profile p;
-	struct hpa_opts o = default_opts();
-	struct hpa_view_opts vo;
-	struct hpa_growth one, two;
-	char *a, *b;
-	size_t min = hpa_walk_split_min, splits, i;
-	int la, lb;
-
-	hpa_profile_init(&p);
-	add_many_stacks(&p, 1);
-	add_many_stacks(&p, 7);
-	hpa_unify_locations(&p);
-	hpa_name_frames(&p);
-	o.base = NULL;
-	vo = hpa_view_opts(&o);
-
-	hpa_walk_split_min = (size_t)-1;
-	a = walk_text(&p, &vo);
-	hpa_growth(&p, &vo, true, &one);
-	splits = hpa_walk_splits;
-	hpa_walk_split_min = 2;
-	b = walk_text(&p, &vo);
-	if (hpa_processors() > 1)   /* one processor: one part */
-		CHECK(hpa_walk_splits == splits + 1);
-	hpa_growth(&p, &vo, true, &two);
-	if (hpa_processors() > 1)
-		CHECK(hpa_walk_splits >= splits + 2);
-	CHECK(strlen(a) > 4000);
-	CHECK_STR_EQ(b, a);
-	CHECK_INT_EQ(two.nstacks, one.nstacks);
-	CHECK(one.nstacks > 300);
-	for (i = 0; i < one.nstacks && i < two.nstacks; i++) {
-		const char *na = hpa_growth_name(&one, &one.stacks[i], &la);
-		char *ca = strndup(na, (size_t)la);
-		const char *nb = hpa_growth_name(&two, &two.stacks[i], &lb);
-
-		CHECK_INT_EQ(lb, la);
-		CHECK(!strncmp(nb, ca, (size_t)la));
-		CHECK_DBL_EQ(two.stacks[i].gain, one.stacks[i].gain, 1e-9);
-		free(ca);
-	}
-	hpa_walk_split_min = min;
-	hpa_growth_release(&one);
-	hpa_growth_release(&two);
-	free(a);
-	free(b);
-	hpa_profile_release(&p);
-}
-
 int main(void)
 {
 	test_identity_and_grouping();
 	test_two_modules_one_address();
 	test_unify_so_far();
 	test_tree_paths_growth();
-	test_walk_in_two_parts();
 	test_pprof_round_trip();
 	TEST_MAIN_END();
 }

@@ -116,11 +116,9 @@ struct module {
 	size_t npcs, apcs;
 	uint64_t *wanted;        /* pcs sorted, for skipping what holds none */
 	size_t nwanted;
-	const uint64_t *shared_wanted;   /* a part: the whole module's, sorted (owned by part 0) */
 	struct claim *claim;     /* a part: the addresses shared out among the parts */
 	uint32_t *by_addr;       /* a part: its pcs' indexes in address order */
 	uint32_t *res_mod;       /* a part: per pc, the part whose frames hold its result */
-	size_t self;             /* its index in the symbolizer's modules */
 	size_t part_no;          /* a part: which (0 is the module itself) */
 	const uint64_t *all_pcs; /* every address of the module, for the checks (part 0 owns it) */
 	size_t all_npcs;
@@ -888,8 +886,6 @@ static void symbolize_pc(struct module *m, struct module *o, size_t k)
 	o->res_first[k] = (uint32_t)first;
 	o->res_nr[k] = 0;
 	o->res_src[k] = HPA_SYM_NONE;
-	if (o->res_mod)
-		o->res_mod[k] = (uint32_t)m->self;
 	if (dwfl_addrmodule(m->dwfl, pc) != m->mod)
 		return;
 	if (dwarf_chain(m, pc)) {
@@ -918,6 +914,7 @@ struct claim {
 	pthread_mutex_t mu;
 	size_t nparts;
 	size_t *mod;             /* per part: its index in the symbolizer's modules */
+	uint64_t *sorted;        /* every address of the module, ascending: what each part wants */
 	size_t *lo, *hi;         /* per part: its addresses not yet taken, [lo, hi) of by_addr */
 };
 
@@ -957,8 +954,10 @@ static void work_parts(const struct symbolizer *s, struct module *m)
 			size_t k = o->by_addr[down ? to - 1 - j : from + j];
 
 			m->named++;
-			if (!s->prof->locs[o->locs[k]].line_nr)   /* else named already (pprof input) */
-				symbolize_pc(m, o, k);
+			if (s->prof->locs[o->locs[k]].line_nr)
+				continue;   /* named already (pprof input) */
+			symbolize_pc(m, o, k);
+			o->res_mod[k] = (uint32_t)(m - s->mods);
 		}
 	}
 }
@@ -990,7 +989,7 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	if (!elf_build_id_hex(bits, n, m->build_id))
 		m->build_id[0] = '\0';
 	if (m->mod && m->claim) {   /* a part: any of the module's addresses may come its way */
-		m->wanted = (uint64_t *)m->shared_wanted;
+		m->wanted = m->claim->sorted;
 		m->nwanted = m->all_npcs;
 		work_parts(s, m);
 	} else if (m->mod) {
@@ -1059,7 +1058,6 @@ static void run_workers(struct symbolizer *s)
 		struct module *m = &s->mods[i];
 
 		s->order[i] = i;
-		m->self = i;
 		m->res_first = xcalloc(m->npcs + 1, sizeof(*m->res_first));
 		m->res_nr = xcalloc(m->npcs + 1, sizeof(*m->res_nr));
 		m->res_src = xcalloc(m->npcs + 1, sizeof(*m->res_src));
@@ -1135,6 +1133,7 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 	c = xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->mu, NULL);
 	c->nparts = parts;
+	c->sorted = sorted;
 	c->mod = xcalloc(parts, sizeof(*c->mod));
 	c->lo = xcalloc(parts, sizeof(*c->lo));
 	c->hi = xcalloc(parts, sizeof(*c->hi));
@@ -1169,7 +1168,6 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 
 		q->claim = c;
 		q->part_no = p;
-		q->shared_wanted = sorted;
 		q->by_addr = order_by_addr(q->pcs, q->npcs);
 		q->res_mod = xcalloc(q->npcs + 1, sizeof(*q->res_mod));
 		c->hi[p] = q->npcs;
@@ -1428,8 +1426,8 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 			free(m->claim->mod);
 			free(m->claim->lo);
 			free(m->claim->hi);
+			free(m->claim->sorted);
 			free(m->claim);
-			free((void *)m->shared_wanted);
 		}
 		free(m->by_addr);
 		free(m->res_mod);

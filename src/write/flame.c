@@ -211,12 +211,11 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-/* The memory palette (green to blue) from the name's hash. */
 /* snprintf(out, size, "rgb(%d,%d,%d)", r, g, b) for 0..999 each, without printf. */
 static void rgb(char *out, size_t size, int r, int g, int b)
 {
 	int v[3] = { r, g, b }, i;
-	size_t n = 0;
+	size_t n;
 
 	if (size < 16 || r < 0 || g < 0 || b < 0 || r > 999 || g > 999 || b > 999) {
 		snprintf(out, size, "rgb(%d,%d,%d)", r, g, b);
@@ -235,6 +234,7 @@ static void rgb(char *out, size_t size, int r, int g, int b)
 	out[n] = '\0';
 }
 
+/* The memory palette (green to blue) from the name's hash. */
 static void mem_colour(const char *name, char *out, size_t size)
 {
 	uint64_t h = fnv1a(name);

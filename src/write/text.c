@@ -34,18 +34,27 @@ const char *hpa_units(const struct hpa_opts *opts)
 	return opts->show_bytes ? "B" : "MB";
 }
 
+/* snprintf(buf, size, "%s%s%s", a, b, c), without printf where it fits. */
+static void put_joined(char *buf, size_t size, const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+
+	if (la + lb + lc + 1 > size) {
+		snprintf(buf, size, "%s%s%s", a, b, c);
+		return;
+	}
+	memcpy(buf, a, la);
+	memcpy(buf + la, b, lb);
+	memcpy(buf + la + lb, c, lc + 1);
+}
+
 /* snprintf(buf, size, "%.*f%s", prec, v, suffix), without printf's multi-precision path. */
 static void put_number(char *buf, size_t size, double v, unsigned prec, const char *suffix)
 {
 	char num[HPA_FIXED_MAX];
-	size_t n = hpa_fixed(num, v, prec), l = strlen(suffix);
 
-	if (n + l + 1 > size) {
-		snprintf(buf, size, "%s%s", num, suffix);
-		return;
-	}
-	memcpy(buf, num, n);
-	memcpy(buf + n, suffix, l + 1);
+	hpa_fixed(num, v, prec);
+	put_joined(buf, size, num, "", suffix);
 }
 
 void hpa_format_bytes(char *buf, size_t size, double v, enum hpa_unit unit)
@@ -70,24 +79,11 @@ void hpa_format_bytes(char *buf, size_t size, double v, enum hpa_unit unit)
 
 void hpa_format_total(char *buf, size_t size, double v, const struct hpa_opts *opts)
 {
+	const char *units = hpa_units(opts);
 	char num[48];
 
-	const char *units = hpa_units(opts);
-	size_t n, l = strlen(units);
-
 	hpa_format_value(num, sizeof(num), v, opts);
-	n = strlen(num);
-	if (n + l + 2 > size) {
-		snprintf(buf, size, *units ? "%s %s" : "%s%s", num, units);
-		return;
-	}
-	memcpy(buf, num, n);
-	if (*units) {
-		buf[n++] = ' ';
-		memcpy(buf + n, units, l);
-		n += l;
-	}
-	buf[n] = '\0';
+	put_joined(buf, size, num, *units ? " " : "", units);
 }
 
 void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *opts)

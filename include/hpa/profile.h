@@ -187,6 +187,7 @@ struct hpa_profile {
 	 * thousand addresses millions of times.
 	 */
 	struct { uint64_t addr; uint32_t loc; } *loc_cache;
+	unsigned loc_cache_bits;        /* 2^bits slots */
 
 	struct hpa_stack *stacks;       /* [0] is the empty stack */
 	size_t stacks_nr, stacks_alloc;

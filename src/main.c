@@ -10,12 +10,15 @@
 #include "hpa/timing.h"
 #include "hpa/diag.h"
 #include "hpa/run.h"
+#include "hpa/xalloc.h"
 
 int main(int argc, char **argv)
 {
 	struct hpa_opts opts;
-	int rc = hpa_opts_parse(&opts, argc, argv);
+	int rc;
 
+	hpa_heap_setup();
+	rc = hpa_opts_parse(&opts, argc, argv);
 	if (rc == HPA_OPTS_RUN) {
 		hpa_warnings_off = opts.quiet;
 		hpa_timing_on = opts.timing;

@@ -19,6 +19,14 @@ void *xgrow(void *ptr, size_t have, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/*
+ * Tune the C library's heap for a short-lived process that builds large
+ * tables: blocks come from one heap in huge pages that is never given back.
+ * Called first thing in main(); the x* functions keep the heap's new
+ * stretches in huge pages.
+ */
+void hpa_heap_setup(void);
+
 /* a * b, aborting on overflow. */
 size_t st_mult(size_t a, size_t b);
 

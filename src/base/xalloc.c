@@ -1,5 +1,6 @@
 #include "hpa/compat.h"
 
+#include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,51 @@ static void want_huge(void *p, size_t len)
 #endif
 }
 
+/*
+ * The heap itself in huge pages.  glibc's malloc grows its main heap with
+ * brk() and, left to itself, hands blocks of 128 KiB and more to mmap() of
+ * their own and gives freed memory back to the kernel, so every table hpa
+ * builds and frees is paged in again, 4 KiB and one fault at a time.  On
+ * a virtual machine a fault costs about 10 us: writing the pprof file of a
+ * 7.5k-stack profile took 5,000 of them.  So hpa_heap_setup() (main(),
+ * first thing) has blocks up to 32 MiB come from the heap, has the heap
+ * grow 64 MiB at a time (address space: pages come as they are written)
+ * and never shrink (hpa is a short-lived process), and heap_follow() asks
+ * for huge pages over every stretch the heap grows by.  Measured with
+ * --proto on a 7.5k-stack profile: 5,400 -> 470 faults, 0.126 -> 0.082 s;
+ * peak RSS grows by what the heap's last huge pages round up to.
+ */
+static uintptr_t heap_marked;   /* the heap is in huge pages up to here */
+
+static void heap_follow(void)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t end = (uintptr_t)sbrk(0);
+
+	if (heap_marked && end > heap_marked && end != (uintptr_t)-1) {
+		madvise((void *)heap_marked, end - heap_marked, MADV_HUGEPAGE);
+		heap_marked = end;
+	}
+#endif
+}
+
+void hpa_heap_setup(void)
+{
+#if defined(M_TOP_PAD) && !defined(__SANITIZE_ADDRESS__)
+	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	uintptr_t end = (uintptr_t)sbrk(0);
+
+	if (end == (uintptr_t)-1)
+		return;
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	mallopt(M_TOP_PAD, 64 << 20);
+	/* From the next page on: what the heap holds already stays as it is. */
+	heap_marked = (end + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	free(xmalloc(1));   /* grows the heap now, so that it is marked before use */
+#endif
+}
+
 static HPA_NORETURN void oom(size_t size)
 {
 	fprintf(stderr, "hpa: out of memory allocating %zu bytes\n", size);
@@ -76,6 +122,7 @@ void *xmalloc(size_t size)
 	void *p = malloc(size ? size : 1);
 	if (!p)
 		oom(size);
+	heap_follow();
 	want_huge(p, size);
 	prefault(p, size);
 	return p;
@@ -86,6 +133,7 @@ void *xcalloc(size_t nmemb, size_t size)
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 	if (!p)
 		oom(st_mult(nmemb, size));
+	heap_follow();
 	want_huge(p, st_mult(nmemb, size));
 	prefault(p, st_mult(nmemb, size));
 	return p;
@@ -98,6 +146,7 @@ void *xrealloc(void *ptr, size_t size)
 
 	if (!p)
 		oom(size);
+	heap_follow();
 	/*
 	 * What was there is mapped already.  Of the new room, an array that
 	 * doubled fills the first half for sure, the rest perhaps never:
@@ -148,6 +197,7 @@ void *xgrow(void *ptr, size_t have, size_t size)
 		p = malloc(size);   /* strict overcommit, or a small address space */
 	if (!p)
 		oom(size);
+	heap_follow();
 	want_huge(p, malloc_usable_size(p));
 	prefault(p, have + (size - have) / 2);
 	if (have)

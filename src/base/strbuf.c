@@ -94,18 +94,24 @@ size_t hpa_fixed(char *out, double v, unsigned prec)
 	static const uint64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
 					  100000000, 1000000000 };
 	unsigned __int128 n, q;
-	uint64_t m, ip, fp;
-	int e, s, len = 0, k;
-	double f;
+	uint64_t m, ip, fp, bits;
+	int s, len = 0, k, be;
 	char digits[24];
 
 	/* Beyond 2^53 (and NaN, infinities, prec past 9) printf itself decides. */
 	if (prec > 9 || !(fabs(v) < 9007199254740992.0))
 		return (size_t)snprintf(out, HPA_FIXED_MAX, "%.*f", (int)prec, v);
-	f = frexp(fabs(v), &e);                    /* |v| = f * 2^e, f in [0.5, 1) */
-	m = (uint64_t)ldexp(f, 53);                /* exact: |v| = m * 2^(e - 53) */
-	s = 53 - e;                                /* |v| * 10^prec = m * 10^prec / 2^s */
-	n = (unsigned __int128)m * pow10[prec];    /* < 2^83 */
+	/* |v| = m * 2^-s exactly, read off the IEEE 754 double's fields (frexp and ldexp are calls). */
+	memcpy(&bits, &v, sizeof(bits));
+	be = (int)(bits >> 52 & 0x7ff);
+	m = bits & (((uint64_t)1 << 52) - 1);
+	if (be) {
+		m |= (uint64_t)1 << 52;
+		s = 1075 - be;
+	} else {
+		s = 1074;                          /* subnormal */
+	}
+	n = (unsigned __int128)m * pow10[prec];    /* < 2^83: |v| * 10^prec = n / 2^s */
 	if (s <= 0) {
 		q = n << -s;                       /* an integer already: |v| < 2^53 */
 	} else if (s >= 100) {

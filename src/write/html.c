@@ -144,11 +144,19 @@ struct groups {
 	size_t nedges;
 };
 
+/* Granularities [from, to) of gr (the calls with the first): one pass over the view. */
+static void groups_part(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+			struct groups *gr, size_t from, size_t to)
+{
+	hpa_group_frames_all(prof, vo, grans + from, to - from, gr->g + from,
+			     from ? NULL : gr->edges, from ? NULL : &gr->nedges);
+}
+
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
 			   struct groups *gr)
 {
 	memset(gr, 0, sizeof(*gr));
-	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, gr->edges, &gr->nedges);
+	groups_part(prof, vo, gr, 0, HPA_ARRAY_SIZE(grans));
 }
 
 struct groups_job {
@@ -157,11 +165,12 @@ struct groups_job {
 	struct groups *out;
 };
 
+/* The functions and their calls, the larger share of a view's groups. */
 static void groups_job_run(void *arg)
 {
 	struct groups_job *j = arg;
 
-	groups_compute(j->prof, j->vo, j->out);
+	groups_part(j->prof, j->vo, j->out, 0, 1);
 }
 
 static void groups_release(struct groups *gr)
@@ -511,11 +520,13 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	summary(&pg, nthr);
 	/*
 	 * Each view's groups once, for every value type.  The whole view's
-	 * are made on a second thread while this one makes the rest: they
-	 * only read the profile.
+	 * functions and calls are made on a second thread while this one
+	 * makes its lines and files and the rest: they only read the profile.
 	 */
+	memset(&all, 0, sizeof(all));
 	all_job = (struct groups_job){ prof, &vo, &all };
 	hpa_task_start(&all_task, groups_job_run, &all_job);
+	groups_part(prof, &vo, &all, 1, HPA_ARRAY_SIZE(grans));
 	if (diff) {
 		struct hpa_view_opts side = vo;
 		side.part = -1;

@@ -260,6 +260,8 @@ uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addr
  * samples, groups as one.
  */
 uint32_t hpa_profile_add_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr);
+/* The same for a stack of addresses given leaf first (each interned as a location). */
+uint32_t hpa_profile_add_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr);
 
 /* Append a sample; returns a pointer valid until the next append. */
 struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,

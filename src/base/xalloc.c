@@ -76,7 +76,10 @@ static void want_huge(void *p, size_t len)
  * first thing) has blocks up to 32 MiB come from the heap, has the heap
  * grow 64 MiB at a time (address space: pages come as they are written)
  * and never shrink (hpa is a short-lived process), and heap_follow() asks
- * for huge pages over every stretch the heap grows by.  Measured with
+ * for huge pages over every stretch the heap grows by.  Worker threads
+ * allocate from the same heap: each would otherwise get an arena of its
+ * own, paged in 4 KiB at a time (C++ symbolization: 199 -> 187 ms, the
+ * lock they share included).  Measured with
  * --proto on a 7.5k-stack profile: 5,400 -> 470 faults, 0.126 -> 0.082 s;
  * peak RSS grows by what the heap's last huge pages round up to.
  */
@@ -105,6 +108,7 @@ void hpa_heap_setup(void)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, INT_MAX);
 	mallopt(M_TOP_PAD, 64 << 20);
+	mallopt(M_ARENA_MAX, 1);   /* the threads' blocks too: an arena of their own is not in huge pages */
 	/* From the next page on: what the heap holds already stays as it is. */
 	heap_marked = (end + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
 	free(xmalloc(1));   /* grows the heap now, so that it is marked before use */

@@ -246,6 +246,14 @@ uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addr
 	return intern_tail(prof, nr);
 }
 
+uint32_t hpa_profile_add_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
+{
+	if (!nr)
+		return 0;
+	tail_locs(prof, addrs, nr);
+	return new_stack(prof, nr, 0, 0, false);
+}
+
 struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t stack,
 					  int32_t thread, uint32_t input,
 					  const double v[HPA_NVALUES])

@@ -1,21 +1,23 @@
 /*
  * Reading a text profile on two threads.  The parser (the caller's thread)
- * turns lines into counts and stacks of addresses, and the addresses into
- * location ids (one lookup each).  Storing the stacks and samples is about
- * as much work again, so the parser writes them into batches of words, and
- * a second thread stores them in order while the parser goes on.
+ * turns lines into counts and stacks of addresses.  Storing them is about
+ * as much work again: each address becomes a location id (one lookup
+ * each), and the stacks and samples go to the profile's tables.  So the
+ * parser writes what it read into batches of words, and a second thread
+ * stores them in order while the parser goes on.
  *
  * What is stored, and in which order, is exactly what one thread would
  * store: the storer takes batch after batch, op after op.  The two threads
- * share no table: the parser owns the locations, the storer the frames,
- * stacks and samples, which the parser does not look at until
- * read_pipe_end() has returned.  A profile smaller than one batch starts no
- * thread: its batch is stored at the end, in the parser's thread.
+ * share no table: the storer owns the locations, frames, stacks and
+ * samples, which the parser does not look at until read_pipe_end() has
+ * returned.  A profile smaller than one batch starts no thread: its batch
+ * is stored at the end, in the parser's thread.
  *
  * A batch is a run of 32-bit words.  An op starts with a word holding its
  * kind in the top two bits and its size below:
- *   STACK_ADD n, then n location ids:     a new stack (jemalloc writes each once)
- *   STACK_INTERN n, then n location ids:  the stack, found or added
+ *   STACK_ADD n, then n addresses (2 words each, as in memory):
+ *                                         a new stack (jemalloc writes each once)
+ *   STACK_INTERN n, then n addresses:     the stack, found or added
  *   SAMPLE, the thread, the 4 values:     a sample of the stack last stored
  */
 #include "hpa/compat.h"
@@ -45,6 +47,8 @@ struct read_pipe {
 	struct hpa_profile *prof;
 	uint32_t input;
 	uint32_t stack;                 /* the storer's: the stack last stored */
+	uint64_t *addrs;                /* the storer's: a stack's addresses, aligned */
+	size_t addrs_alloc;
 	struct batch cur;               /* the parser's, being filled */
 	bool threaded;                  /* the storer runs */
 	bool alone;                     /* no storer to be had: batches are stored here */
@@ -73,10 +77,12 @@ static void store(struct read_pipe *p, const struct batch *b)
 			hpa_profile_add_sample(p->prof, p->stack, (int32_t)b->w[i + 1], p->input, v);
 			i += SAMPLE_WORDS;
 		} else {
+			HPA_GROW(p->addrs, arg + 1, p->addrs_alloc);
+			memcpy(p->addrs, &b->w[i + 1], arg * sizeof(*p->addrs));
 			p->stack = op == OP_STACK_ADD ?
-				hpa_profile_add_stack_locs(p->prof, &b->w[i + 1], arg) :
-				hpa_profile_intern_stack_locs(p->prof, &b->w[i + 1], arg);
-			i += 1 + arg;
+				hpa_profile_add_stack(p->prof, p->addrs, arg) :
+				hpa_profile_intern_stack(p->prof, p->addrs, arg);
+			i += 1 + 2 * arg;
 		}
 	}
 }
@@ -174,15 +180,14 @@ static uint32_t *room(struct reader *r, size_t n)
 
 void read_stack(struct reader *r, bool intern)
 {
-	size_t i, n = r->addrs_nr;
+	size_t n = r->addrs_nr;
 	uint32_t *w;
 
-	if (n > OP_ARG_MASK)   /* 2^30 addresses: more than a line of HPA_LINE_MAX holds */
+	if (n > OP_ARG_MASK / 2)   /* 2^29 addresses: more than a line of HPA_LINE_MAX holds */
 		HPA_BUG("stack of %zu frames", n);
-	w = room(r, 1 + n);
+	w = room(r, 1 + 2 * n);
 	w[0] = (uint32_t)(intern ? OP_STACK_INTERN : OP_STACK_ADD) << OP_SHIFT | (uint32_t)n;
-	for (i = 0; i < n; i++)
-		w[1 + i] = hpa_profile_intern_loc(r->prof, r->addrs[i]);
+	memcpy(w + 1, r->addrs, n * sizeof(*r->addrs));
 }
 
 void read_pipe_sample(struct reader *r, int32_t thread, const double v[HPA_NVALUES])
@@ -214,6 +219,7 @@ void read_pipe_end(struct reader *r)
 		store(p, &p->cur);
 	}
 	free(p->cur.w);
+	free(p->addrs);
 	while (p->spares)
 		free(p->spare[--p->spares].w);
 	free(p);

@@ -45,6 +45,7 @@
 #include "hpa/xalloc.h"
 #include "debuginfod.h"
 #include "elfview.h"
+#include "lines.h"
 
 /* A function as a worker found it, in its module's string table. */
 struct sym_func {
@@ -94,6 +95,8 @@ struct cu_index {
 	size_t ndies, adies;
 	struct fn_range *ranges;
 	size_t nranges, aranges;
+	struct cu_lines lines;   /* its line program, once read */
+	int lines_state;         /* 0: not read yet, 1: read, -1: libdw reads it */
 };
 
 /*
@@ -154,6 +157,7 @@ struct module {
 	Dwarf_Addr span_bias;
 	bool spans_built;
 	Dwarf_Die *scanned;      /* few addresses: the last CU looked at in order */
+	struct line_sections line_secs;
 	struct cu_span *seen;    /* the ranges of the CUs looked at so far */
 	size_t nseen, aseen;
 	bool scan_done;
@@ -699,6 +703,32 @@ static uint32_t add_func(struct module *m, const char *name, const char *linkage
 	return (uint32_t)m->nfuncs++;
 }
 
+/* Is the CU's line program decoded here (read on first need), rather than by libdw? */
+static bool own_lines(struct module *m, struct cu_index *ci)
+{
+	if (!ci->lines_state)
+		ci->lines_state = cu_lines_read(&ci->lines, &m->line_secs, &ci->cu) == 0 ? 1 : -1;
+	return ci->lines_state > 0;
+}
+
+/*
+ * The file a DIE's DW_AT_decl_file names (NULL for none), as
+ * dwarf_decl_file() gives it, from the CU's files when they are read here.
+ */
+static const char *decl_file(struct module *m, struct cu_index *ci, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &attr))
+		return NULL;
+	if (attr.cu != ci->cu.cu || !own_lines(m, ci))   /* another CU's index (an abstract origin) */
+		return dwarf_decl_file(die);
+	if (dwarf_formudata(&attr, &idx) != 0 || idx == 0)   /* 0: none, for libdw */
+		return NULL;
+	return idx < ci->lines.nfiles ? ci->lines.files[idx] : NULL;
+}
+
 /*
  * The function a DIE names, cached: its linkage name demangled, else its
  * DW_AT_name.  A C++ or Rust function with no linkage name (lambdas,
@@ -728,7 +758,7 @@ static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_di
 	if (m->no_lines || dwarf_decl_line(&d->die, &line) != 0 || line < 0)
 		line = 0;
 	d->func = 1 + add_func(m, name, linkage,
-			       m->no_lines ? 0 : module_source(m, ci, dwarf_decl_file(&d->die)),
+			       m->no_lines ? 0 : module_source(m, ci, decl_file(m, ci, &d->die)),
 			       cu_lang(&ci->cu), (uint32_t)line);
 	free(clean);
 	return d->func - 1;
@@ -748,9 +778,12 @@ static void inline_call_site(struct module *m, struct cu_index *ci, struct fn_di
 	d->call_known = true;
 	if (m->no_lines)
 		return;
-	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_file, &attr), &idx) == 0 &&
-	    dwarf_getsrcfiles(&ci->cu, &files, &nfiles) == 0 && idx < nfiles)
-		cf = dwarf_filesrc(files, idx, NULL, NULL);
+	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_file, &attr), &idx) == 0) {
+		if (own_lines(m, ci))
+			cf = idx < ci->lines.nfiles ? ci->lines.files[idx] : NULL;
+		else if (dwarf_getsrcfiles(&ci->cu, &files, &nfiles) == 0 && idx < nfiles)
+			cf = dwarf_filesrc(files, idx, NULL, NULL);
+	}
 	d->call_file = module_source(m, ci, cf);
 	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_line, &attr), &cl) == 0)
 		d->call_line = (uint32_t)cl;
@@ -790,8 +823,16 @@ static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 	d = innermost(ci, pc - bias);
 	if (d < 0)
 		return false;
-	dl = m->no_lines ? NULL : dwarf_getsrc_die(&ci->cu, pc - bias);
-	if (dl) {
+	if (m->no_lines) {
+		;
+	} else if (own_lines(m, ci)) {
+		const struct line_row *r = cu_lines_find(&ci->lines, pc - bias);
+
+		if (r) {
+			file = module_source(m, ci, r->file < ci->lines.nfiles ? ci->lines.files[r->file] : NULL);
+			line = r->line > 0 ? (uint32_t)r->line : 0;
+		}
+	} else if ((dl = dwarf_getsrc_die(&ci->cu, pc - bias)) != NULL) {
 		int ln = 0;
 		const char *f = dwarf_linesrc(dl, NULL, NULL);
 		dwarf_lineno(dl, &ln);
@@ -1003,6 +1044,7 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	for (k = 0; k < m->ncus; k++) {
 		free(m->cus[k].dies);
 		free(m->cus[k].ranges);
+		cu_lines_release(&m->cus[k].lines);
 	}
 	free(m->cus);
 	m->cus = NULL;

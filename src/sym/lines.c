@@ -1,0 +1,507 @@
+/*
+ * A compile unit's line program, decoded by hand (lines.h): the header's
+ * directories and files, then the rows of the state machine, into one
+ * array that is sorted only when its sequences are out of order.
+ */
+#include "hpa/compat.h"
+
+#include <dwarf.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpa/xalloc.h"
+#include "lines.h"
+
+struct cursor {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t rd_n(struct cursor *c, size_t n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	for (i = 0; i < n; i++)   /* little-endian: the machines hpa reads profiles of */
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static uint64_t rd_uleb(struct cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		unsigned char b = *c->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = true;
+	return 0;
+}
+
+static int64_t rd_sleb(struct cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		unsigned char b = *c->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			return (int64_t)v;
+		}
+	}
+	c->bad = true;
+	return 0;
+}
+
+/* Past the byte that ends a list of entries. */
+static void skip_end(struct cursor *c)
+{
+	if (c->p < c->end)
+		c->p++;
+	else
+		c->bad = true;
+}
+
+/* A NUL-terminated string at the cursor, or NULL. */
+static const char *rd_str(struct cursor *c)
+{
+	const unsigned char *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
+	const char *s = (const char *)c->p;
+
+	if (!nul) {
+		c->bad = true;
+		c->p = c->end;
+		return NULL;
+	}
+	c->p = nul + 1;
+	return s;
+}
+
+/* The string at offset `off` of a string section, or NULL. */
+static const char *str_at(const unsigned char *sec, size_t size, uint64_t off)
+{
+	if (!sec || off >= size || !memchr(sec + off, 0, size - off))
+		return NULL;
+	return (const char *)sec + off;
+}
+
+static void find_sections(struct line_sections *s, Dwarf *dbg)
+{
+	Elf *elf = dwarf_getelf(dbg);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	memset(s, 0, sizeof(*s));
+	s->looked = true;
+	s->dbg = dbg;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (strcmp(name, ".debug_line") && strcmp(name, ".debug_line_str") &&
+		    strcmp(name, ".debug_str"))
+			continue;
+		/* libdw inflated what it reads; a section still compressed is left to it */
+		if ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		if (!strcmp(name, ".debug_line")) {
+			s->line = d->d_buf;
+			s->line_size = d->d_size;
+		} else if (!strcmp(name, ".debug_line_str")) {
+			s->line_str = d->d_buf;
+			s->line_str_size = d->d_size;
+		} else {
+			s->str = d->d_buf;
+			s->str_size = d->d_size;
+		}
+	}
+}
+
+/* One DWARF 5 entry's path and directory index by its format; false if a form is not known. */
+static bool read_entry(struct cursor *c, const struct line_sections *s, const uint64_t *fmt,
+		       size_t nfmt, unsigned offset_size, const char **path, uint64_t *dir)
+{
+	size_t i;
+
+	*path = NULL;
+	*dir = 0;
+	for (i = 0; i < nfmt; i++) {
+		uint64_t type = fmt[2 * i], form = fmt[2 * i + 1], v = 0;
+		const char *str = NULL;
+
+		switch (form) {
+		case DW_FORM_string:
+			str = rd_str(c);
+			break;
+		case DW_FORM_line_strp:
+			str = str_at(s->line_str, s->line_str_size, rd_n(c, offset_size));
+			if (!str)
+				return false;
+			break;
+		case DW_FORM_strp:
+			str = str_at(s->str, s->str_size, rd_n(c, offset_size));
+			if (!str)
+				return false;
+			break;
+		case DW_FORM_udata:
+			v = rd_uleb(c);
+			break;
+		case DW_FORM_data1:
+			v = rd_n(c, 1);
+			break;
+		case DW_FORM_data2:
+			v = rd_n(c, 2);
+			break;
+		case DW_FORM_data4:
+			v = rd_n(c, 4);
+			break;
+		case DW_FORM_data8:
+			v = rd_n(c, 8);
+			break;
+		case DW_FORM_data16:
+			rd_n(c, 8);
+			rd_n(c, 8);
+			break;
+		case DW_FORM_block:
+			v = rd_uleb(c);
+			if (v > (uint64_t)(c->end - c->p))
+				return false;
+			c->p += v;
+			v = 0;
+			break;
+		default:
+			return false;
+		}
+		if (type == DW_LNCT_path)
+			*path = str;
+		else if (type == DW_LNCT_directory_index)
+			*dir = v;
+	}
+	return !c->bad;
+}
+
+/* A file's name as libdw gives it: absolute as written, else under its directory. */
+static char *join(const char *dir, const char *name)
+{
+	size_t dl, nl;
+	char *out;
+
+	if (name[0] == '/' || !dir)
+		return xstrdup(name);
+	dl = strlen(dir);
+	nl = strlen(name);
+	out = xmalloc(dl + nl + 2);
+	memcpy(out, dir, dl);
+	out[dl] = '/';
+	memcpy(out + dl + 1, name, nl + 1);
+	return out;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct line_row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1;   /* the end of a sequence before a row at its address */
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static bool rows_sorted(const struct cu_lines *t)
+{
+	size_t i;
+
+	for (i = 1; i < t->nrows; i++)
+		if (cmp_row(&t->rows[i - 1], &t->rows[i]) > 0)
+			return false;
+	return true;
+}
+
+/* The directories (DWARF 5) and the files, into t; false when libdw should read them. */
+static bool read_files(struct cu_lines *t, struct cursor *c, const struct line_sections *s,
+		       unsigned version, unsigned offset_size, const char *comp_dir)
+{
+	const char **dirs = NULL;
+	size_t ndirs = 0, adirs = 0, afiles = 0, k;
+	uint64_t fmt[2 * 16], n, i, dir;
+	size_t nfmt;
+	const char *name;
+	bool ok = false;
+
+	if (version < 5) {
+		HPA_GROW(dirs, 1, adirs);
+		dirs[ndirs++] = comp_dir;
+		while (c->p < c->end && *c->p) {
+			HPA_GROW(dirs, ndirs + 1, adirs);
+			dirs[ndirs++] = rd_str(c);
+		}
+		skip_end(c);   /* the empty string that ends them */
+		HPA_GROW(t->files, 1, afiles);
+		t->files[t->nfiles++] = xstrdup("???");   /* file 0: none before DWARF 5 */
+		while (c->p < c->end && *c->p) {
+			name = rd_str(c);
+			dir = rd_uleb(c);
+			rd_uleb(c);   /* modification time */
+			rd_uleb(c);   /* length */
+			if (c->bad || !name || dir >= ndirs)
+				goto out;
+			HPA_GROW(t->files, t->nfiles + 1, afiles);
+			t->files[t->nfiles++] = join(dirs[dir], name);
+		}
+		skip_end(c);
+		ok = !c->bad;
+		goto out;
+	}
+	nfmt = (size_t)rd_n(c, 1);
+	if (nfmt > 16)
+		goto out;
+	for (k = 0; k < 2 * nfmt; k++)
+		fmt[k] = rd_uleb(c);
+	n = rd_uleb(c);
+	if (c->bad || n > (uint64_t)(c->end - c->p))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!read_entry(c, s, fmt, nfmt, offset_size, &name, &dir) || !name)
+			goto out;
+		HPA_GROW(dirs, ndirs + 1, adirs);
+		dirs[ndirs++] = name;
+	}
+	nfmt = (size_t)rd_n(c, 1);
+	if (nfmt > 16)
+		goto out;
+	for (k = 0; k < 2 * nfmt; k++)
+		fmt[k] = rd_uleb(c);
+	n = rd_uleb(c);
+	if (c->bad || n > (uint64_t)(c->end - c->p))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!read_entry(c, s, fmt, nfmt, offset_size, &name, &dir) || !name || dir >= ndirs)
+			goto out;
+		HPA_GROW(t->files, t->nfiles + 1, afiles);
+		t->files[t->nfiles++] = join(dirs[dir], name);
+	}
+	ok = !c->bad;
+out:
+	free(dirs);
+	return ok;
+}
+
+static void add_row(struct cu_lines *t, size_t *alloc, uint64_t addr, uint64_t file, int64_t line,
+		    bool end)
+{
+	struct line_row *r;
+
+	if (t->nrows == *alloc) {
+		/*
+		 * Doubling in place (xrealloc), not HPA_GROW: its room for
+		 * growth, sized for the profile's large tables, would take
+		 * megabytes of fresh pages for each compile unit.
+		 */
+		*alloc = *alloc ? 2 * *alloc : 256;
+		t->rows = xrealloc(t->rows, st_mult(*alloc, sizeof(*t->rows)));
+	}
+	r = &t->rows[t->nrows];
+	r->addr = addr;
+	r->file = file > UINT32_MAX ? UINT32_MAX : (uint32_t)file;
+	r->line = line > INT32_MAX || line < INT32_MIN ? 0 : (int32_t)line;
+	r->order = (uint32_t)t->nrows;
+	r->end = end;
+	t->nrows++;
+}
+
+int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+	struct cursor c, prog;
+	uint64_t unit_length, header_length, addr = 0, file = 1;
+	int64_t line = 1, line_base;
+	unsigned version, offset_size = 4, min_insn, line_range, opcode_base, k;
+	const unsigned char *lengths;
+	const char *comp_dir;
+	size_t arows = 0;
+
+	memset(t, 0, sizeof(*t));
+	Dwarf *dbg = cu->cu ? dwarf_cu_getdwarf(cu->cu) : NULL;
+
+	if (!secs->looked || secs->dbg != dbg)
+		find_sections(secs, dbg);
+	if (!secs->line || dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &off) != 0 ||
+	    off >= secs->line_size)
+		return -1;
+	comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+	c.p = secs->line + off;
+	c.end = secs->line + secs->line_size;
+	c.bad = false;
+	unit_length = rd_n(&c, 4);
+	if (unit_length == 0xffffffff) {
+		offset_size = 8;
+		unit_length = rd_n(&c, 8);
+	} else if (unit_length >= 0xfffffff0) {
+		return -1;
+	}
+	if (c.bad || unit_length > (uint64_t)(c.end - c.p))
+		return -1;
+	c.end = c.p + unit_length;
+	version = (unsigned)rd_n(&c, 2);
+	if (version < 2 || version > 5)
+		return -1;
+	if (version >= 5) {
+		unsigned address_size = (unsigned)rd_n(&c, 1);
+		if (rd_n(&c, 1) != 0 || address_size != 8)   /* a segment selector; not x86-64 or arm64 */
+			return -1;
+	}
+	header_length = rd_n(&c, offset_size);
+	if (c.bad || header_length > (uint64_t)(c.end - c.p))
+		return -1;
+	prog.p = c.p + header_length;
+	prog.end = c.end;
+	prog.bad = false;
+	min_insn = (unsigned)rd_n(&c, 1);
+	if (version >= 4 && rd_n(&c, 1) != 1)
+		return -1;   /* VLIW operation indexes */
+	rd_n(&c, 1);   /* default_is_stmt: rows are kept either way */
+	line_base = (int8_t)rd_n(&c, 1);
+	line_range = (unsigned)rd_n(&c, 1);
+	opcode_base = (unsigned)rd_n(&c, 1);
+	if (c.bad || !line_range || !opcode_base || opcode_base - 1 > (size_t)(c.end - c.p))
+		return -1;
+	lengths = c.p;
+	c.p += opcode_base - 1;
+	if (!read_files(t, &c, secs, version, offset_size, comp_dir))
+		goto decline;
+
+	while (prog.p < prog.end && !prog.bad) {
+		unsigned op = *prog.p++;
+
+		if (op >= opcode_base) {
+			unsigned adj = op - opcode_base;
+			addr += (uint64_t)min_insn * (adj / line_range);
+			line += line_base + (int64_t)(adj % line_range);
+			add_row(t, &arows, addr, file, line, false);
+			continue;
+		}
+		switch (op) {
+		case 0: {   /* extended */
+			uint64_t len = rd_uleb(&prog);
+			const unsigned char *next;
+			unsigned sub;
+
+			if (prog.bad || !len || len > (uint64_t)(prog.end - prog.p))
+				goto decline;
+			next = prog.p + len;
+			sub = *prog.p++;
+			if (sub == DW_LNE_end_sequence) {
+				add_row(t, &arows, addr, file, line, true);
+				addr = 0;
+				file = 1;
+				line = 1;
+			} else if (sub == DW_LNE_set_address) {
+				if (len != 9)
+					goto decline;
+				addr = rd_n(&prog, 8);
+			} else if (sub == DW_LNE_define_file) {
+				goto decline;
+			}
+			prog.p = next;   /* set_discriminator and the rest: skipped */
+			break;
+		}
+		case DW_LNS_copy:
+			add_row(t, &arows, addr, file, line, false);
+			break;
+		case DW_LNS_advance_pc:
+			addr += (uint64_t)min_insn * rd_uleb(&prog);
+			break;
+		case DW_LNS_advance_line:
+			line += rd_sleb(&prog);
+			break;
+		case DW_LNS_set_file:
+			file = rd_uleb(&prog);
+			break;
+		case DW_LNS_const_add_pc:
+			addr += (uint64_t)min_insn * ((255 - opcode_base) / line_range);
+			break;
+		case DW_LNS_fixed_advance_pc:
+			addr += rd_n(&prog, 2);
+			break;
+		case DW_LNS_set_column:
+		case DW_LNS_set_isa:
+			rd_uleb(&prog);
+			break;
+		case DW_LNS_negate_stmt:
+		case DW_LNS_set_basic_block:
+		case DW_LNS_set_prologue_end:
+		case DW_LNS_set_epilogue_begin:
+			break;
+		default:   /* an opcode of a later version: its operands are ULEBs */
+			for (k = 0; k < lengths[op - 1]; k++)
+				rd_uleb(&prog);
+			break;
+		}
+	}
+	if (prog.bad)
+		goto decline;
+	if (!rows_sorted(t))
+		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_row);
+	/* As libdw does: the row at the highest address ends a sequence, whatever it was. */
+	if (t->nrows)
+		t->rows[t->nrows - 1].end = true;
+	return 0;
+decline:
+	cu_lines_release(t);
+	return -1;
+}
+
+const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nrows;
+
+	while (lo < hi) {   /* the first row above addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || t->rows[lo - 1].end)
+		return NULL;
+	return &t->rows[lo - 1];
+}
+
+void cu_lines_release(struct cu_lines *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfiles; i++)
+		free(t->files[i]);
+	free(t->files);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,49 @@
+/*
+ * Private to src/sym: a compile unit's line program (DWARF 2 to 5, section
+ * 6.2), decoded in one pass into one array.  libdw's own decoding allocates
+ * every row on its own and sorts them all, which was most of symbolizing
+ * with file:line (three times the cost of names alone); this gives the
+ * same answers as dwarf_getsrc_die() and dwarf_getsrcfiles() (the row with
+ * the highest address at or below pc, the last of equal ones, none when
+ * that row ends a sequence; file names as libdw joins them), and declines
+ * what it does not handle, for libdw to decide instead.
+ */
+#ifndef HPA_SYM_LINES_H
+#define HPA_SYM_LINES_H
+
+#include <elfutils/libdw.h>
+
+#include "hpa/compat.h"
+
+struct line_row {
+	uint64_t addr;           /* CU-relative (file) address */
+	uint32_t file;           /* index into files */
+	int32_t line;
+	uint32_t order;          /* place in the program: ties keep it */
+	bool end;                /* ends a sequence: no line */
+};
+
+/* The sections a module's line programs read, found once per file. */
+struct line_sections {
+	bool looked;
+	Dwarf *dbg;              /* whose sections they are */
+	const unsigned char *line, *line_str, *str;
+	size_t line_size, line_str_size, str_size;
+};
+
+struct cu_lines {
+	char **files;            /* as dwarf_filesrc() names them; NULL for none */
+	size_t nfiles;
+	struct line_row *rows;   /* sorted by address, then end first, then order */
+	size_t nrows;
+};
+
+/* Decode the line program of `cu`: 0, or -1 when libdw should (nothing is kept). */
+int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu);
+
+/* The row for `addr` (CU-relative), or NULL when no row holds it. */
+const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr);
+
+void cu_lines_release(struct cu_lines *t);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * src/sym/lines.c against libdw: for every compile unit of each ELF file
+ * named on the command line, the files and, at every address where a row
+ * of libdw's line table starts (and the byte before and after it), the
+ * file and line that dwarf_getsrc_die() gives.  The files are programs
+ * the build compiled with DWARF 5 and DWARF 4, in C and C++, and the test
+ * itself.
+ */
+#include "hpa/compat.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <elfutils/libdw.h>
+
+#include "../../src/sym/lines.h"
+#include "test.h"
+
+static size_t compared;
+
+static void check_at(struct cu_lines *t, Dwarf_Die *cu, Dwarf_Addr a, const char *path)
+{
+	Dwarf_Line *want = dwarf_getsrc_die(cu, a);
+	const struct line_row *got = cu_lines_find(t, a);
+	const char *wf = want ? dwarf_linesrc(want, NULL, NULL) : NULL;
+	const char *gf = got && got->file < t->nfiles ? t->files[got->file] : NULL;
+	int wl = 0;
+
+	compared++;
+	if (want)
+		dwarf_lineno(want, &wl);
+	if (!want != !got || (want && (wl != got->line || !wf != !gf || (wf && strcmp(wf, gf))))) {
+		fprintf(stderr, "%s: at %#llx libdw says %s:%d, lines.c %s:%d\n", path,
+			(unsigned long long)a, wf ? wf : "-", wl, gf ? gf : "-", got ? got->line : -1);
+		test_failures++;
+	}
+}
+
+static void check_file(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Dwarf *dbg = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+	struct line_sections secs;
+	Dwarf_Off off = 0, next;
+	size_t hsize, cus = 0;
+
+	CHECK(dbg != NULL);
+	if (!dbg) {
+		fprintf(stderr, "%s: no DWARF\n", path);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	memset(&secs, 0, sizeof(secs));
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		Dwarf_Files *files;
+		struct cu_lines t;
+		size_t n, nfiles, i;
+
+		if (dwarf_offdie(dbg, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0) {
+			CHECK_INT_EQ(cu_lines_read(&t, &secs, &cu), 0);
+			if (dwarf_getsrcfiles(&cu, &files, &nfiles) == 0) {
+				CHECK_INT_EQ(t.nfiles, nfiles);
+				for (i = 0; i < nfiles && i < t.nfiles; i++)
+					CHECK_STR_EQ(t.files[i], dwarf_filesrc(files, i, NULL, NULL));
+			}
+			for (i = 0; i < n; i++) {
+				Dwarf_Addr a;
+
+				if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) != 0)
+					continue;
+				check_at(&t, &cu, a, path);
+				check_at(&t, &cu, a + 1, path);
+				if (a)
+					check_at(&t, &cu, a - 1, path);
+			}
+			cu_lines_release(&t);
+			cus++;
+		}
+		off = next;
+	}
+	CHECK(cus > 0);
+	dwarf_end(dbg);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		check_file(argv[i]);
+	CHECK(compared > 1000);
+	fprintf(stderr, "%zu addresses compared\n", compared);
+	TEST_MAIN_END();
+}

@@ -34,43 +34,45 @@ static uint64_t rd_n(struct cursor *c, size_t n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct cursor *c)
+/* A LEB128 number's bits; *shift: how many it had, *sign: its top bit. */
+static uint64_t rd_leb(struct cursor *c, unsigned *shift, bool *sign)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 
+	*shift = 0;
 	while (c->p < c->end) {
 		unsigned char b = *c->p++;
 
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
+		if (*shift < 64)
+			v |= (uint64_t)(b & 0x7f) << *shift;
+		*shift += 7;
+		if (!(b & 0x80)) {
+			*sign = (b & 0x40) != 0;
 			return v;
+		}
 	}
 	c->bad = true;
+	*sign = false;
 	return 0;
+}
+
+static uint64_t rd_uleb(struct cursor *c)
+{
+	unsigned shift;
+	bool sign;
+
+	return rd_leb(c, &shift, &sign);
 }
 
 static int64_t rd_sleb(struct cursor *c)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	unsigned shift;
+	bool sign;
+	uint64_t v = rd_leb(c, &shift, &sign);
 
-	while (c->p < c->end) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	c->bad = true;
-	return 0;
+	if (sign && shift < 64)
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
 }
 
 /* Past the byte that ends a list of entries. */

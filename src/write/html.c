@@ -113,8 +113,24 @@ static uint32_t prof_str_id(struct page *pg, uint32_t id)
 	return pg->of_prof_str[id] - 1;
 }
 
+/*
+ * str_id() of key `key` of a granularity's table, through `cache` (by key
+ * id, the page's id + 1): the four value types share the table, and a key
+ * was hashed and looked up again for each of them and each call edge.
+ */
+static uint32_t key_id(struct page *pg, const struct hpa_frame_groups *k, uint32_t **cache,
+		       uint32_t key)
+{
+	if (!*cache)
+		*cache = xcalloc(k->keys.nr + 1, sizeof(**cache));
+	if (!(*cache)[key])
+		(*cache)[key] = str_id(pg, hpa_strtab_get(&k->keys, key)) + 1;
+	return (*cache)[key] - 1;
+}
+
 /* "NAME":[[key,flat,cum],...] of one granularity's groups; returns their total. */
-static double emit_rows(struct page *pg, const char *name, struct hpa_frame_groups *k)
+static double emit_rows(struct page *pg, const char *name, struct hpa_frame_groups *k,
+			uint32_t **cache)
 {
 	bool first = true;
 	size_t i;
@@ -125,7 +141,7 @@ static double emit_rows(struct page *pg, const char *name, struct hpa_frame_grou
 		if (k->flat[i] == 0 && k->cum[i] == 0)
 			continue;
 		hpa_sb_adds(&pg->sb, first ? "[" : ",[");
-		jint(&pg->sb, str_id(pg, hpa_strtab_get(&k->keys, (uint32_t)i)));
+		jint(&pg->sb, key_id(pg, k, cache, (uint32_t)i));
 		hpa_sb_addc(&pg->sb, ',');
 		jnum(&pg->sb, k->flat[i]);
 		hpa_sb_addc(&pg->sb, ',');
@@ -142,6 +158,7 @@ struct groups {
 	struct hpa_frame_groups g[3][HPA_NVALUES];   /* by grans[] and value */
 	struct hpa_call_edge *edges[HPA_NVALUES];    /* between functions */
 	size_t nedges;
+	uint32_t *page_id[HPA_ARRAY_SIZE(grans)];    /* key_id()'s caches */
 };
 
 /* Granularities [from, to) of gr (the calls with the first): one pass over the view. */
@@ -182,6 +199,8 @@ static void groups_release(struct groups *gr)
 			hpa_frame_groups_release(&gr->g[g][v]);
 	for (v = 0; v < HPA_NVALUES; v++)
 		free(gr->edges[v]);
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)
+		free(gr->page_id[g]);
 }
 
 /*
@@ -198,10 +217,10 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 	bool first = true;
 
 	hpa_sb_adds(&pg->sb, "\"top\":{");
-	total = emit_rows(pg, gran_names[0], k);
+	total = emit_rows(pg, gran_names[0], k, &gr->page_id[0]);
 	for (g = 1; g < HPA_ARRAY_SIZE(grans); g++) {
 		hpa_sb_addc(&pg->sb, ',');
-		emit_rows(pg, gran_names[g], &gr->g[g][v]);
+		emit_rows(pg, gran_names[g], &gr->g[g][v], &gr->page_id[g]);
 	}
 	hpa_sb_adds(&pg->sb, ",\"total\":");
 	jnum(&pg->sb, total);
@@ -213,9 +232,9 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 			if (x == 0)
 				continue;
 			hpa_sb_adds(&pg->sb, first ? "[" : ",[");
-			jint(&pg->sb, str_id(pg, hpa_strtab_get(&k->keys, edges[i].caller)));
+			jint(&pg->sb, key_id(pg, k, &gr->page_id[0], edges[i].caller));
 			hpa_sb_addc(&pg->sb, ',');
-			jint(&pg->sb, str_id(pg, hpa_strtab_get(&k->keys, edges[i].callee)));
+			jint(&pg->sb, key_id(pg, k, &gr->page_id[0], edges[i].callee));
 			hpa_sb_addc(&pg->sb, ',');
 			jnum(&pg->sb, x);
 			hpa_sb_addc(&pg->sb, ']');

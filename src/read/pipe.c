@@ -32,6 +32,7 @@
 
 #define PIPE_WORDS ((size_t)1 << 16)   /* a batch: 256 KiB */
 #define PIPE_QUEUE 3                   /* full batches waiting at most */
+#define PREFETCH_AHEAD 128             /* words: 512 bytes, eight cache lines */
 
 enum { OP_STACK_ADD, OP_STACK_INTERN, OP_SAMPLE };
 #define OP_SHIFT 30
@@ -175,6 +176,15 @@ static uint32_t *room(struct reader *r, size_t n)
 	}
 	w = p->cur.w + p->cur.nr;
 	p->cur.nr += n;
+	/*
+	 * A recycled batch was last read by the storer, on another processor:
+	 * each line written here first waits for it to give the line up.
+	 * Ask for the lines a stack or two ahead now.
+	 */
+	if (p->cur.nr + PREFETCH_AHEAD < p->cur.alloc) {
+		__builtin_prefetch(p->cur.w + p->cur.nr + PREFETCH_AHEAD, 1);
+		__builtin_prefetch(p->cur.w + p->cur.nr + PREFETCH_AHEAD + 16, 1);
+	}
 	return w;
 }
 

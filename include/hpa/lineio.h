@@ -42,7 +42,12 @@ void hpa_lineio_from_stream(struct hpa_lineio *io, FILE *fp, const char *display
  */
 const char *hpa_lineio_peek(struct hpa_lineio *io, size_t n, size_t *avail);
 
-/* Next line: 1 (line and len set), 0 at end of input, -1 after reporting. */
+/*
+ * Next line: 1 (line and len set), 0 at end of input, -1 after reporting.
+ * The line ends in a NUL, and HPA_LINEIO_PAD more bytes after that NUL can
+ * be read (parsers that look at 16 bytes at a time).
+ */
+#define HPA_LINEIO_PAD 16
 int hpa_lineio_next(struct hpa_lineio *io, char **line, size_t *len);
 
 /*

@@ -59,13 +59,14 @@ static int fill(struct hpa_lineio *io)
 		io->end -= io->start;
 		io->start = 0;
 	}
-	if (io->end + CHUNK + 1 > io->alloc) {
-		io->alloc = io->end + CHUNK + 1 > io->alloc * 2 ?
-			io->end + CHUNK + 1 : io->alloc * 2;
+	if (io->end + CHUNK + 1 + HPA_LINEIO_PAD > io->alloc) {
+		io->alloc = io->end + CHUNK + 1 + HPA_LINEIO_PAD > io->alloc * 2 ?
+			io->end + CHUNK + 1 + HPA_LINEIO_PAD : io->alloc * 2;
 		io->buf = xrealloc(io->buf, io->alloc);
 	}
 	n = fread(io->buf + io->end, 1, CHUNK, io->fp);
 	io->end += n;
+	memset(io->buf + io->end, 0, HPA_LINEIO_PAD);   /* defined bytes for readers that look ahead */
 	if (n < CHUNK) {
 		if (ferror(io->fp))
 			return hpa_error("%s: read error: %s", io->pos.path,

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "hpa/diag.h"
 #include "hpa/profile.h"
 #include "hpa/reader.h"
 #include "hpa/strbuf.h"
@@ -159,6 +160,50 @@ static void crlf_bom_commands(void)
 	hpa_profile_release(&p);
 }
 
+/* Address tokens of every length and shape, read 16 bytes at a time where the machine can. */
+static void address_tokens(void)
+{
+	static const struct { const char *tok; uint64_t want; } cases[] = {
+		{ "0x1", 0x1 }, { "0xa", 0xa }, { "0xF", 0xf }, { "7", 0x7 }, { "0x0", 0 }, { "0", 0 },
+		{ "0x55b21c46020d", 0x55b21c46020dULL }, { "0x7F74EB0A2630", 0x7f74eb0a2630ULL },
+		{ "0x123456789abcdef", 0x123456789abcdefULL },
+		{ "0xfedcba9876543210", 0xfedcba9876543210ULL },   /* 16 digits */
+		{ "0x00000000000000000000ffffffffffffffff", UINT64_MAX },   /* zeros do not count */
+		{ "0Xdeadbeef", 0xdeadbeef }, { "0x000401000", 0x401000 }, { "abcdef0123", 0xabcdef0123ULL },
+	};
+	char text[4096];
+	size_t i, n;
+	struct hpa_profile p;
+
+	/* One stack of every token, blanks of every kind between them, none at the end. */
+	n = (size_t)snprintf(text, sizeof(text), "heap_v2/0\n@");
+	for (i = 0; i < HPA_ARRAY_SIZE(cases); i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s", i % 2 ? " \t" : " ",
+				      cases[i].tok);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n  t*: 1: 8 [0: 0]\n");
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(read_text(&p, text, n), 0);
+	CHECK_INT_EQ(p.stacks_nr, 2);
+	if (p.stacks_nr == 2 && p.stacks[1].nr == HPA_ARRAY_SIZE(cases))
+		for (i = 0; i < HPA_ARRAY_SIZE(cases); i++)
+			CHECK_INT_EQ(p.locs[p.frames[p.stacks[1].first + i]].addr, cases[i].want);
+	hpa_profile_release(&p);
+
+	/* Each token alone at the end of the input, where no byte follows the line. */
+	for (i = 0; i < HPA_ARRAY_SIZE(cases); i++) {
+		n = (size_t)snprintf(text, sizeof(text), "heap_v2/0\n  t*: 1: 8 [0: 0]\n@ %s",
+				     cases[i].tok);
+		hpa_profile_init(&p);
+		hpa_warnings_off = true;
+		read_text(&p, text, n);
+		hpa_warnings_off = false;
+		CHECK(p.locs_nr >= 2);
+		if (p.locs_nr >= 2)
+			CHECK_INT_EQ(p.locs[1].addr, cases[i].want);
+		hpa_profile_release(&p);
+	}
+}
+
 static void gperf_headers(void)
 {
 	struct hpa_profile p;
@@ -280,6 +325,10 @@ static void bad_input(void)
 		"heap_v2/0\n@ 0x1\n  t*: 3: 300\n",
 		"heap_v2/0\n@ 0xzz\n  t*: 3: 300 [0: 0]\n",
 		"heap_v2/0\n@ 0x12345678901234567\n",
+		"heap_v2/0\n@ 0x1234567890123456789abcdef0 0x1\n",
+		"heap_v2/0\n@ 0x55b21c46020dq\n",
+		"heap_v2/0\n@ 0x55b21c46020d,0x1\n",
+		"heap_v2/0\n@ 0x55b2-1c46020d\n",
 		"heap_v2/0\n@ 0x1\n  t*: 18446744073709551616: 1 [0: 0]\n",
 		"heap_v2/0\n@ 0x1\n  tx: 1: 1 [0: 0]\n",
 		"heap_v2/0\nrandom words\n",
@@ -379,6 +428,7 @@ int main(void)
 	jemalloc_sampled();
 	jemalloc_odd_records();
 	crlf_bom_commands();
+	address_tokens();
 	gperf_headers();
 	memory_map_section();
 	truncated();

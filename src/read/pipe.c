@@ -197,7 +197,8 @@ void read_stack(struct reader *r, bool intern)
 		HPA_BUG("stack of %zu frames", n);
 	w = room(r, 1 + 2 * n);
 	w[0] = (uint32_t)(intern ? OP_STACK_INTERN : OP_STACK_ADD) << OP_SHIFT | (uint32_t)n;
-	memcpy(w + 1, r->addrs, n * sizeof(*r->addrs));
+	if (n)   /* a stack with no frames may come before any address was read */
+		memcpy(w + 1, r->addrs, n * sizeof(*r->addrs));
 }
 
 void read_pipe_sample(struct reader *r, int32_t thread, const double v[HPA_NVALUES])

@@ -1,0 +1,1 @@
+--no-symbols --text --show_bytes bad/empty-stack-first.heap

@@ -315,6 +315,12 @@ out:
 	return ok;
 }
 
+/* a + b, wrapping as the line register does in a hostile file (no signed overflow). */
+static int64_t wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 static void add_row(struct cu_lines *t, size_t *alloc, uint64_t addr, uint64_t file, int64_t line,
 		    bool end)
 {
@@ -406,7 +412,7 @@ int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu)
 		if (op >= opcode_base) {
 			unsigned adj = op - opcode_base;
 			addr += (uint64_t)min_insn * (adj / line_range);
-			line += line_base + (int64_t)(adj % line_range);
+			line = wrap_add(line, line_base + (int64_t)(adj % line_range));
 			add_row(t, &arows, addr, file, line, false);
 			continue;
 		}
@@ -442,7 +448,7 @@ int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu)
 			addr += (uint64_t)min_insn * rd_uleb(&prog);
 			break;
 		case DW_LNS_advance_line:
-			line += rd_sleb(&prog);
+			line = wrap_add(line, rd_sleb(&prog));
 			break;
 		case DW_LNS_set_file:
 			file = rd_uleb(&prog);

@@ -253,14 +253,12 @@ uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t 
 uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr);
 
 /*
- * A stack of location ids for a profile whose stacks are distinct by
- * construction (a jemalloc dump writes each backtrace once): a new id
- * without looking for an equal stack.  Should one repeat, it is two ids
- * with the same frames, which every reader of stacks, going through
+ * A stack of addresses, leaf first, for a profile whose stacks are
+ * distinct by construction (a jemalloc dump writes each backtrace once): a
+ * new id without looking for an equal stack.  Should one repeat, it is two
+ * ids with the same frames, which every reader of stacks, going through
  * samples, groups as one.
  */
-uint32_t hpa_profile_add_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr);
-/* The same for a stack of addresses given leaf first (each interned as a location). */
 uint32_t hpa_profile_add_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr);
 
 /* Append a sample; returns a pointer valid until the next append. */

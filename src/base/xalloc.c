@@ -79,9 +79,9 @@ static void want_huge(void *p, size_t len)
  * for huge pages over every stretch the heap grows by.  Worker threads
  * allocate from the same heap: each would otherwise get an arena of its
  * own, paged in 4 KiB at a time (C++ symbolization: 199 -> 187 ms, the
- * lock they share included).  Measured with
- * --proto on a 7.5k-stack profile: 5,400 -> 470 faults, 0.126 -> 0.082 s;
- * peak RSS grows by what the heap's last huge pages round up to.
+ * lock they share included).  Measured with --proto on a 7.5k-stack
+ * profile: 5,400 -> 2,000 faults, 0.126 -> 0.089 s; peak RSS grows by what
+ * the heap's last huge pages round up to.
  */
 static uintptr_t heap_marked;   /* the heap is in huge pages up to here */
 

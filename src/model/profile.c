@@ -218,14 +218,6 @@ uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t 
 	return intern_tail(prof, nr);
 }
 
-uint32_t hpa_profile_add_stack_locs(struct hpa_profile *prof, const uint32_t *locs, size_t nr)
-{
-	if (!nr)
-		return 0;
-	tail_copy(prof, locs, nr);
-	return new_stack(prof, nr, 0, 0, false);
-}
-
 /* The locations of `addrs` to the end of frames[], not yet counted in frames_nr. */
 static void tail_locs(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
 {

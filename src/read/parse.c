@@ -199,6 +199,46 @@ static size_t hex16(const char *p, uint64_t *out)
 }
 #endif
 
+/*
+ * The hex digits at *p, one or two at a time, into *out; *p past them.
+ * -1 after reporting a token (from `tok`) that is not an address.
+ */
+static int hex_scalar(struct reader *r, const char *tok, const char **pp, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t a = 0;
+	size_t digits = 0;
+	int d;
+	char q[48];
+
+	/* Two digits a step: half the shifts in the chain that adds them up. */
+	while ((d = hex_table[(unsigned char)*p]) >= 0) {
+		int d1 = hex_table[(unsigned char)p[1]];
+
+		if (d1 < 0) {
+			a = a << 4 | (unsigned)d;
+			digits++;
+			p++;
+			break;
+		}
+		a = a << 8 | (unsigned)(d << 4 | d1);
+		digits += 2;
+		p += 2;
+	}
+	if ((*p && !is_blank(*p)) || p == tok) {
+		while (*p && !is_blank(*p))
+			p++;
+		return read_err(r, "bad address \"%s\" in stack (expected hex)",
+				hpa_quote(tok, (size_t)(p - tok), q, sizeof(q)));
+	}
+	if (digits > 16)
+		return read_err(r, "address \"%s\" is longer than 16 hex digits",
+				hpa_quote(tok, (size_t)(p - tok), q, sizeof(q)));
+	*pp = p;
+	*out = a;
+	return 0;
+}
+
 int parse_addrs(struct reader *r, const char *p)
 {
 	if (!hex_table_ready)
@@ -207,9 +247,7 @@ int parse_addrs(struct reader *r, const char *p)
 	for (;;) {
 		const char *tok;
 		uint64_t a = 0;
-		size_t digits = 0;
-		int d;
-		char q[48];
+		size_t used = 0;
 
 		while (is_blank(*p))
 			p++;
@@ -221,42 +259,12 @@ int parse_addrs(struct reader *r, const char *p)
 		while (*p == '0')
 			p++;   /* leading zeros do not count toward the 16 digits */
 #if defined(__SSE2__)
-		{
-			size_t used = hex16(p, &a);
-
-			if (used) {
-				p += used;
-				if (r->addrs_nr == r->addrs_alloc)
-					HPA_GROW(r->addrs, r->addrs_nr + 1, r->addrs_alloc);
-				r->addrs[r->addrs_nr++] = a;
-				continue;
-			}
-			a = 0;
-		}
+		used = hex16(p, &a);
 #endif
-		/* Two digits a step: half the shifts in the chain that adds them up. */
-		while ((d = hex_table[(unsigned char)*p]) >= 0) {
-			int d1 = hex_table[(unsigned char)p[1]];
-
-			if (d1 < 0) {
-				a = a << 4 | (unsigned)d;
-				digits++;
-				p++;
-				break;
-			}
-			a = a << 8 | (unsigned)(d << 4 | d1);
-			digits += 2;
-			p += 2;
-		}
-		if ((*p && !is_blank(*p)) || p == tok) {
-			while (*p && !is_blank(*p))
-				p++;
-			return read_err(r, "bad address \"%s\" in stack (expected hex)",
-					hpa_quote(tok, (size_t)(p - tok), q, sizeof(q)));
-		}
-		if (digits > 16)
-			return read_err(r, "address \"%s\" is longer than 16 hex digits",
-					hpa_quote(tok, (size_t)(p - tok), q, sizeof(q)));
+		if (used)
+			p += used;
+		else if (hex_scalar(r, tok, &p, &a) < 0)
+			return -1;
 		if (r->addrs_nr == r->addrs_alloc)
 			HPA_GROW(r->addrs, r->addrs_nr + 1, r->addrs_alloc);
 		r->addrs[r->addrs_nr++] = a;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 #include "lines.h"
 
@@ -114,7 +115,6 @@ static void find_sections(struct line_sections *s, Dwarf *dbg)
 	size_t shstrndx;
 
 	memset(s, 0, sizeof(*s));
-	s->looked = true;
 	s->dbg = dbg;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
 		return;
@@ -211,18 +211,7 @@ static bool read_entry(struct cursor *c, const struct line_sections *s, const ui
 /* A file's name as libdw gives it: absolute as written, else under its directory. */
 static char *join(const char *dir, const char *name)
 {
-	size_t dl, nl;
-	char *out;
-
-	if (name[0] == '/' || !dir)
-		return xstrdup(name);
-	dl = strlen(dir);
-	nl = strlen(name);
-	out = xmalloc(dl + nl + 2);
-	memcpy(out, dir, dl);
-	out[dl] = '/';
-	memcpy(out + dl + 1, name, nl + 1);
-	return out;
+	return name[0] == '/' || !dir ? xstrdup(name) : hpa_xasprintf("%s/%s", dir, name);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -256,6 +245,7 @@ static bool read_files(struct cu_lines *t, struct cursor *c, const struct line_s
 	size_t nfmt;
 	const char *name;
 	bool ok = false;
+	int pass;
 
 	if (version < 5) {
 		HPA_GROW(dirs, 1, adirs);
@@ -281,33 +271,29 @@ static bool read_files(struct cu_lines *t, struct cursor *c, const struct line_s
 		ok = !c->bad;
 		goto out;
 	}
-	nfmt = (size_t)rd_n(c, 1);
-	if (nfmt > 16)
-		goto out;
-	for (k = 0; k < 2 * nfmt; k++)
-		fmt[k] = rd_uleb(c);
-	n = rd_uleb(c);
-	if (c->bad || n > (uint64_t)(c->end - c->p))
-		goto out;
-	for (i = 0; i < n; i++) {
-		if (!read_entry(c, s, fmt, nfmt, offset_size, &name, &dir) || !name)
+	/* DWARF 5: the directories, then the files, each list with its entries' format */
+	for (pass = 0; pass < 2; pass++) {
+		nfmt = (size_t)rd_n(c, 1);
+		if (nfmt > 16)
 			goto out;
-		HPA_GROW(dirs, ndirs + 1, adirs);
-		dirs[ndirs++] = name;
-	}
-	nfmt = (size_t)rd_n(c, 1);
-	if (nfmt > 16)
-		goto out;
-	for (k = 0; k < 2 * nfmt; k++)
-		fmt[k] = rd_uleb(c);
-	n = rd_uleb(c);
-	if (c->bad || n > (uint64_t)(c->end - c->p))
-		goto out;
-	for (i = 0; i < n; i++) {
-		if (!read_entry(c, s, fmt, nfmt, offset_size, &name, &dir) || !name || dir >= ndirs)
+		for (k = 0; k < 2 * nfmt; k++)
+			fmt[k] = rd_uleb(c);
+		n = rd_uleb(c);
+		if (c->bad || n > (uint64_t)(c->end - c->p))
 			goto out;
-		HPA_GROW(t->files, t->nfiles + 1, afiles);
-		t->files[t->nfiles++] = join(dirs[dir], name);
+		for (i = 0; i < n; i++) {
+			if (!read_entry(c, s, fmt, nfmt, offset_size, &name, &dir) || !name)
+				goto out;
+			if (!pass) {
+				HPA_GROW(dirs, ndirs + 1, adirs);
+				dirs[ndirs++] = name;
+				continue;
+			}
+			if (dir >= ndirs)
+				goto out;
+			HPA_GROW(t->files, t->nfiles + 1, afiles);
+			t->files[t->nfiles++] = join(dirs[dir], name);
+		}
 	}
 	ok = !c->bad;
 out:
@@ -355,11 +341,11 @@ int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu)
 	const unsigned char *lengths;
 	const char *comp_dir;
 	size_t arows = 0;
+	Dwarf *dbg;
 
 	memset(t, 0, sizeof(*t));
-	Dwarf *dbg = cu->cu ? dwarf_cu_getdwarf(cu->cu) : NULL;
-
-	if (!secs->looked || secs->dbg != dbg)
+	dbg = cu->cu ? dwarf_cu_getdwarf(cu->cu) : NULL;
+	if (dbg && secs->dbg != dbg)
 		find_sections(secs, dbg);
 	if (!secs->line || dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &off) != 0 ||
 	    off >= secs->line_size)
@@ -501,6 +487,11 @@ const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr)
 	if (!lo || t->rows[lo - 1].end)
 		return NULL;
 	return &t->rows[lo - 1];
+}
+
+const char *cu_lines_file(const struct cu_lines *t, uint64_t idx)
+{
+	return idx < t->nfiles ? t->files[idx] : NULL;
 }
 
 void cu_lines_release(struct cu_lines *t)

@@ -25,8 +25,7 @@ struct line_row {
 
 /* The sections a module's line programs read, found once per file. */
 struct line_sections {
-	bool looked;
-	Dwarf *dbg;              /* whose sections they are */
+	Dwarf *dbg;              /* whose sections they are; NULL: none looked for yet */
 	const unsigned char *line, *line_str, *str;
 	size_t line_size, line_str_size, str_size;
 };
@@ -43,6 +42,9 @@ int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu)
 
 /* The row for `addr` (CU-relative), or NULL when no row holds it. */
 const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr);
+
+/* File `idx` of the CU's table (a row's, or a DW_AT_*_file value's), or NULL. */
+const char *cu_lines_file(const struct cu_lines *t, uint64_t idx);
 
 void cu_lines_release(struct cu_lines *t);
 

@@ -726,7 +726,7 @@ static const char *decl_file(struct module *m, struct cu_index *ci, Dwarf_Die *d
 		return dwarf_decl_file(die);
 	if (dwarf_formudata(&attr, &idx) != 0 || idx == 0)   /* 0: none, for libdw */
 		return NULL;
-	return idx < ci->lines.nfiles ? ci->lines.files[idx] : NULL;
+	return cu_lines_file(&ci->lines, idx);
 }
 
 /*
@@ -764,6 +764,32 @@ static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_di
 	return d->func - 1;
 }
 
+/* The file and line of CU-relative `pc` from the line table; both stay 0 when no row holds it. */
+static void pc_source(struct module *m, struct cu_index *ci, Dwarf_Addr pc, uint32_t *file,
+		      uint32_t *line)
+{
+	const char *f;
+	int ln = 0;
+
+	if (own_lines(m, ci)) {
+		const struct line_row *r = cu_lines_find(&ci->lines, pc);
+
+		if (!r)
+			return;
+		f = cu_lines_file(&ci->lines, r->file);
+		ln = r->line;
+	} else {
+		Dwarf_Line *dl = dwarf_getsrc_die(&ci->cu, pc);
+
+		if (!dl)
+			return;
+		f = dwarf_linesrc(dl, NULL, NULL);
+		dwarf_lineno(dl, &ln);
+	}
+	*file = module_source(m, ci, f);
+	*line = ln > 0 ? (uint32_t)ln : 0;
+}
+
 /* Where an inline instance was called from, cached. */
 static void inline_call_site(struct module *m, struct cu_index *ci, struct fn_die *d)
 {
@@ -780,7 +806,7 @@ static void inline_call_site(struct module *m, struct cu_index *ci, struct fn_di
 		return;
 	if (dwarf_formudata(dwarf_attr(&d->die, DW_AT_call_file, &attr), &idx) == 0) {
 		if (own_lines(m, ci))
-			cf = idx < ci->lines.nfiles ? ci->lines.files[idx] : NULL;
+			cf = cu_lines_file(&ci->lines, idx);
 		else if (dwarf_getsrcfiles(&ci->cu, &files, &nfiles) == 0 && idx < nfiles)
 			cf = dwarf_filesrc(files, idx, NULL, NULL);
 	}
@@ -809,7 +835,6 @@ static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = m->npcs <= SCAN_MAX ? cu_by_scan(m, pc, &bias) : NULL;
 	struct cu_index *ci;
-	Dwarf_Line *dl;
 	uint32_t file = 0, line = 0;
 	int32_t d;
 
@@ -823,22 +848,8 @@ static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 	d = innermost(ci, pc - bias);
 	if (d < 0)
 		return false;
-	if (m->no_lines) {
-		;
-	} else if (own_lines(m, ci)) {
-		const struct line_row *r = cu_lines_find(&ci->lines, pc - bias);
-
-		if (r) {
-			file = module_source(m, ci, r->file < ci->lines.nfiles ? ci->lines.files[r->file] : NULL);
-			line = r->line > 0 ? (uint32_t)r->line : 0;
-		}
-	} else if ((dl = dwarf_getsrc_die(&ci->cu, pc - bias)) != NULL) {
-		int ln = 0;
-		const char *f = dwarf_linesrc(dl, NULL, NULL);
-		dwarf_lineno(dl, &ln);
-		file = module_source(m, ci, f);
-		line = ln > 0 ? (uint32_t)ln : 0;
-	}
+	if (!m->no_lines)
+		pc_source(m, ci, pc - bias, &file, &line);
 	for (; d >= 0; d = ci->dies[d].parent) {
 		struct fn_die *fd = &ci->dies[d];
 

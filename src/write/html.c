@@ -155,7 +155,7 @@ static double emit_rows(struct page *pg, const char *name, struct hpa_frame_grou
 
 /* Every granularity's groups of one view, for every value type: one pass each. */
 struct groups {
-	struct hpa_frame_groups g[3][HPA_NVALUES];   /* by grans[] and value */
+	struct hpa_frame_groups g[HPA_ARRAY_SIZE(grans)][HPA_NVALUES];   /* by grans[] and value */
 	struct hpa_call_edge *edges[HPA_NVALUES];    /* between functions */
 	size_t nedges;
 	uint32_t *page_id[HPA_ARRAY_SIZE(grans)];    /* key_id()'s caches */

@@ -3,8 +3,9 @@
  * named on the command line, the files and, at every address where a row
  * of libdw's line table starts (and the byte before and after it), the
  * file and line that dwarf_getsrc_die() gives.  The files are programs
- * the build compiled with DWARF 5 and DWARF 4, in C and C++, and the test
- * itself.
+ * the build compiled with DWARF 5 and DWARF 4, in C and C++.  Then the
+ * first unit's program cut short at every length and with bytes changed:
+ * lines.c must decline or read it within its bounds (ASan watches).
  */
 #include "hpa/compat.h"
 
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 
 #include "../../src/sym/lines.h"
@@ -35,6 +37,53 @@ static void check_at(struct cu_lines *t, Dwarf_Die *cu, Dwarf_Addr a, const char
 			(unsigned long long)a, wf ? wf : "-", wl, gf ? gf : "-", got ? got->line : -1);
 		test_failures++;
 	}
+}
+
+/* The first CU of `dbg` read from a copy of .debug_line cut at every length, then with each byte flipped. */
+static void check_malformed(Dwarf *dbg, Dwarf_Die *cu, const struct line_sections *real)
+{
+	struct line_sections secs = *real;
+	struct cu_lines t;
+	size_t len, i, declined = 0, tries = 0;
+	unsigned char *copy;
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+
+	if (dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &off) != 0 || off != 0)
+		return;   /* the first unit's program starts the section */
+	copy = malloc(real->line_size);
+	CHECK(copy != NULL);
+	if (!copy)
+		return;
+	secs.dbg = dbg;
+	for (len = 0; len < real->line_size && len < 4096; len++) {
+		unsigned char *cut = malloc(len ? len : 1);   /* exactly len: ASan sees a read past it */
+
+		CHECK(cut != NULL);
+		if (!cut)
+			break;
+		memcpy(cut, real->line, len);
+		secs.line = cut;
+		secs.line_size = len;
+		tries++;
+		if (cu_lines_read(&t, &secs, cu) != 0)
+			declined++;
+		cu_lines_release(&t);
+		free(cut);
+	}
+	for (i = 0; i < real->line_size && i < 512; i++) {
+		memcpy(copy, real->line, real->line_size);
+		copy[i] ^= 0xff;
+		secs.line = copy;
+		secs.line_size = real->line_size;
+		if (cu_lines_read(&t, &secs, cu) == 0)
+			for (len = 1; len < t.nrows; len++)   /* what it read is sorted */
+				CHECK(t.rows[len - 1].addr <= t.rows[len].addr);
+		cu_lines_release(&t);
+	}
+	CHECK(declined > 0);   /* a program cut inside its header is declined */
+	CHECK(tries > 0);
+	free(copy);
 }
 
 static void check_file(const char *path)
@@ -77,6 +126,8 @@ static void check_file(const char *path)
 				if (a)
 					check_at(&t, &cu, a - 1, path);
 			}
+			if (!cus)
+				check_malformed(dbg, &cu, &secs);
 			cu_lines_release(&t);
 			cus++;
 		}

@@ -6,143 +6,28 @@
 #include "hpa/compat.h"
 
 #include <dwarf.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
+#include "dwread.h"
 #include "lines.h"
-
-struct cursor {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_n(struct cursor *c, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	for (i = 0; i < n; i++)   /* little-endian: the machines hpa reads profiles of */
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-/* A LEB128 number's bits; *shift: how many it had, *sign: its top bit. */
-static uint64_t rd_leb(struct cursor *c, unsigned *shift, bool *sign)
-{
-	uint64_t v = 0;
-
-	*shift = 0;
-	while (c->p < c->end) {
-		unsigned char b = *c->p++;
-
-		if (*shift < 64)
-			v |= (uint64_t)(b & 0x7f) << *shift;
-		*shift += 7;
-		if (!(b & 0x80)) {
-			*sign = (b & 0x40) != 0;
-			return v;
-		}
-	}
-	c->bad = true;
-	*sign = false;
-	return 0;
-}
-
-static uint64_t rd_uleb(struct cursor *c)
-{
-	unsigned shift;
-	bool sign;
-
-	return rd_leb(c, &shift, &sign);
-}
-
-static int64_t rd_sleb(struct cursor *c)
-{
-	unsigned shift;
-	bool sign;
-	uint64_t v = rd_leb(c, &shift, &sign);
-
-	if (sign && shift < 64)
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
-}
-
-/* Past the byte that ends a list of entries. */
-static void skip_end(struct cursor *c)
-{
-	if (c->p < c->end)
-		c->p++;
-	else
-		c->bad = true;
-}
-
-/* A NUL-terminated string at the cursor, or NULL. */
-static const char *rd_str(struct cursor *c)
-{
-	const unsigned char *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
-	const char *s = (const char *)c->p;
-
-	if (!nul) {
-		c->bad = true;
-		c->p = c->end;
-		return NULL;
-	}
-	c->p = nul + 1;
-	return s;
-}
-
-/* The string at offset `off` of a string section, or NULL. */
-static const char *str_at(const unsigned char *sec, size_t size, uint64_t off)
-{
-	if (!sec || off >= size || !memchr(sec + off, 0, size - off))
-		return NULL;
-	return (const char *)sec + off;
-}
 
 static void find_sections(struct line_sections *s, Dwarf *dbg)
 {
-	Elf *elf = dwarf_getelf(dbg);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	static const char *const names[] = { ".debug_line", ".debug_line_str", ".debug_str" };
+	const unsigned char *data[3];
+	size_t size[3];
 
-	memset(s, 0, sizeof(*s));
+	dw_sections(dbg, names, 3, data, size);
 	s->dbg = dbg;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
-		return;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (strcmp(name, ".debug_line") && strcmp(name, ".debug_line_str") &&
-		    strcmp(name, ".debug_str"))
-			continue;
-		/* libdw inflated what it reads; a section still compressed is left to it */
-		if ((sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
-		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
-			continue;
-		if (!strcmp(name, ".debug_line")) {
-			s->line = d->d_buf;
-			s->line_size = d->d_size;
-		} else if (!strcmp(name, ".debug_line_str")) {
-			s->line_str = d->d_buf;
-			s->line_str_size = d->d_size;
-		} else {
-			s->str = d->d_buf;
-			s->str_size = d->d_size;
-		}
-	}
+	s->line = data[0];
+	s->line_size = size[0];
+	s->line_str = data[1];
+	s->line_str_size = size[1];
+	s->str = data[2];
+	s->str_size = size[2];
 }
 
 /* One DWARF 5 entry's path and directory index by its format; false if a form is not known. */

@@ -44,6 +44,7 @@
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 #include "debuginfod.h"
+#include "dies.h"
 #include "elfview.h"
 #include "lines.h"
 
@@ -158,6 +159,7 @@ struct module {
 	bool spans_built;
 	Dwarf_Die *scanned;      /* few addresses: the last CU looked at in order */
 	struct line_sections line_secs;
+	struct die_sections die_secs;
 	struct cu_span *seen;    /* the ranges of the CUs looked at so far */
 	size_t nseen, aseen;
 	bool scan_done;
@@ -344,36 +346,40 @@ static bool wanted(const struct module *m, const struct cu_index *ci, Dwarf_Addr
 
 enum die_kind { DIE_NO_CODE, DIE_ELSEWHERE, DIE_INDEXED };
 
+/* One walk of a CU's DIE tree, by hpa's own reader (u) or by libdw's (u NULL). */
+struct walk {
+	const struct module *m;
+	struct cu_index *ci;
+	const struct die_unit *u;
+	struct die_range *r;     /* the ranges of the DIE at hand, the empty ones left out */
+	size_t nr, ar;
+};
+
 /*
  * Index a function DIE whose ranges hold one of the module's addresses.
  * DIE_NO_CODE: it has no ranges (a declaration, an abstract instance, code
  * that was dropped); DIE_ELSEWHERE: none of its ranges holds an address.
  */
-static enum die_kind index_add_die(const struct module *m, struct cu_index *ci, Dwarf_Die *die,
-				   int32_t *parent, bool inlined)
+static enum die_kind index_add_die(struct walk *w, const Dwarf_Die *die, int32_t *parent,
+				   bool inlined)
 {
-	Dwarf_Addr base, start, end;
-	ptrdiff_t off = 0;
-	size_t first = ci->nranges;
+	struct cu_index *ci = w->ci;
 	uint32_t idx = (uint32_t)ci->ndies;
 	uint32_t depth = *parent >= 0 ? ci->dies[*parent].depth + 1 : 0;
 	bool hit = false;
+	size_t i;
 
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
-		if (end <= start)
-			continue;
-		hit = hit || wanted(m, ci, start, end);
+	for (i = 0; i < w->nr && !hit; i++)
+		hit = wanted(w->m, ci, w->r[i].low, w->r[i].high);
+	if (!hit)   /* every range of a DIE that is kept, none of one that is not */
+		return w->nr ? DIE_ELSEWHERE : DIE_NO_CODE;
+	for (i = 0; i < w->nr; i++) {
 		HPA_GROW(ci->ranges, ci->nranges + 1, ci->aranges);
-		ci->ranges[ci->nranges].low = start;
-		ci->ranges[ci->nranges].high = end;
+		ci->ranges[ci->nranges].low = w->r[i].low;
+		ci->ranges[ci->nranges].high = w->r[i].high;
 		ci->ranges[ci->nranges].die = idx;
 		ci->ranges[ci->nranges].depth = depth;
 		ci->nranges++;
-	}
-	if (!hit) {   /* every range of a DIE that is kept, none of one that is not */
-		bool any = ci->nranges > first;
-		ci->nranges = first;
-		return any ? DIE_ELSEWHERE : DIE_NO_CODE;
 	}
 	HPA_GROW(ci->dies, ci->ndies + 1, ci->adies);
 	memset(&ci->dies[idx], 0, sizeof(ci->dies[idx]));
@@ -384,23 +390,6 @@ static enum die_kind index_add_die(const struct module *m, struct cu_index *ci, 
 	ci->ndies++;
 	*parent = (int32_t)idx;
 	return DIE_INDEXED;
-}
-
-/* Does the code of an inlined call or a block lie outside every address? */
-static bool block_elsewhere(const struct module *m, struct cu_index *ci, Dwarf_Die *die)
-{
-	Dwarf_Addr base, start, end;
-	ptrdiff_t off = 0;
-	bool any = false;
-
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
-		if (end <= start)
-			continue;
-		if (wanted(m, ci, start, end))
-			return false;
-		any = true;
-	}
-	return any;
 }
 
 static bool is_type_tag(int tag)
@@ -417,43 +406,126 @@ static bool is_type_tag(int tag)
 	}
 }
 
+/* The tags whose ranges the walk looks at. */
+static bool has_code(int tag)
+{
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram ||
+	       tag == DW_TAG_lexical_block;
+}
+
+enum step { STEP_SKIP, STEP_ENTER, STEP_ENTER_UNLESS_DECLARATION };
+
 /*
- * Walk a CU's DIE tree for the function DIEs that hold an address.  What is
- * skipped: the inside of an inlined call or a block that holds none (the
- * bulk of optimized C++), and at file scope in C and C++ the inside of a
- * type, which declares functions but defines none.  A function that holds
- * none is still entered: a local class's methods and a lambda's body are
- * defined inside the function whose class they are, elsewhere in memory.
+ * What the walk does with a DIE (its ranges in w->r for the tags that have
+ * code): what is skipped is the inside of an inlined call or a block that
+ * holds no address (the bulk of optimized C++), and at file scope in C and
+ * C++ the inside of a type, which declares functions but defines none.  A
+ * function that holds none is still entered: a local class's methods and a
+ * lambda's body are defined inside the function whose class they are,
+ * elsewhere in memory.  A subprogram without code is entered unless it is
+ * a declaration (whose children are only parameters).
  */
-static void index_walk(const struct module *m, struct cu_index *ci, Dwarf_Die *die,
-		       int32_t parent, unsigned level, unsigned fn_level)
+static enum step walk_step(struct walk *w, const Dwarf_Die *die, int tag, int32_t *scope,
+			   unsigned *fn_level)
+{
+	size_t i;
+
+	switch (tag) {
+	case DW_TAG_inlined_subroutine:
+		return index_add_die(w, die, scope, true) == DIE_ELSEWHERE ? STEP_SKIP : STEP_ENTER;
+	case DW_TAG_subprogram:
+		(*fn_level)++;
+		return index_add_die(w, die, scope, false) == DIE_NO_CODE ?
+			STEP_ENTER_UNLESS_DECLARATION : STEP_ENTER;
+	case DW_TAG_lexical_block:   /* skipped when it has code and none holds an address */
+		for (i = 0; i < w->nr; i++)
+			if (wanted(w->m, w->ci, w->r[i].low, w->r[i].high))
+				return STEP_ENTER;
+		return w->nr ? STEP_SKIP : STEP_ENTER;
+	default:
+		return is_type_tag(tag) && !*fn_level && w->ci->c_family ? STEP_SKIP : STEP_ENTER;
+	}
+}
+
+#define WALK_LEVELS 256   /* pathological nesting: deeper DIEs are not looked at */
+
+/* The walk by libdw, for a CU hpa's reader declines. */
+static void libdw_walk(struct walk *w, Dwarf_Die *die, int32_t parent, unsigned level,
+		       unsigned fn_level)
 {
 	Dwarf_Die cur = *die, child;
 
-	if (level > 256)
-		return;   /* pathological nesting: stop rather than recurse on */
+	if (level > WALK_LEVELS)
+		return;
 	do {
 		int tag = dwarf_tag(&cur);
 		int32_t scope = parent;
 		unsigned fl = fn_level;
+		enum step st;
 
-		if (tag == DW_TAG_inlined_subroutine) {
-			if (index_add_die(m, ci, &cur, &scope, true) == DIE_ELSEWHERE)
-				continue;
-		} else if (tag == DW_TAG_subprogram) {
-			if (index_add_die(m, ci, &cur, &scope, false) == DIE_NO_CODE &&
-			    dwarf_hasattr(&cur, DW_AT_declaration))
-				continue;   /* a declaration: parameters only */
-			fl++;
-		} else if (tag == DW_TAG_lexical_block) {
-			if (block_elsewhere(m, ci, &cur))
-				continue;
-		} else if (is_type_tag(tag) && !fn_level && ci->c_family) {
-			continue;
+		w->nr = 0;
+		if (has_code(tag)) {
+			Dwarf_Addr base, start, end;
+			ptrdiff_t off = 0;
+
+			while ((off = dwarf_ranges(&cur, off, &base, &start, &end)) > 0)
+				if (end > start) {
+					HPA_GROW(w->r, w->nr + 1, w->ar);
+					w->r[w->nr].low = start;
+					w->r[w->nr++].high = end;
+				}
 		}
-		if (dwarf_haschildren(&cur) > 0 && dwarf_child(&cur, &child) == 0)
-			index_walk(m, ci, &child, scope, level + 1, fl);
+		st = walk_step(w, &cur, tag, &scope, &fl);
+		if (st == STEP_ENTER_UNLESS_DECLARATION && dwarf_hasattr(&cur, DW_AT_declaration))
+			st = STEP_SKIP;
+		if (st != STEP_SKIP && dwarf_haschildren(&cur) > 0 && dwarf_child(&cur, &child) == 0)
+			libdw_walk(w, &child, scope, level + 1, fl);
 	} while (dwarf_siblingof(&cur, &cur) == 0);
+}
+
+/*
+ * The walk by hpa's reader: the DIEs from *p to the end of their list of
+ * siblings, *p then past it.  False when the unit is not as expected.
+ */
+static bool own_walk(struct walk *w, const unsigned char **p, int32_t parent, unsigned level,
+		     unsigned fn_level)
+{
+	const struct die_unit *u = w->u;
+	const unsigned char *at = *p;
+
+	while (at < u->end) {
+		struct die d;
+		int32_t scope = parent;
+		unsigned fl = fn_level;
+		enum step st;
+		int tag;
+
+		if (die_read(u, at, &d, DIE_PC_CODE) < 0)
+			return false;
+		if (!d.ab) {   /* the end of the list */
+			at = d.next;
+			break;
+		}
+		tag = (int)d.ab->tag;
+		w->nr = 0;
+		if (has_code(tag) && die_ranges(u, &d, &w->r, &w->nr, &w->ar) < 0)
+			return false;
+		st = walk_step(w, &(Dwarf_Die){ .addr = (void *)(u->s->info + d.off), .cu = w->ci->cu.cu },
+			       tag, &scope, &fl);
+		if (st == STEP_ENTER_UNLESS_DECLARATION && d.ab->declaration)
+			st = STEP_SKIP;
+		if (!d.ab->children) {
+			at = d.next;
+		} else if (st != STEP_SKIP && level < WALK_LEVELS) {
+			at = d.next;
+			if (!own_walk(w, &at, scope, level + 1, fl))
+				return false;
+		} else if (!(at = die_skip_children(u, &d))) {
+			return false;
+		}
+	}
+	*p = at;
+	return true;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -501,6 +573,9 @@ static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu, Dwarf_Addr
 	struct cu_index *ci;
 	Dwarf_Die child;
 	enum hpa_lang lang;
+	struct walk w = { 0 };
+	struct die_unit u;
+	bool own = false;
 
 	if (id)
 		return &m->cus[id - 1];
@@ -513,8 +588,23 @@ static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu, Dwarf_Addr
 	ci->comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &(Dwarf_Attribute){ 0 }));
 	lang = cu_lang(cu);
 	ci->c_family = lang == HPA_LANG_C || lang == HPA_LANG_CXX;
-	if (dwarf_child(cu, &child) == 0)
-		index_walk(m, ci, &child, -1, 0, 0);
+	w.m = m;
+	w.ci = ci;
+	if (die_unit_open(&u, &m->die_secs, cu) == 0) {
+		const unsigned char *p = u.first;
+
+		w.u = &u;
+		if (!own_walk(&w, &p, -1, 0, 0))
+			ci->ndies = ci->nranges = 0;   /* libdw's walk decides */
+		else
+			own = true;
+		die_unit_release(&u);
+	}
+	if (!own && dwarf_child(cu, &child) == 0) {
+		w.u = NULL;
+		libdw_walk(&w, &child, -1, 0, 0);
+	}
+	free(w.r);
 	if (ci->nranges > 1)
 		qsort(ci->ranges, ci->nranges, sizeof(*ci->ranges), cmp_range);
 	hpa_hashmap_put(&m->cu_by_off, off, (uint32_t)m->ncus);

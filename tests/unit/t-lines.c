@@ -9,15 +9,13 @@
  */
 #include "hpa/compat.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
 #include "../../src/sym/lines.h"
-#include "test.h"
+#include "dwunits.h"
 
 static size_t compared;
 
@@ -86,64 +84,56 @@ static void check_malformed(Dwarf *dbg, Dwarf_Die *cu, const struct line_section
 	free(copy);
 }
 
-static void check_file(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	Dwarf *dbg = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+struct file {
+	const char *path;
 	struct line_sections secs;
-	Dwarf_Off off = 0, next;
-	size_t hsize, cus = 0;
+	size_t cus;
+};
 
-	CHECK(dbg != NULL);
-	if (!dbg) {
-		fprintf(stderr, "%s: no DWARF\n", path);
-		if (fd >= 0)
-			close(fd);
+static void check_unit(Dwarf *dbg, Dwarf_Die *cu, void *ctx)
+{
+	struct file *f = ctx;
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	struct cu_lines t;
+	size_t n, nfiles, i;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
 		return;
+	CHECK_INT_EQ(cu_lines_read(&t, &f->secs, cu), 0);
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) == 0) {
+		CHECK_INT_EQ(t.nfiles, nfiles);
+		for (i = 0; i < nfiles && i < t.nfiles; i++)
+			CHECK_STR_EQ(t.files[i], dwarf_filesrc(files, i, NULL, NULL));
 	}
-	memset(&secs, 0, sizeof(secs));
-	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Lines *lines;
-		Dwarf_Files *files;
-		struct cu_lines t;
-		size_t n, nfiles, i;
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr a;
 
-		if (dwarf_offdie(dbg, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0) {
-			CHECK_INT_EQ(cu_lines_read(&t, &secs, &cu), 0);
-			if (dwarf_getsrcfiles(&cu, &files, &nfiles) == 0) {
-				CHECK_INT_EQ(t.nfiles, nfiles);
-				for (i = 0; i < nfiles && i < t.nfiles; i++)
-					CHECK_STR_EQ(t.files[i], dwarf_filesrc(files, i, NULL, NULL));
-			}
-			for (i = 0; i < n; i++) {
-				Dwarf_Addr a;
-
-				if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) != 0)
-					continue;
-				check_at(&t, &cu, a, path);
-				check_at(&t, &cu, a + 1, path);
-				if (a)
-					check_at(&t, &cu, a - 1, path);
-			}
-			if (!cus)
-				check_malformed(dbg, &cu, &secs);
-			cu_lines_release(&t);
-			cus++;
-		}
-		off = next;
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) != 0)
+			continue;
+		check_at(&t, cu, a, f->path);
+		check_at(&t, cu, a + 1, f->path);
+		if (a)
+			check_at(&t, cu, a - 1, f->path);
 	}
-	CHECK(cus > 0);
-	dwarf_end(dbg);
-	close(fd);
+	if (!f->cus)
+		check_malformed(dbg, cu, &f->secs);
+	cu_lines_release(&t);
+	f->cus++;
 }
 
 int main(int argc, char **argv)
 {
 	int i;
 
-	for (i = 1; i < argc; i++)
-		check_file(argv[i]);
+	for (i = 1; i < argc; i++) {   /* each file: its units */
+		struct file f;
+
+		memset(&f, 0, sizeof(f));
+		f.path = argv[i];
+		for_each_unit(argv[i], check_unit, &f);
+		CHECK(f.cus > 0);
+	}
 	CHECK(compared > 1000);
 	fprintf(stderr, "%zu addresses compared\n", compared);
 	TEST_MAIN_END();

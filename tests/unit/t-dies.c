@@ -1,0 +1,286 @@
+/*
+ * src/sym/dies.c against libdw: for every compile unit of each ELF file
+ * named on the command line, every DIE in the order libdw's dwarf_child()
+ * and dwarf_siblingof() give them, with its tag, whether it has children
+ * and DW_AT_declaration, its ranges as dwarf_ranges() gives them, and
+ * where its next sibling is.  The files are programs the build compiled
+ * with DWARF 5 and DWARF 4, in C and C++.  Then the first unit's
+ * .debug_info and .debug_abbrev cut short at every length and with bytes
+ * changed: dies.c must decline or read them within their bounds (ASan
+ * watches) and come to an end.
+ */
+#include "hpa/compat.h"
+
+#include <stdlib.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "../../src/sym/dies.h"
+#include "dwunits.h"
+
+static size_t compared, with_ranges;
+
+/* One DIE as both readers see it. */
+struct seen {
+	uint64_t off;
+	unsigned tag, depth;
+	bool children, declaration;
+	struct die_range r[8];
+	size_t nr;
+	uint64_t next;           /* its next sibling's offset, 0 for none */
+};
+
+struct list {
+	struct seen *v;
+	size_t n, alloc;
+};
+
+static struct seen *push(struct list *l)
+{
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 256;
+		l->v = realloc(l->v, l->alloc * sizeof(*l->v));
+		if (!l->v)
+			abort();
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
+	return &l->v[l->n++];
+}
+
+static void libdw_list(struct list *l, Dwarf_Die *first, unsigned depth)
+{
+	Dwarf_Die cur = *first, child, sib;
+
+	if (depth > 200)
+		return;
+	do {
+		struct seen *s = push(l);
+		size_t at = l->n - 1;
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		s->off = dwarf_dieoffset(&cur);
+		s->tag = (unsigned)dwarf_tag(&cur);
+		s->depth = depth;
+		s->children = dwarf_haschildren(&cur) > 0;
+		s->declaration = dwarf_hasattr(&cur, DW_AT_declaration);
+		while ((off = dwarf_ranges(&cur, off, &base, &start, &end)) > 0)
+			if (end > start && s->nr < 8) {
+				s->r[s->nr].low = start;
+				s->r[s->nr++].high = end;
+			}
+		sib = cur;
+		if (dwarf_siblingof(&sib, &sib) == 0)
+			s->next = dwarf_dieoffset(&sib);
+		if (s->children && dwarf_child(&cur, &child) == 0)
+			libdw_list(l, &child, depth + 1);
+		(void)at;
+	} while (dwarf_siblingof(&cur, &cur) == 0);
+}
+
+/*
+ * The DIEs from p to the end of their list; returns where that ends (*bad
+ * when dies.c declined).  strict: where children end is where skipping them
+ * goes (malformed input may point DW_AT_sibling anywhere).
+ */
+static const unsigned char *own_list(struct list *l, const struct die_unit *u, const unsigned char *p,
+				     unsigned depth, bool *bad, bool strict)
+{
+	struct die_range *r = NULL;
+	size_t nr = 0, ar = 0;
+
+	while (p < u->end) {
+		struct die d;
+		struct seen *s;
+		size_t at, i;
+		const unsigned char *skip;
+
+		if (die_read(u, p, &d, DIE_PC_ALL) < 0) {
+			*bad = true;
+			break;
+		}
+		if (!d.ab) {
+			p = d.next;
+			break;
+		}
+		s = push(l);
+		at = l->n - 1;
+		s->off = d.off;
+		s->tag = d.ab->tag;
+		s->depth = depth;
+		s->children = d.ab->children;
+		s->declaration = d.ab->declaration;
+		if (die_ranges(u, &d, &r, &nr, &ar) < 0) {
+			*bad = true;
+			break;
+		}
+		for (i = 0; i < nr && i < 8; i++)
+			s->r[s->nr++] = r[i];
+		skip = die_skip_children(u, &d);
+		if (!skip) {
+			*bad = true;
+			break;
+		}
+		if (d.ab->children && depth < 200) {
+			p = own_list(l, u, d.next, depth + 1, bad, strict);
+			if (*bad)
+				break;
+			if (strict && p != skip && !(d.sibling && d.sibling == skip)) {
+				fprintf(stderr, "DIE %#llx: children end at %#llx, skipped to %#llx\n",
+					(unsigned long long)d.off, (unsigned long long)(p - u->s->info),
+					(unsigned long long)(skip - u->s->info));
+				test_failures++;
+			}
+		} else {
+			p = skip;
+		}
+		/* its next sibling: what follows it, unless that ends the list */
+		if (p < u->end && *p)
+			l->v[at].next = (uint64_t)(p - u->s->info);
+	}
+	free(r);
+	return p;
+}
+
+static void compare(const struct list *a, const struct list *b, const char *path)
+{
+	size_t i, k;
+
+	CHECK_INT_EQ(b->n, a->n);
+	for (i = 0; i < a->n && i < b->n; i++) {
+		const struct seen *x = &a->v[i], *y = &b->v[i];
+		bool same = x->off == y->off && x->tag == y->tag && x->depth == y->depth &&
+			x->children == y->children && x->declaration == y->declaration &&
+			x->nr == y->nr && x->next == y->next;
+
+		for (k = 0; same && k < x->nr; k++)
+			same = x->r[k].low == y->r[k].low && x->r[k].high == y->r[k].high;
+		compared++;
+		with_ranges += x->nr > 0;
+		if (!same) {
+			fprintf(stderr, "%s: DIE %#llx (libdw: tag %#x depth %u, %zu ranges, next %#llx), "
+				"dies.c: %#llx tag %#x depth %u, %zu ranges, next %#llx\n", path,
+				(unsigned long long)x->off, x->tag, x->depth, x->nr,
+				(unsigned long long)x->next, (unsigned long long)y->off, y->tag, y->depth,
+				y->nr, (unsigned long long)y->next);
+			test_failures++;
+			return;
+		}
+	}
+}
+
+/* Read the whole unit from sections s; true if dies.c read it to its end. */
+static bool read_all(const struct die_sections *s, const struct die_unit_facts *f)
+{
+	struct die_unit u;
+	struct list l = { 0 };
+	bool bad = false;
+
+	if (die_unit_init(&u, s, f) != 0)
+		return false;
+	own_list(&l, &u, u.first, 0, &bad, false);
+	die_unit_release(&u);
+	free(l.v);
+	return !bad;
+}
+
+/* The first unit read from copies of .debug_info and .debug_abbrev cut at every length, then flipped. */
+static void check_malformed(const struct die_sections *real, const struct die_unit_facts *f)
+{
+	struct die_sections s = *real;
+	size_t len, i, declined = 0, whole = 0;
+	unsigned char *copy;
+	int which;
+
+	for (which = 0; which < 2; which++) {
+		const unsigned char *orig = which ? real->abbrev : real->info;
+		size_t size = which ? real->abbrev_size : real->info_size, max = size < 2048 ? size : 2048;
+
+		for (len = 0; len < max; len++) {
+			unsigned char *cut = malloc(len ? len : 1);   /* exactly len: ASan sees a read past it */
+
+			if (!cut)
+				abort();
+			memcpy(cut, orig, len);
+			if (which) {
+				s.abbrev = cut;
+				s.abbrev_size = len;
+			} else {
+				s.info = cut;
+				s.info_size = len;
+			}
+			if (!read_all(&s, f))
+				declined++;
+			free(cut);
+		}
+		s = *real;
+		copy = malloc(size);
+		if (!copy)
+			abort();
+		for (i = 0; i < max; i++) {
+			memcpy(copy, orig, size);
+			copy[i] ^= (unsigned char)(i & 1 ? 0xff : 0x80);
+			if (which) {
+				s.abbrev = copy;
+			} else {
+				s.info = copy;
+			}
+			whole += read_all(&s, f);
+		}
+		s = *real;
+		free(copy);
+	}
+	CHECK(declined > 0);   /* a unit cut inside its header is declined */
+	CHECK(whole > 0);      /* a changed constant is still read */
+}
+
+struct file {
+	const char *path;
+	struct die_sections secs;
+	size_t cus;
+};
+
+static void check_unit(Dwarf *dbg, Dwarf_Die *cu, void *ctx)
+{
+	struct file *file = ctx;
+	Dwarf_Die child;
+	struct die_unit u;
+	struct die_unit_facts f;
+	struct list a = { 0 }, b = { 0 };
+	bool bad = false;
+
+	(void)dbg;
+	CHECK_INT_EQ(die_unit_open(&u, &file->secs, cu), 0);
+	if (dwarf_child(cu, &child) == 0)
+		libdw_list(&a, &child, 0);
+	if (u.s) {
+		own_list(&b, &u, u.first, 0, &bad, true);
+		CHECK(!bad);
+		compare(&a, &b, file->path);
+		die_unit_release(&u);
+	}
+	if (!file->cus && die_unit_facts(cu, &f) == 0)
+		check_malformed(&file->secs, &f);
+	free(a.v);
+	free(b.v);
+	file->cus++;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {   /* each file: its units */
+		struct file f;
+
+		memset(&f, 0, sizeof(f));
+		f.path = argv[i];
+		for_each_unit(argv[i], check_unit, &f);
+		CHECK(f.cus > 0);
+	}
+	CHECK(compared > 1000);
+	CHECK(with_ranges > 100);
+	fprintf(stderr, "%zu DIEs compared, %zu with ranges\n", compared, with_ranges);
+	TEST_MAIN_END();
+}

@@ -1,6 +1,7 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,18 +50,37 @@ static const char *const internal_prefixes[] = {
 	"prof_backtrace", "imalloc_body",
 };
 
+/* entry_points in strcmp() order, for a binary search (every function's name is looked up) */
+static const char *sorted_entry_points[HPA_ARRAY_SIZE(entry_points)];
+static pthread_once_t sorted_once = PTHREAD_ONCE_INIT;
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void sort_entry_points(void)
+{
+	memcpy(sorted_entry_points, entry_points, sizeof(entry_points));
+	qsort(sorted_entry_points, HPA_ARRAY_SIZE(entry_points), sizeof(*sorted_entry_points),
+	      cmp_name);
+}
+
+static bool is_entry_point(const char *name)
+{
+	pthread_once(&sorted_once, sort_entry_points);
+	return bsearch(&name, sorted_entry_points, HPA_ARRAY_SIZE(entry_points),
+		       sizeof(*sorted_entry_points), cmp_name) != NULL;
+}
+
 bool hpa_is_allocator_name(const char *name)
 {
 	size_t i;
 
-	if (name[0] == '_' && name[1] != '_') {   /* Mach-O's extra underscore */
-		for (i = 0; i < HPA_ARRAY_SIZE(entry_points); i++)
-			if (!strcmp(name + 1, entry_points[i]))
-				return true;
-	}
-	for (i = 0; i < HPA_ARRAY_SIZE(entry_points); i++)
-		if (!strcmp(name, entry_points[i]))
-			return true;
+	if (name[0] == '_' && name[1] != '_' && is_entry_point(name + 1))
+		return true;   /* Mach-O's extra underscore */
+	if (is_entry_point(name))
+		return true;
 	for (i = 0; i < HPA_ARRAY_SIZE(internal_prefixes); i++)
 		if (!strncmp(name, internal_prefixes[i], strlen(internal_prefixes[i])))
 			return true;

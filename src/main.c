@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "hpa/opts.h"
+#include "hpa/output.h"
 #include "hpa/timing.h"
 #include "hpa/diag.h"
 #include "hpa/run.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	hpa_heap_setup();
+	hpa_output_buffer_stdout();
 	rc = hpa_opts_parse(&opts, argc, argv);
 	if (rc == HPA_OPTS_RUN) {
 		hpa_warnings_off = opts.quiet;

@@ -15,7 +15,11 @@ struct hpa_output {
 	FILE *fp;
 	char *path;   /* final name, NULL for stdout */
 	char *tmp;    /* temporary name while writing; NULL: written directly */
+	char *buf;    /* the stream's buffer (a file's; standard output has its own) */
 };
+
+/* Standard output's large buffer (unless it is a terminal): before anything is written to it. */
+void hpa_output_buffer_stdout(void);
 
 /*
  * Open `path` (NULL: standard output).  Refuses, with an error, a path that

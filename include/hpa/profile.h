@@ -350,6 +350,9 @@ static inline size_t hpa_frame_slot(const struct hpa_profile *prof, struct hpa_f
 	return l->line_nr ? l->line_first + f.level : prof->lines_nr + f.loc;
 }
 
+/* Per location, the slot of its level 0 (a new array): hpa_frame_slot() without reading locations. */
+uint32_t *hpa_profile_slot0(const struct hpa_profile *prof);
+
 /* Sum of value `v` over the samples of `thread`, in sample order, weighted. */
 double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread);
 

@@ -400,6 +400,16 @@ const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+uint32_t *hpa_profile_slot0(const struct hpa_profile *prof)
+{
+	uint32_t *slot0 = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*slot0)));
+	size_t i;
+
+	for (i = 0; i < prof->locs_nr; i++)
+		slot0[i] = (uint32_t)hpa_frame_slot(prof, (struct hpa_frame){ (uint32_t)i, 0 });
+	return slot0;
+}
+
 double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread)
 {
 	double total = 0;

@@ -53,6 +53,7 @@ struct writer {
 	struct hpa_strtab strs;          /* the file's string table */
 	struct hpa_hashmap loc_by_key;   /* (loc, first level, levels) -> output id */
 	uint64_t *slot_loc;              /* per frame slot: levels << 32 | output id, 0 = not yet */
+	uint32_t *slot0;                 /* per location: the slot of its level 0 (no location read per frame) */
 	PbLocation **locs;
 	size_t nlocs, alocs;
 	struct hpa_hashmap func_by_key;  /* model function id, or label string id | 1<<63 */
@@ -198,7 +199,7 @@ static uint64_t no_stack_location(struct writer *w)
 static uint32_t path_key(void *ctx, const struct hpa_frame *frames, size_t nr, size_t *used)
 {
 	struct writer *w = ctx;
-	size_t e = 1, slot = hpa_frame_slot(w->prof, frames[0]);
+	size_t e = 1, slot = w->slot0[frames[0].loc] + frames[0].level;
 	uint32_t id;
 
 	while (e < nr && frames[e].loc == frames[0].loc && frames[e].level == frames[e - 1].level + 1)
@@ -653,6 +654,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	memset(w.map_all_named, 1, prof->mappings_nr * sizeof(bool));
 	w.map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
 	w.slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w.slot_loc));
+	w.slot0 = hpa_profile_slot0(prof);
 
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
@@ -792,6 +794,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	free(w.map_all_named);
 	free(w.map_inline);
 	free(w.slot_loc);
+	free(w.slot0);
 	hpa_hashmap_release(&w.loc_by_key);
 	hpa_hashmap_release(&w.func_by_key);
 	hpa_strtab_release(&w.strs);

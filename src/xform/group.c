@@ -341,11 +341,11 @@ static void grow_values(struct keys *k)
 	k->vals_alloc = n;
 }
 
-static uint32_t frame_key(struct keys *k, struct hpa_frame f)
+/* The key of frame f, whose slot is `slot` (hpa_view_slot(): the location is read once, here). */
+static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 {
 	const struct hpa_profile *prof = k->prof;
-	const struct hpa_location *l = &prof->locs[f.loc];
-	size_t slot = hpa_frame_slot(prof, f);
+	const struct hpa_location *l;
 	const struct hpa_frame_name *names;
 	const char *display;
 	char *key = NULL;
@@ -353,6 +353,7 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f)
 
 	if (k->slot_key[slot])
 		return k->slot_key[slot];
+	l = &prof->locs[f.loc];
 	if (l->addr >= HPA_KERNEL_FLOOR) {
 		k->slot_key[slot] = NO_KEY;
 		return NO_KEY;
@@ -413,8 +414,9 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 	const struct hpa_frame *frames;
 	double vals[HPA_NVALUES];
 	uint32_t nostack[8];
+	uint32_t *slots = NULL;       /* the sample's frames' slots, for every granularity */
 	unsigned nv = ks[0].nv, v;
-	size_t i, c, f, nr, j;
+	size_t i, c, f, nr, j, aslots = 0;
 
 	for (j = 0; j < nk; j++) {
 		nostack[j] = hpa_strtab_intern(&ks[j].names, "<no stack>");
@@ -435,13 +437,16 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 		}
 		for (v = 0; v < nv; v++)
 			total[v] += vals[v];
+		HPA_GROW(slots, nr, aslots);
+		for (f = 0; f < nr; f++)
+			slots[f] = (uint32_t)hpa_view_slot(view, frames[f]);
 		for (j = 0; j < nk; j++) {
 			struct keys *k = &ks[j];
 			uint32_t callee = NO_KEY;
 			bool leaf = true;
 
 			for (f = 0; f < nr; f++) {
-				uint32_t key = frame_key(k, frames[f]);
+				uint32_t key = frame_key(k, frames[f], slots[f]);
 				if (key == NO_KEY)
 					continue;
 				add(k, key, i, vals, leaf);
@@ -454,6 +459,7 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 				add(k, nostack[j], i, vals, true);
 		}
 	}
+	free(slots);
 }
 
 /* ks[j]'s groups into out[0 .. nv) (and its edges into edges[0 .. nv)); k is spent. */

@@ -46,12 +46,9 @@ void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
 	v->opts = *opts;
 	v->bits = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*v->bits));
 	v->levels = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*v->levels)));
-	v->slot0 = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*v->slot0)));
-	for (i = 0; i < prof->locs_nr; i++) {   /* small and dense: walks read them per frame */
-		const struct hpa_location *l = &prof->locs[i];
-		v->levels[i] = l->line_nr ? l->line_nr : 1;
-		v->slot0[i] = (uint32_t)hpa_frame_slot(prof, (struct hpa_frame){ (uint32_t)i, 0 });
-	}
+	v->slot0 = hpa_profile_slot0(prof);   /* small and dense: walks read them per frame */
+	for (i = 0; i < prof->locs_nr; i++)
+		v->levels[i] = prof->locs[i].line_nr ? prof->locs[i].line_nr : 1;
 }
 
 void hpa_view_release(struct hpa_view *v)
@@ -83,15 +80,17 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 {
 	const struct hpa_profile *prof = v->prof;
 	const struct hpa_view_opts *o = &v->opts;
-	const struct hpa_location *l = &prof->locs[f.loc];
-	size_t slot = hpa_frame_slot(prof, f);
-	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
+	size_t slot = hpa_view_slot(v, f);
+	const struct hpa_location *l;
+	const struct hpa_frame_name *n;
 	const char *texts[5] = { NULL };
 	char addr[32], *fileline = NULL;
 	uint8_t bits = M_KNOWN;
 
 	if (v->bits[slot] & M_KNOWN)
 		return v->bits[slot];
+	l = &prof->locs[f.loc];
+	n = hpa_frame_name(prof, f);
 	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->addr);
 	texts[0] = addr;
 	texts[1] = hpa_profile_loc_module(prof, f.loc);

@@ -22,8 +22,8 @@
 /* The sections a module's walks read, found once per file. */
 struct die_sections {
 	Dwarf *dbg;              /* whose sections they are; NULL: none looked for yet */
-	const unsigned char *info, *abbrev, *ranges, *rnglists, *addr;
-	size_t info_size, abbrev_size, ranges_size, rnglists_size, addr_size;
+	const unsigned char *info, *abbrev, *ranges, *rnglists, *addr, *aranges;
+	size_t info_size, abbrev_size, ranges_size, rnglists_size, addr_size, aranges_size;
 };
 
 struct die_spec {
@@ -130,5 +130,38 @@ int die_ranges(const struct die_unit *u, const struct die *d, struct die_range *
 	       size_t *alloc);
 
 void die_unit_release(struct die_unit *u);
+
+/*
+ * .debug_aranges as libdwfl's dwfl_module_addrdie() reads it: libdw's
+ * dwarf_getaranges() list (in section order, sorted by address, stable),
+ * condensed into runs of entries of one CU; an address belongs to the run
+ * that starts last at or below it (the gaps inside the module count as
+ * the CU around them), or past the last run's start up to the end of the
+ * last entry, that end included.  libdw reads the CU header of every
+ * entry and allocates each entry on its own; this reads the section once
+ * into one array.
+ */
+struct die_arange_run {
+	uint64_t start;          /* the address of its first entry */
+	uint64_t cu;             /* the offset of its CU's header in .debug_info */
+};
+
+struct die_aranges {
+	struct die_arange_run *runs;
+	size_t nruns;
+	uint64_t last_end;       /* the last entry's address plus its length */
+};
+
+/* Read the table: 0, or -1 where libdw's reading would differ (it then decides). */
+int die_aranges_read(struct die_aranges *a, const struct die_sections *s);
+
+/*
+ * The DIE offset of the CU whose run holds `addr` (a file address): 1, 0
+ * for none, -1 when its header is not one this reader knows (libdw decides).
+ */
+int die_aranges_find(const struct die_aranges *a, const struct die_sections *s, uint64_t addr,
+		     uint64_t *die_off);
+
+void die_aranges_release(struct die_aranges *a);
 
 #endif

@@ -7,7 +7,9 @@
  * with DWARF 5 and DWARF 4, in C and C++.  Then the first unit's
  * .debug_info and .debug_abbrev cut short at every length and with bytes
  * changed: dies.c must decline or read them within their bounds (ASan
- * watches) and come to an end.
+ * watches) and come to an end.  Last, the CU that .debug_aranges gives
+ * for the start of each run of entries (and the bytes around it) against
+ * libdwfl's dwfl_module_addrdie().
  */
 #include "hpa/compat.h"
 
@@ -15,6 +17,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 
 #include "../../src/sym/dies.h"
 #include "dwunits.h"
@@ -267,6 +270,68 @@ static void check_unit(Dwarf *dbg, Dwarf_Die *cu, void *ctx)
 	file->cus++;
 }
 
+static size_t looked_up;
+
+/* One address: dies.c's CU for it against dwfl_module_addrdie()'s. */
+static void check_addr(Dwfl_Module *mod, const struct die_aranges *a, const struct die_sections *s,
+		       Dwarf_Addr bias, uint64_t addr, const char *path)
+{
+	Dwarf_Addr b;
+	Dwarf_Die *want = dwfl_module_addrdie(mod, addr + bias, &b);
+	uint64_t got = 0;
+	int r = die_aranges_find(a, s, addr, &got);
+
+	looked_up++;
+	if (r < 0 || (want ? r != 1 || got != dwarf_dieoffset(want) : r != 0)) {
+		fprintf(stderr, "%s: at %#llx libdwfl says CU %#llx, dies.c %d %#llx\n", path,
+			(unsigned long long)addr, want ? (unsigned long long)dwarf_dieoffset(want) : 0ULL,
+			r, (unsigned long long)got);
+		test_failures++;
+	}
+}
+
+/* .debug_aranges: the CU of each run's start, the byte before it, and the last entry's end. */
+static void check_aranges(const char *path)
+{
+	static const Dwfl_Callbacks cb = { .find_debuginfo = dwfl_standard_find_debuginfo,
+					   .section_address = dwfl_offline_section_address };
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, path, path, -1) : NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	struct die_sections s;
+	struct die_aranges a;
+	size_t i;
+
+	dwfl_report_end(dwfl, NULL, NULL);
+	CHECK(dw != NULL);
+	if (!dw) {
+		dwfl_end(dwfl);
+		return;
+	}
+	die_find_sections(&s, dw);
+	if (!s.aranges) {   /* clang's default: libdwfl decides */
+		CHECK_INT_EQ(die_aranges_read(&a, &s), -1);
+		dwfl_end(dwfl);
+		return;
+	}
+	CHECK_INT_EQ(die_aranges_read(&a, &s), 0);
+	CHECK(a.nruns > 0);
+	for (i = 0; i < a.nruns; i++) {
+		uint64_t start = a.runs[i].start;
+
+		check_addr(mod, &a, &s, bias, start, path);
+		check_addr(mod, &a, &s, bias, start + 1, path);
+		if (start)
+			check_addr(mod, &a, &s, bias, start - 1, path);
+	}
+	check_addr(mod, &a, &s, bias, a.last_end - 1, path);
+	check_addr(mod, &a, &s, bias, a.last_end, path);
+	check_addr(mod, &a, &s, bias, a.last_end + 1, path);
+	die_aranges_release(&a);
+	dwfl_end(dwfl);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -278,9 +343,12 @@ int main(int argc, char **argv)
 		f.path = argv[i];
 		for_each_unit(argv[i], check_unit, &f);
 		CHECK(f.cus > 0);
+		check_aranges(argv[i]);
 	}
 	CHECK(compared > 1000);
 	CHECK(with_ranges > 100);
-	fprintf(stderr, "%zu DIEs compared, %zu with ranges\n", compared, with_ranges);
+	CHECK(looked_up > 100);
+	fprintf(stderr, "%zu DIEs compared, %zu with ranges; %zu addresses' CUs\n", compared,
+		with_ranges, looked_up);
 	TEST_MAIN_END();
 }

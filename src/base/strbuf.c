@@ -16,23 +16,13 @@ static void grow(struct hpa_strbuf *sb, size_t more)
 	HPA_GROW(sb->buf, sb->len + more + 1, sb->alloc);
 }
 
-void hpa_sb_add(struct hpa_strbuf *sb, const void *data, size_t len)
+void hpa_sb_add_slow(struct hpa_strbuf *sb, const void *data, size_t len)
 {
 	grow(sb, len);
 	if (len)
 		memcpy(sb->buf + sb->len, data, len);
 	sb->len += len;
 	sb->buf[sb->len] = '\0';
-}
-
-void hpa_sb_adds(struct hpa_strbuf *sb, const char *s)
-{
-	hpa_sb_add(sb, s, strlen(s));
-}
-
-void hpa_sb_addc(struct hpa_strbuf *sb, char c)
-{
-	hpa_sb_add(sb, &c, 1);
 }
 
 void hpa_sb_vaddf(struct hpa_strbuf *sb, const char *fmt, va_list ap)

@@ -94,13 +94,15 @@ static void jint(struct hpa_strbuf *sb, long long v)
 	hpa_sb_add(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-/* As printf's "%.0f", with integral values (nearly all) written directly. */
+/* As printf's "%.0f": integral values (most) directly, the others by hpa_fixed(), not printf. */
 static void jfix0(struct hpa_strbuf *sb, double v)
 {
+	char buf[HPA_FIXED_MAX];
+
 	if (v == floor(v) && fabs(v) < 1e15 && !(v == 0 && signbit(v)))
 		jint(sb, (long long)v);
 	else
-		hpa_sb_addf(sb, "%.0f", v);
+		hpa_sb_add(sb, buf, hpa_fixed(buf, v, 0));
 }
 
 /* A number, exact: integers as such, others with 17 digits (JavaScript reads them back). */

@@ -287,6 +287,7 @@ struct keys {
 	enum hpa_granularity granularity;
 	struct hpa_strtab names;   /* key id = string id */
 	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
+	uint32_t *str_key;         /* profile string id -> key id + 1, for keys that are one */
 	unsigned nv;               /* values kept per key: 1 (the view's) or HPA_NVALUES */
 	double *flat, *cum;        /* by key id (times nv) */
 	size_t *stamp;             /* sample index + 1 that last added to cum */
@@ -341,6 +342,22 @@ static void grow_values(struct keys *k)
 	k->vals_alloc = n;
 }
 
+/*
+ * The key whose text is profile string `str`: the strings of functions and
+ * files are the profile's already, so each is hashed into the keys once,
+ * not once per frame slot that has it.
+ */
+static uint32_t str_key(struct keys *k, uint32_t str)
+{
+	if (!k->str_key)
+		k->str_key = xcalloc(k->prof->strs.nr + 1, sizeof(*k->str_key));
+	if (!k->str_key[str]) {
+		k->str_key[str] = hpa_strtab_intern(&k->names, hpa_profile_str(k->prof, str)) + 1;
+		grow_values(k);
+	}
+	return k->str_key[str] - 1;
+}
+
 /* The key of frame f, whose slot is `slot` (hpa_view_slot(): the location is read once, here). */
 static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 {
@@ -361,8 +378,9 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 	names = hpa_frame_name(prof, f);
 	display = hpa_profile_str(prof, names->display);
 	if (!l->line_nr) {
-		key = k->granularity == HPA_BY_ADDRESS && l->module ?   /* the runtime address too */
-			hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, display) : xstrdup(display);
+		if (k->granularity != HPA_BY_ADDRESS || !l->module)
+			return k->slot_key[slot] = str_key(k, names->display);
+		key = hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, display);   /* the runtime address too */
 	} else {
 		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
 		const char *file = hpa_profile_str(prof, ln->file);
@@ -376,11 +394,12 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 					    *file ? file : "??", ln->line);
 			break;
 		case HPA_BY_FILE:   /* no file: the frame's place, as for an unknown one */
-			key = *file ? xstrdup(file) : hpa_frame_label(prof, f);
+			if (*file)
+				return k->slot_key[slot] = str_key(k, ln->file);
+			key = hpa_frame_label(prof, f);
 			break;
 		default:
-			key = xstrdup(display);
-			break;
+			return k->slot_key[slot] = str_key(k, names->display);
 		}
 	}
 	id = hpa_strtab_intern(&k->names, key);
@@ -507,6 +526,7 @@ static void take_groups(struct keys *k, struct hpa_frame_groups *out, const doub
 	free(k->edge_stamp);
 	free(k->stamp);
 	free(k->slot_key);
+	free(k->str_key);
 }
 
 /*

@@ -55,6 +55,18 @@ char *hpa_sb_detach(struct hpa_strbuf *sb);
 void hpa_sb_release(struct hpa_strbuf *sb);
 
 /*
+ * printf("%.17g", v) into out (room for HPA_FIXED_MAX bytes), the same bytes:
+ * for 1 <= |v| < 1e15 (the values reports write) exactly by integer
+ * arithmetic, rounding the exact binary value half to even as glibc does;
+ * other values by printf.  Returns the length.
+ */
+size_t hpa_g17(char *out, double v);
+
+/* printf("%lld", v) into out (room for HPA_LLTOA_MAX bytes, no NUL added); returns the length. */
+#define HPA_LLTOA_MAX 20
+size_t hpa_lltoa(char *out, long long v);
+
+/*
  * printf("%.*f", prec, v) into out (room for HPA_FIXED_MAX bytes), the
  * same bytes (rounding the exact binary value half to even, as glibc),
  * without printf's multi-precision arithmetic: a flame graph writes eight

@@ -79,6 +79,37 @@ char *hpa_xasprintf(const char *fmt, ...)
 	return hpa_sb_detach(&sb);
 }
 
+/* Two digits at a time: half the divisions (an HTML page writes millions of integers). */
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+size_t hpa_lltoa(char *out, long long v)
+{
+	char tmp[HPA_LLTOA_MAX], *p = tmp + sizeof(tmp);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	size_t n;
+
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100);
+		u /= 100;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * d, 2);
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
+	if (v < 0)
+		*--p = '-';
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(out, p, n);
+	return n;
+}
+
 size_t hpa_fixed(char *out, double v, unsigned prec)
 {
 	static const uint64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
@@ -137,6 +168,59 @@ size_t hpa_fixed(char *out, double v, unsigned prec)
 			fp /= 10;
 		}
 		len += (int)prec;
+	}
+	out[len] = '\0';
+	return (size_t)len;
+}
+
+size_t hpa_g17(char *out, double v)
+{
+	static const uint64_t p10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+		100000000, 1000000000, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL };
+	double a = fabs(v);
+	unsigned __int128 prod, r, half;
+	uint64_t bits, m, ip, q, frac;
+	int s, n = 1, d, len = 0, k;
+
+	if (!(a >= 1 && a < 1e15))
+		return (size_t)snprintf(out, HPA_FIXED_MAX, "%.17g", v);
+	memcpy(&bits, &a, sizeof(bits));
+	m = (bits & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+	s = 1075 - (int)(bits >> 52 & 0x7ff);      /* a = m / 2^s, 3 <= s <= 52 here */
+	for (ip = (uint64_t)a; n < 16 && ip >= p10[n]; n++)
+		;                                  /* n digits before the point */
+	/*
+	 * 17 significant digits: d decimals.  Rounding never carries into an
+	 * 18th (a double is never within 5e-17 of a power of ten but at it);
+	 * printf decides if it would.
+	 */
+	d = 17 - n;
+	prod = (unsigned __int128)m * p10[d];         /* < 2^107 */
+	r = prod & (((unsigned __int128)1 << s) - 1);
+	half = (unsigned __int128)1 << (s - 1);
+	q = (uint64_t)(prod >> s);
+	if (r > half || (r == half && (q & 1)))
+		q++;
+	if (q >= p10[17])
+		return (size_t)snprintf(out, HPA_FIXED_MAX, "%.17g", v);
+	if (v < 0)
+		out[len++] = '-';
+	ip = q / p10[d];
+	frac = q % p10[d];
+	len += (int)hpa_lltoa(out + len, (long long)ip);
+	if (frac) {   /* %g drops the trailing zeros, and the point with them */
+		while (frac % 10 == 0) {
+			frac /= 10;
+			d--;
+		}
+		out[len++] = '.';
+		for (k = d - 1; k >= 0; k--) {
+			out[len + k] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		len += d;
 	}
 	out[len] = '\0';
 	return (size_t)len;

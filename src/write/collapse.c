@@ -17,6 +17,7 @@
 
 #include "hpa/names.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/view.h"
 
 static long long trunc_ll(double v)
@@ -33,19 +34,8 @@ struct lines {
 /* " N" for a count, into out (room for 21 bytes); returns the length. */
 static size_t put_count(char *out, long long v)
 {
-	char tmp[24];
-	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-	size_t n = 0, len = 0;
-
-	do
-		tmp[n++] = (char)('0' + u % 10);
-	while (u /= 10);
-	out[len++] = ' ';
-	if (v < 0)
-		out[len++] = '-';
-	while (n)
-		out[len++] = tmp[--n];
-	return len;
+	out[0] = ' ';
+	return 1 + hpa_lltoa(out + 1, v);
 }
 
 /* One distinct stack: its line, unless its value is 0. */

@@ -82,16 +82,9 @@ static void jstr(struct hpa_strbuf *sb, const char *s)
 /* An integer in decimal, without printf (a page holds millions of them). */
 static void jint(struct hpa_strbuf *sb, long long v)
 {
-	char buf[24], *p = buf + sizeof(buf);
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char buf[HPA_LLTOA_MAX];
 
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	hpa_sb_add(sb, p, (size_t)(buf + sizeof(buf) - p));
+	hpa_sb_add(sb, buf, hpa_lltoa(buf, v));
 }
 
 /* As printf's "%.0f": integral values (most) directly, the others by hpa_fixed(), not printf. */
@@ -108,11 +101,13 @@ static void jfix0(struct hpa_strbuf *sb, double v)
 /* A number, exact: integers as such, others with 17 digits (JavaScript reads them back). */
 static void jnum(struct hpa_strbuf *sb, double v)
 {
+	char buf[HPA_FIXED_MAX];
+
 	v = hpa_dust_to_zero(v);
 	if (v == floor(v) && fabs(v) < 1e15)
 		jfix0(sb, v);
 	else if (isfinite(v))
-		hpa_sb_addf(sb, "%.17g", v);
+		hpa_sb_add(sb, buf, hpa_g17(buf, v));
 	else
 		hpa_sb_adds(sb, "0");
 }

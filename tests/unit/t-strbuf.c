@@ -1,6 +1,7 @@
 /* The string buffer: appends of every kind, growth past any first guess, detach. */
 #include "hpa/compat.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,74 @@ int main(void)
 			prec = (unsigned)(x >> 40) % 10;
 			snprintf(want, sizeof(want), "%.*f", (int)prec, v);
 			hpa_fixed(got, v, prec);
+			bad += strcmp(got, want) != 0;
+		}
+		CHECK_INT_EQ(bad, 0);
+	}
+
+	/* hpa_lltoa() writes what printf("%lld") writes: signs, the ends, every digit count. */
+	{
+		char want[32], got[HPA_LLTOA_MAX + 1];
+		long long v, p10 = 1;
+		uint64_t x = 2463534242ULL;
+		unsigned bad = 0;
+		size_t n;
+
+		for (i = 0; i < 19; i++, p10 *= 10)
+			for (v = p10 - 2; v <= p10 + 1; v++) {
+				long long t[2] = { v, -v };
+				size_t j;
+				for (j = 0; j < 2; j++) {
+					snprintf(want, sizeof(want), "%lld", t[j]);
+					n = hpa_lltoa(got, t[j]);
+					got[n] = '\0';
+					bad += strcmp(got, want) != 0;
+				}
+			}
+		for (i = 0; i < 200000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v = (long long)(x >> (x % 64));
+			snprintf(want, sizeof(want), "%lld", v);
+			n = hpa_lltoa(got, v);
+			got[n] = '\0';
+			bad += strcmp(got, want) != 0;
+		}
+		n = hpa_lltoa(got, LLONG_MIN);
+		got[n] = '\0';
+		CHECK_STR_EQ(got, "-9223372036854775808");
+		n = hpa_lltoa(got, LLONG_MAX);
+		got[n] = '\0';
+		CHECK_STR_EQ(got, "9223372036854775807");
+		CHECK_INT_EQ(bad, 0);
+	}
+
+	/* hpa_g17() writes what printf("%.17g") writes: carries, ties, every scale. */
+	{
+		static const double g[] = { 1, 1.5, 9.9999999999999982, 99.999999999999986,
+			999999999999999.88, 999999999999999.75, 123456.78901234567, 0.5, 1e15, 1e-5,
+			-2.5, 4503599627370495.5, 1.0 / 3, 2.0 / 3, 1e300, 0, -0.0 };
+		char want[HPA_FIXED_MAX], got[HPA_FIXED_MAX];
+		uint64_t x = 1181783497276652981ULL;
+		unsigned bad = 0;
+
+		for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+			snprintf(want, sizeof(want), "%.17g", g[i]);
+			CHECK_INT_EQ(hpa_g17(got, g[i]), strlen(want));
+			CHECK_STR_EQ(got, want);
+		}
+		for (i = 0; i < 600000; i++) {
+			double v;
+			int e;
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			e = (int)(x % 50);
+			if (i % 3 == 0)   /* an odd multiple of 2^-(d+1): a tie at 17 digits */
+				v = ldexp((double)((x >> 20) | 1), -(int)(x % 18) - 1);
+			else
+				v = ldexp((double)(x >> 11) / 9007199254740992.0, e + 1);
+			if (x & 1)
+				v = -v;
+			snprintf(want, sizeof(want), "%.17g", v);
+			hpa_g17(got, v);
 			bad += strcmp(got, want) != 0;
 		}
 		CHECK_INT_EQ(bad, 0);

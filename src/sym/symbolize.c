@@ -91,6 +91,7 @@ struct cu_index {
 	Dwarf_Die cu;
 	Dwarf_Addr bias;
 	const char *comp_dir;    /* DW_AT_comp_dir, or NULL */
+	enum hpa_lang lang;      /* its language, as far as names care (cu_lang()) */
 	bool c_family;           /* C or C++: no function is defined inside a type at file scope */
 	struct fn_die *dies;
 	size_t ndies, adies;
@@ -563,12 +564,6 @@ static enum hpa_lang cu_lang(Dwarf_Die *cu)
 	}
 }
 
-static bool is_cxx_or_rust(Dwarf_Die *cu)
-{
-	enum hpa_lang l = cu_lang(cu);
-	return l == HPA_LANG_CXX || l == HPA_LANG_RUST;
-}
-
 static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu, Dwarf_Addr bias)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
@@ -589,7 +584,7 @@ static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu, Dwarf_Addr
 	ci->cu = *cu;
 	ci->bias = bias;
 	ci->comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &(Dwarf_Attribute){ 0 }));
-	lang = cu_lang(cu);
+	ci->lang = lang = cu_lang(cu);
 	ci->c_family = lang == HPA_LANG_C || lang == HPA_LANG_CXX;
 	w.m = m;
 	w.ci = ci;
@@ -877,7 +872,7 @@ static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_di
 	if (!linkage)
 		linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_MIPS_linkage_name, &attr));
 	name = dwarf_diename(&d->die);
-	if (!linkage && !d->inlined && is_cxx_or_rust(&ci->cu))
+	if (!linkage && !d->inlined && (ci->lang == HPA_LANG_CXX || ci->lang == HPA_LANG_RUST))
 		linkage = symtab_function(m->mod, pc);
 	if (linkage)
 		name = clean = clean_name(linkage);
@@ -887,7 +882,7 @@ static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_di
 		line = 0;
 	d->func = 1 + add_func(m, name, linkage,
 			       m->no_lines ? 0 : module_source(m, ci, decl_file(m, ci, &d->die)),
-			       cu_lang(&ci->cu), (uint32_t)line);
+			       ci->lang, (uint32_t)line);
 	free(clean);
 	return d->func - 1;
 }

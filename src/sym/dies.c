@@ -22,10 +22,10 @@ void die_find_sections(struct die_sections *s, Dwarf *dbg)
 {
 	static const char *const names[] = {
 		".debug_info", ".debug_abbrev", ".debug_ranges", ".debug_rnglists", ".debug_addr",
-		".debug_aranges",
+		".debug_aranges", ".debug_str", ".debug_line_str", ".debug_str_offsets",
 	};
-	const unsigned char *data[6];
-	size_t size[6];
+	const unsigned char *data[9];
+	size_t size[9];
 	Elf *elf = dwarf_getelf(dbg);
 	GElf_Ehdr eh;
 
@@ -33,7 +33,7 @@ void die_find_sections(struct die_sections *s, Dwarf *dbg)
 	s->dbg = dbg;
 	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type == ET_REL)
 		return;   /* a relocatable file's DWARF needs its relocations: libdw's */
-	dw_sections(dbg, names, 6, data, size);
+	dw_sections(dbg, names, 9, data, size);
 	s->info = data[0];
 	s->info_size = size[0];
 	s->abbrev = data[1];
@@ -46,6 +46,12 @@ void die_find_sections(struct die_sections *s, Dwarf *dbg)
 	s->addr_size = size[4];
 	s->aranges = data[5];
 	s->aranges_size = size[5];
+	s->str = data[6];
+	s->str_size = size[6];
+	s->line_str = data[7];
+	s->line_str_size = size[7];
+	s->str_offsets = data[8];
+	s->str_offsets_size = size[8];
 }
 
 /* The size of a form's value in unit u: fixed, VAR_SIZE, or NO_FORM. */
@@ -264,6 +270,11 @@ int die_unit_facts(Dwarf_Die *cu, struct die_unit_facts *f)
 		f->rnglists_base = w;
 		f->has_rnglists_base = true;
 	}
+	if (version >= 5 && dwarf_attr(cu, DW_AT_str_offsets_base, &attr) &&
+	    dwarf_formudata(&attr, &w) == 0) {
+		f->str_offsets_base = w;
+		f->has_str_offsets_base = true;
+	}
 	return 0;
 }
 
@@ -288,6 +299,8 @@ int die_unit_init(struct die_unit *u, const struct die_sections *s, const struct
 	u->has_addr_base = f->has_addr_base;
 	u->rnglists_base = f->rnglists_base;
 	u->has_rnglists_base = f->has_rnglists_base;
+	u->str_offsets_base = f->str_offsets_base;
+	u->has_str_offsets_base = f->has_str_offsets_base;
 	hdr = (f->offset_size == 8 ? 12 : 4) + 2 + f->offset_size + 1 + (f->version >= 5);
 	if (f->die_off < hdr)
 		return -1;
@@ -328,6 +341,20 @@ int die_unit_open(struct die_unit *u, struct die_sections *s, Dwarf_Die *cu)
 	    (const unsigned char *)cu->addr != s->info + f.die_off)
 		return -1;   /* not the data libdw reads */
 	return die_unit_init(u, s, &f);
+}
+
+/* Past an attribute's value: its number, for the forms that hold one (else 0). */
+static uint64_t attr_value(struct cursor *c, const struct die_spec *sp)
+{
+	uint64_t v = 0;
+
+	if (sp->size == VAR_SIZE)
+		skip_var(c, sp->form, &v);
+	else if (sp->size <= 8)
+		v = rd_n(c, sp->size);
+	else   /* data16: two halves */
+		rd_n(c, 8), rd_n(c, 8);
+	return v;
 }
 
 /* Where a DW_AT_sibling of `form` and value v points, NULL for a form that is not a reference. */
@@ -386,14 +413,8 @@ int die_read(const struct die_unit *u, const unsigned char *p, struct die *d, en
 	sp = u->specs + a->first;
 	for (end = sp + a->nspecs; sp < end; sp++) {
 		const unsigned char *at = c.p;
-		uint64_t v = 0;
+		uint64_t v = attr_value(&c, sp);
 
-		if (sp->size == VAR_SIZE)
-			skip_var(&c, sp->form, &v);
-		else if (sp->size <= 8)
-			v = rd_n(&c, sp->size);
-		else   /* data16: two halves */
-			rd_n(&c, 8), rd_n(&c, 8);
 		switch (sp->name) {
 		case DW_AT_low_pc:
 			if (pc && !d->low.at)
@@ -808,4 +829,168 @@ void die_aranges_release(struct die_aranges *a)
 {
 	free(a->runs);
 	memset(a, 0, sizeof(*a));
+}
+
+/* A string attribute's value, as dwarf_formstring() gives it: 1, or -1 for a form left to libdw. */
+static int attr_string(const struct die_unit *u, unsigned form, const unsigned char *at,
+		       const char **out)
+{
+	const struct die_sections *s = u->s;
+	struct cursor c = { at, u->end, false };
+	uint64_t off, idx;
+
+	switch (form) {
+	case DW_FORM_string:
+		*out = rd_str(&c);
+		return *out ? 1 : -1;
+	case DW_FORM_strp:
+		*out = str_at(s->str, s->str_size, rd_n(&c, u->offset_size));
+		return *out && !c.bad ? 1 : -1;
+	case DW_FORM_line_strp:
+		*out = str_at(s->line_str, s->line_str_size, rd_n(&c, u->offset_size));
+		return *out && !c.bad ? 1 : -1;
+	case DW_FORM_strx:
+	case DW_FORM_strx1:
+	case DW_FORM_strx2:
+	case DW_FORM_strx3:
+	case DW_FORM_strx4:   /* an index into the unit's offsets in .debug_str_offsets */
+		idx = form == DW_FORM_strx ? rd_uleb(&c) : rd_n(&c, form_size(u, form));
+		if (c.bad || !u->has_str_offsets_base || !s->str_offsets ||
+		    u->str_offsets_base > s->str_offsets_size ||
+		    idx >= (s->str_offsets_size - u->str_offsets_base) / u->offset_size)
+			return -1;
+		c.p = s->str_offsets + u->str_offsets_base + idx * u->offset_size;
+		c.end = s->str_offsets + s->str_offsets_size;
+		off = rd_n(&c, u->offset_size);
+		*out = str_at(s->str, s->str_size, off);
+		return *out && !c.bad ? 1 : -1;
+	default:
+		return -1;
+	}
+}
+
+/* An integer attribute's value, as dwarf_formudata() gives it: 1, or -1 for a form left to libdw. */
+static int attr_udata(const struct die_unit *u, const struct die_attr *a, uint64_t *v)
+{
+	if (!is_const_form(a->form))
+		return -1;
+	*v = const_value(u, a);
+	return 1;
+}
+
+/* The DIE a reference attribute names, within the unit: NULL when libdw should follow it. */
+static const unsigned char *ref_target(const struct die_unit *u, const struct die_attr *a)
+{
+	struct cursor c = { a->at, u->end, false };
+	uint64_t v;
+
+	switch (a->form) {
+	case DW_FORM_ref1:
+	case DW_FORM_ref2:
+	case DW_FORM_ref4:
+	case DW_FORM_ref8:
+		v = rd_n(&c, form_size(u, a->form));
+		break;
+	case DW_FORM_ref_udata:
+		v = rd_uleb(&c);
+		break;
+	case DW_FORM_ref_addr:   /* another unit's: libdw's */
+	default:
+		return NULL;
+	}
+	if (c.bad || v >= (uint64_t)(u->end - u->start) || u->start + v < u->first)
+		return NULL;
+	return u->start + v;
+}
+
+enum { FA_NAME, FA_LINKAGE, FA_MIPS, FA_FILE, FA_LINE, FA_ORIGIN, FA_SPEC, FA_N };
+
+int die_fn_attrs(const struct die_unit *u, uint64_t off, struct die_fn_attrs *out)
+{
+	struct die_attr found[FA_N];
+	const unsigned char *p;
+	int hops, i;
+
+	memset(out, 0, sizeof(*out));
+	memset(found, 0, sizeof(found));
+	if (off >= u->s->info_size || u->s->info + off < u->first || u->s->info + off >= u->end)
+		return -1;
+	p = u->s->info + off;
+	for (hops = 0;; hops++) {   /* the DIE, then its origin's, ...: each attribute from the first that has it */
+		struct cursor c = { p, u->end, false };
+		struct die_attr here[FA_N];
+		const struct die_abbrev *a;
+		const struct die_spec *sp, *end;
+		uint64_t code = rd_uleb(&c);
+
+		if (hops == 16 || c.bad || !code || code >= u->nabbrevs || !u->abbrevs[code].tag)
+			return -1;
+		a = &u->abbrevs[code];
+		memset(here, 0, sizeof(here));
+		sp = u->specs + a->first;
+		for (end = sp + a->nspecs; sp < end; sp++) {
+			const unsigned char *at = c.p;
+			int k;
+
+			attr_value(&c, sp);
+			switch (sp->name) {
+			case DW_AT_name:
+				k = FA_NAME;
+				break;
+			case DW_AT_linkage_name:
+				k = FA_LINKAGE;
+				break;
+			case DW_AT_MIPS_linkage_name:
+				k = FA_MIPS;
+				break;
+			case DW_AT_decl_file:
+				k = FA_FILE;
+				break;
+			case DW_AT_decl_line:
+				k = FA_LINE;
+				break;
+			case DW_AT_abstract_origin:
+				k = FA_ORIGIN;
+				break;
+			case DW_AT_specification:
+				k = FA_SPEC;
+				break;
+			default:
+				continue;
+			}
+			if (!here[k].at)   /* libdw takes a DIE's first */
+				here[k] = (struct die_attr){ sp->form, at, sp->implicit };
+		}
+		if (c.bad)
+			return -1;
+		for (i = 0; i < FA_ORIGIN; i++)
+			if (!found[i].at && here[i].at)
+				found[i] = here[i];
+		if (here[FA_ORIGIN].at)
+			p = ref_target(u, &here[FA_ORIGIN]);
+		else if (here[FA_SPEC].at)
+			p = ref_target(u, &here[FA_SPEC]);
+		else
+			break;
+		if (!p)
+			return -1;
+	}
+	if ((found[FA_NAME].at && attr_string(u, found[FA_NAME].form, found[FA_NAME].at, &out->name) < 0) ||
+	    (found[FA_LINKAGE].at &&
+	     attr_string(u, found[FA_LINKAGE].form, found[FA_LINKAGE].at, &out->linkage) < 0))
+		return -1;
+	if (!out->linkage && found[FA_MIPS].at &&
+	    attr_string(u, found[FA_MIPS].form, found[FA_MIPS].at, &out->linkage) < 0)
+		return -1;
+	if (found[FA_FILE].at) {
+		if (attr_udata(u, &found[FA_FILE], &out->decl_file) < 0)
+			return -1;
+		out->has_decl_file = true;
+	}
+	if (found[FA_LINE].at) {
+		if (attr_udata(u, &found[FA_LINE], &out->decl_line) < 0)
+			return -1;
+		out->has_decl_line = true;
+	}
+	return 0;
 }

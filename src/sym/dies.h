@@ -24,6 +24,8 @@ struct die_sections {
 	Dwarf *dbg;              /* whose sections they are; NULL: none looked for yet */
 	const unsigned char *info, *abbrev, *ranges, *rnglists, *addr, *aranges;
 	size_t info_size, abbrev_size, ranges_size, rnglists_size, addr_size, aranges_size;
+	const unsigned char *str, *line_str, *str_offsets;
+	size_t str_size, line_str_size, str_offsets_size;
 };
 
 struct die_spec {
@@ -50,8 +52,8 @@ struct die_unit {
 	const unsigned char *first;         /* the unit DIE's first child (end: none) */
 	unsigned version, addr_size, offset_size;
 	uint64_t base;           /* the unit's base address, as dwarf_ranges() takes it */
-	uint64_t addr_base, rnglists_base;
-	bool has_addr_base, has_rnglists_base;
+	uint64_t addr_base, rnglists_base, str_offsets_base;
+	bool has_addr_base, has_rnglists_base, has_str_offsets_base;
 	struct die_abbrev *abbrevs;   /* by code */
 	size_t nabbrevs;
 	struct die_spec *specs;
@@ -83,8 +85,8 @@ struct die_unit_facts {
 	uint64_t abbrev_off;
 	unsigned version, unit_type, addr_size, offset_size;
 	uint64_t base;           /* DW_AT_low_pc, else DW_AT_entry_pc, else 0 (dwarf_ranges()'s base) */
-	uint64_t addr_base, rnglists_base;
-	bool has_addr_base, has_rnglists_base;
+	uint64_t addr_base, rnglists_base, str_offsets_base;
+	bool has_addr_base, has_rnglists_base, has_str_offsets_base;
 };
 
 int die_unit_facts(Dwarf_Die *cu, struct die_unit_facts *f);
@@ -130,6 +132,22 @@ int die_ranges(const struct die_unit *u, const struct die *d, struct die_range *
 	       size_t *alloc);
 
 void die_unit_release(struct die_unit *u);
+
+/*
+ * What naming a function reads of its DIE, each attribute as
+ * dwarf_attr_integrate() finds it: on the DIE, else on the DIE its
+ * DW_AT_abstract_origin or DW_AT_specification names, and so on (16 at
+ * most).  libdw scans the DIEs of that chain again for each attribute.
+ */
+struct die_fn_attrs {
+	const char *name;                /* DW_AT_name, NULL for none */
+	const char *linkage;             /* DW_AT_linkage_name, else DW_AT_MIPS_linkage_name */
+	bool has_decl_file, has_decl_line;
+	uint64_t decl_file, decl_line;
+};
+
+/* The attributes of the DIE at offset `off` of unit u: 0, or -1 when libdw should read them. */
+int die_fn_attrs(const struct die_unit *u, uint64_t off, struct die_fn_attrs *a);
 
 /*
  * .debug_aranges as libdwfl's dwfl_module_addrdie() reads it: libdw's

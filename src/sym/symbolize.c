@@ -99,6 +99,8 @@ struct cu_index {
 	size_t nranges, aranges;
 	struct cu_lines lines;   /* its line program, once read */
 	int lines_state;         /* 0: not read yet, 1: read, -1: libdw reads it */
+	struct die_unit unit;    /* hpa's reading of its DIEs, when it walked them */
+	bool own_unit;
 };
 
 /*
@@ -572,9 +574,6 @@ static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu, Dwarf_Addr
 	Dwarf_Die child;
 	enum hpa_lang lang;
 	struct walk w = { 0 };
-	struct die_unit u;
-	bool own = false;
-
 	if (id)
 		return &m->cus[id - 1];
 	HPA_GROW(m->cus, m->ncus + 1, m->acus);
@@ -588,17 +587,17 @@ static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu, Dwarf_Addr
 	ci->c_family = lang == HPA_LANG_C || lang == HPA_LANG_CXX;
 	w.m = m;
 	w.ci = ci;
-	if (die_unit_open(&u, &m->die_secs, cu) == 0) {
-		const unsigned char *p = u.first;
+	if (die_unit_open(&ci->unit, &m->die_secs, cu) == 0) {   /* kept: naming reads it too */
+		const unsigned char *p = ci->unit.first;
 
-		w.u = &u;
-		if (!own_walk(&w, &p, -1, 0, 0))
+		w.u = &ci->unit;
+		ci->own_unit = own_walk(&w, &p, -1, 0, 0);
+		if (!ci->own_unit) {
 			ci->ndies = ci->nranges = 0;   /* libdw's walk decides */
-		else
-			own = true;
-		die_unit_release(&u);
+			die_unit_release(&ci->unit);
+		}
 	}
-	if (!own && dwarf_child(cu, &child) == 0) {
+	if (!ci->own_unit && dwarf_child(cu, &child) == 0) {
 		w.u = NULL;
 		libdw_walk(&w, &child, -1, 0, 0);
 	}
@@ -862,26 +861,47 @@ static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_di
 			     Dwarf_Addr pc)
 {
 	Dwarf_Attribute attr;
-	const char *linkage, *name;
+	struct die_fn_attrs fa;
+	const char *linkage, *name, *file;
 	char *clean = NULL;
+	bool own = false;
 	int line = 0;
 
 	if (d->func)
 		return d->func - 1;
-	linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_linkage_name, &attr));
-	if (!linkage)
-		linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_MIPS_linkage_name, &attr));
-	name = dwarf_diename(&d->die);
+	if (ci->own_unit && die_fn_attrs(&ci->unit, dwarf_dieoffset(&d->die), &fa) == 0) {
+		own = true;   /* the same answers, the DIEs read once */
+		linkage = fa.linkage;
+		name = fa.name;
+		line = fa.has_decl_line && fa.decl_line <= INT_MAX ? (int)fa.decl_line : 0;
+	} else {
+		linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_linkage_name, &attr));
+		if (!linkage)
+			linkage = dwarf_formstring(dwarf_attr_integrate(&d->die, DW_AT_MIPS_linkage_name,
+									&attr));
+		name = dwarf_diename(&d->die);
+		if (dwarf_decl_line(&d->die, &line) != 0 || line < 0)
+			line = 0;
+	}
 	if (!linkage && !d->inlined && (ci->lang == HPA_LANG_CXX || ci->lang == HPA_LANG_RUST))
 		linkage = symtab_function(m->mod, pc);
 	if (linkage)
 		name = clean = clean_name(linkage);
 	else if (!name)
 		name = "??";
-	if (m->no_lines || dwarf_decl_line(&d->die, &line) != 0 || line < 0)
+	if (m->no_lines) {
 		line = 0;
-	d->func = 1 + add_func(m, name, linkage,
-			       m->no_lines ? 0 : module_source(m, ci, decl_file(m, ci, &d->die)),
+		file = NULL;
+	} else if (!own) {
+		file = decl_file(m, ci, &d->die);
+	} else if (!fa.has_decl_file) {   /* as decl_file() decides, from the attribute read here */
+		file = NULL;
+	} else if (!own_lines(m, ci)) {
+		file = dwarf_decl_file(&d->die);
+	} else {
+		file = fa.decl_file ? cu_lines_file(&ci->lines, fa.decl_file) : NULL;   /* 0: none */
+	}
+	d->func = 1 + add_func(m, name, linkage, m->no_lines ? 0 : module_source(m, ci, file),
 			       ci->lang, (uint32_t)line);
 	free(clean);
 	return d->func - 1;
@@ -1179,6 +1199,7 @@ static void module_work(const struct symbolizer *s, struct module *m)
 		free(m->cus[k].dies);
 		free(m->cus[k].ranges);
 		cu_lines_release(&m->cus[k].lines);
+		die_unit_release(&m->cus[k].unit);
 	}
 	free(m->cus);
 	m->cus = NULL;

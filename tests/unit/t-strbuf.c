@@ -86,7 +86,7 @@ int main(void)
 		unsigned bad = 0;
 		size_t n;
 
-		for (i = 0; i < 19; i++, p10 *= 10)
+		for (i = 0; i < 19; i++) {   /* around 10^0 .. 10^18 */
 			for (v = p10 - 2; v <= p10 + 1; v++) {
 				long long t[2] = { v, -v };
 				size_t j;
@@ -97,6 +97,9 @@ int main(void)
 					bad += strcmp(got, want) != 0;
 				}
 			}
+			if (i < 18)
+				p10 *= 10;
+		}
 		for (i = 0; i < 200000; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			v = (long long)(x >> (x % 64));

@@ -110,41 +110,54 @@ size_t hpa_lltoa(char *out, long long v)
 	return n;
 }
 
+/* |v| = m / 2^s exactly (m < 2^53), read off the IEEE 754 double's fields (frexp and ldexp are calls). */
+static uint64_t double_parts(double v, int *s)
+{
+	uint64_t bits, m;
+	int be;
+
+	memcpy(&bits, &v, sizeof(bits));
+	be = (int)(bits >> 52 & 0x7ff);
+	m = bits & (((uint64_t)1 << 52) - 1);
+	if (!be) {
+		*s = 1074;   /* subnormal */
+		return m;
+	}
+	*s = 1075 - be;
+	return m | (uint64_t)1 << 52;
+}
+
+/* (m / 2^s) * mult rounded to an integer: the exact value, half to even, as glibc's printf. */
+static unsigned __int128 scaled_round(uint64_t m, int s, uint64_t mult)
+{
+	unsigned __int128 n = (unsigned __int128)m * mult, half, r, q;   /* < 2^117 */
+
+	if (s <= 0)
+		return n << -s;   /* an integer already */
+	if (s > 117)
+		return 0;         /* below one half */
+	half = (unsigned __int128)1 << (s - 1);
+	q = n >> s;
+	r = n & (((unsigned __int128)1 << s) - 1);
+	if (r > half || (r == half && (q & 1)))
+		q++;
+	return q;
+}
+
 size_t hpa_fixed(char *out, double v, unsigned prec)
 {
 	static const uint64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
 					  100000000, 1000000000 };
-	unsigned __int128 n, q;
-	uint64_t m, ip, fp, bits;
-	int s, len = 0, k, be;
+	unsigned __int128 q;
+	uint64_t m, ip, fp;
+	int s, len = 0, k;
 	char digits[24];
 
 	/* Beyond 2^53 (and NaN, infinities, prec past 9) printf itself decides. */
 	if (prec > 9 || !(fabs(v) < 9007199254740992.0))
 		return (size_t)snprintf(out, HPA_FIXED_MAX, "%.*f", (int)prec, v);
-	/* |v| = m * 2^-s exactly, read off the IEEE 754 double's fields (frexp and ldexp are calls). */
-	memcpy(&bits, &v, sizeof(bits));
-	be = (int)(bits >> 52 & 0x7ff);
-	m = bits & (((uint64_t)1 << 52) - 1);
-	if (be) {
-		m |= (uint64_t)1 << 52;
-		s = 1075 - be;
-	} else {
-		s = 1074;                          /* subnormal */
-	}
-	n = (unsigned __int128)m * pow10[prec];    /* < 2^83: |v| * 10^prec = n / 2^s */
-	if (s <= 0) {
-		q = n << -s;                       /* an integer already: |v| < 2^53 */
-	} else if (s >= 100) {
-		q = 0;                             /* below 2^-47 * 10^-9: nowhere near 1/2 */
-	} else {
-		unsigned __int128 half = (unsigned __int128)1 << (s - 1), r;
-
-		q = n >> s;
-		r = n & (((unsigned __int128)1 << s) - 1);
-		if (r > half || (r == half && (q & 1)))
-			q++;
-	}
+	m = double_parts(v, &s);
+	q = scaled_round(m, s, pow10[prec]);
 	if (q >> 64) {   /* 128-bit division only where it is needed: it is a library call */
 		ip = (uint64_t)(q / pow10[prec]);
 		fp = (uint64_t)(q % pow10[prec]);
@@ -180,15 +193,12 @@ size_t hpa_g17(char *out, double v)
 		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
 		100000000000000000ULL };
 	double a = fabs(v);
-	unsigned __int128 prod, r, half;
-	uint64_t bits, m, ip, q, frac;
+	uint64_t m, ip, q, frac;
 	int s, n = 1, d, len = 0, k;
 
 	if (!(a >= 1 && a < 1e15))
 		return (size_t)snprintf(out, HPA_FIXED_MAX, "%.17g", v);
-	memcpy(&bits, &a, sizeof(bits));
-	m = (bits & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
-	s = 1075 - (int)(bits >> 52 & 0x7ff);      /* a = m / 2^s, 3 <= s <= 52 here */
+	m = double_parts(v, &s);
 	for (ip = (uint64_t)a; n < 16 && ip >= p10[n]; n++)
 		;                                  /* n digits before the point */
 	/*
@@ -197,12 +207,7 @@ size_t hpa_g17(char *out, double v)
 	 * printf decides if it would.
 	 */
 	d = 17 - n;
-	prod = (unsigned __int128)m * p10[d];         /* < 2^107 */
-	r = prod & (((unsigned __int128)1 << s) - 1);
-	half = (unsigned __int128)1 << (s - 1);
-	q = (uint64_t)(prod >> s);
-	if (r > half || (r == half && (q & 1)))
-		q++;
+	q = (uint64_t)scaled_round(m, s, p10[d]);   /* below 10^17 + 1: a = m / 2^s, 3 <= s <= 52 */
 	if (q >= p10[17])
 		return (size_t)snprintf(out, HPA_FIXED_MAX, "%.17g", v);
 	if (v < 0)

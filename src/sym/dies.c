@@ -238,6 +238,15 @@ static int read_abbrevs(struct die_unit *u, uint64_t off)
 	return 0;
 }
 
+/*
+ * The size of a compile or partial unit's header: its length, version,
+ * abbreviations' offset and address size (and DWARF 5's unit type).
+ */
+static size_t unit_header_size(unsigned version, unsigned offset_size)
+{
+	return (offset_size == 8 ? 12 : 4) + 2 + offset_size + 1 + (version >= 5);
+}
+
 int die_unit_facts(Dwarf_Die *cu, struct die_unit_facts *f)
 {
 	Dwarf_Half version;
@@ -301,7 +310,7 @@ int die_unit_init(struct die_unit *u, const struct die_sections *s, const struct
 	u->has_rnglists_base = f->has_rnglists_base;
 	u->str_offsets_base = f->str_offsets_base;
 	u->has_str_offsets_base = f->has_str_offsets_base;
-	hdr = (f->offset_size == 8 ? 12 : 4) + 2 + f->offset_size + 1 + (f->version >= 5);
+	hdr = unit_header_size(f->version, f->offset_size);
 	if (f->die_off < hdr)
 		return -1;
 	start = f->die_off - hdr;
@@ -396,10 +405,7 @@ int die_read(const struct die_unit *u, const unsigned char *p, struct die *d, en
 	if (code >= u->nabbrevs || !u->abbrevs[code].tag)
 		return -1;
 	d->ab = a = &u->abbrevs[code];
-	pc = a->pc && (which == DIE_PC_ALL ||
-		       (which == DIE_PC_CODE && (a->tag == DW_TAG_subprogram ||
-						 a->tag == DW_TAG_inlined_subroutine ||
-						 a->tag == DW_TAG_lexical_block)));
+	pc = a->pc && (which == DIE_PC_ALL || (which == DIE_PC_CODE && die_has_code(a->tag)));
 	if (a->fixed != UINT32_MAX && !pc) {   /* no attribute to look at but the sibling */
 		if (a->fixed > (size_t)(c.end - c.p))
 			return -1;
@@ -821,7 +827,7 @@ int die_aranges_find(const struct die_aranges *a, const struct die_sections *s, 
 		if (type != DW_UT_compile && type != DW_UT_partial)
 			return -1;
 	}
-	*die_off = off + (os == 8 ? 12 : 4) + 2 + os + 1 + (version == 5);
+	*die_off = off + unit_header_size(version, os);
 	return *die_off < s->info_size ? 1 : -1;
 }
 
@@ -916,7 +922,8 @@ int die_fn_attrs(const struct die_unit *u, uint64_t off, struct die_fn_attrs *ou
 	if (off >= u->s->info_size || u->s->info + off < u->first || u->s->info + off >= u->end)
 		return -1;
 	p = u->s->info + off;
-	for (hops = 0;; hops++) {   /* the DIE, then its origin's, ...: each attribute from the first that has it */
+	/* the DIE, then its origin's, ...: each attribute from the first that has it */
+	for (hops = 0;; hops++) {
 		struct cursor c = { p, u->end, false };
 		struct die_attr here[FA_N];
 		const struct die_abbrev *a;

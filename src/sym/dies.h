@@ -15,6 +15,7 @@
 #ifndef HPA_SYM_DIES_H
 #define HPA_SYM_DIES_H
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 
 #include "hpa/compat.h"
@@ -106,9 +107,16 @@ void die_find_sections(struct die_sections *s, Dwarf *dbg);
 /* Which DIEs die_read() reads low_pc, high_pc and ranges of. */
 enum die_pc {
 	DIE_PC_NONE,
-	DIE_PC_CODE,             /* subprograms, inlined calls and lexical blocks */
+	DIE_PC_CODE,             /* those die_has_code() names */
 	DIE_PC_ALL,
 };
+
+/* The tags whose ranges a function index looks at: subprograms, inlined calls, lexical blocks. */
+static inline bool die_has_code(unsigned tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block;
+}
 
 /*
  * Read the DIE at p, with its low_pc, high_pc and ranges as `pc` says (its

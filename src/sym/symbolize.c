@@ -412,13 +412,6 @@ static bool is_type_tag(int tag)
 	}
 }
 
-/* The tags whose ranges the walk looks at. */
-static bool has_code(int tag)
-{
-	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram ||
-	       tag == DW_TAG_lexical_block;
-}
-
 enum step { STEP_SKIP, STEP_ENTER, STEP_ENTER_UNLESS_DECLARATION };
 
 /*
@@ -470,7 +463,7 @@ static void libdw_walk(struct walk *w, Dwarf_Die *die, int32_t parent, unsigned 
 		enum step st;
 
 		w->nr = 0;
-		if (has_code(tag)) {
+		if (die_has_code((unsigned)tag)) {
 			Dwarf_Addr base, start, end;
 			ptrdiff_t off = 0;
 
@@ -514,7 +507,7 @@ static bool own_walk(struct walk *w, const unsigned char **p, int32_t parent, un
 		}
 		tag = (int)d.ab->tag;
 		w->nr = 0;
-		if (has_code(tag) && die_ranges(u, &d, &w->r, &w->nr, &w->ar) < 0)
+		if (die_has_code((unsigned)tag) && die_ranges(u, &d, &w->r, &w->nr, &w->ar) < 0)
 			return false;
 		st = walk_step(w, &(Dwarf_Die){ .addr = (void *)(u->s->info + d.off), .cu = w->ci->cu.cu },
 			       tag, &scope, &fl);

@@ -7,7 +7,8 @@
  * with DWARF 5 and DWARF 4, in C and C++.  Then the first unit's
  * .debug_info and .debug_abbrev cut short at every length and with bytes
  * changed: dies.c must decline or read them within their bounds (ASan
- * watches) and come to an end.  Last, the CU that .debug_aranges gives
+ * watches) and come to an end, naming each DIE they read; and the same for
+ * .debug_aranges.  Last, the CU that .debug_aranges gives
  * for the start of each run of entries (and the bytes around it) against
  * libdwfl's dwfl_module_addrdie().
  */
@@ -181,9 +182,15 @@ static bool read_all(const struct die_sections *s, const struct die_unit_facts *
 	struct list l = { 0 };
 	bool bad = false;
 
+	size_t i;
+
 	if (die_unit_init(&u, s, f) != 0)
 		return false;
 	own_list(&l, &u, u.first, 0, &bad, false);
+	for (i = 0; i < l.n; i++) {   /* the naming of each DIE read, whatever it finds */
+		struct die_fn_attrs fa;
+		die_fn_attrs(&u, l.v[i].off, &fa);
+	}
 	die_unit_release(&u);
 	free(l.v);
 	return !bad;
@@ -291,6 +298,51 @@ static void check_names(Dwarf *dbg, const struct die_unit *u, uint64_t off, cons
 	}
 }
 
+/*
+ * .debug_aranges cut at every length and flipped: dies.c declines or reads
+ * within bounds (ASan watches), and its lookups stay within .debug_info.
+ */
+static void check_aranges_malformed(const struct die_sections *real)
+{
+	struct die_sections s = *real;
+	size_t len, i, declined = 0, max = real->aranges_size < 2048 ? real->aranges_size : 2048;
+	unsigned char *copy = malloc(real->aranges_size);
+
+	if (!copy)
+		abort();
+	for (len = 0; len <= max; len++) {
+		unsigned char *cut = malloc(len ? len : 1);   /* exactly len: ASan sees a read past it */
+		struct die_aranges a;
+
+		if (!cut)
+			abort();
+		memcpy(cut, real->aranges, len);
+		s.aranges = cut;
+		s.aranges_size = len;
+		declined += die_aranges_read(&a, &s) != 0;
+		die_aranges_release(&a);
+		free(cut);
+	}
+	s.aranges_size = real->aranges_size;
+	for (i = 0; i < max; i++) {
+		struct die_aranges a;
+		uint64_t off;
+		size_t k;
+
+		memcpy(copy, real->aranges, real->aranges_size);
+		copy[i] ^= (unsigned char)(i & 1 ? 0xff : 0x80);
+		s.aranges = copy;
+		if (die_aranges_read(&a, &s) == 0)
+			for (k = 0; k < a.nruns; k++) {
+				die_aranges_find(&a, &s, a.runs[k].start, &off);
+				die_aranges_find(&a, &s, a.runs[k].start - 1, &off);
+			}
+		die_aranges_release(&a);
+	}
+	CHECK(declined > 0);   /* a table cut inside a header is declined */
+	free(copy);
+}
+
 static void check_unit(Dwarf *dbg, Dwarf_Die *cu, void *ctx)
 {
 	struct file *file = ctx;
@@ -316,6 +368,8 @@ static void check_unit(Dwarf *dbg, Dwarf_Die *cu, void *ctx)
 	}
 	if (!file->cus && die_unit_facts(cu, &f) == 0)
 		check_malformed(&file->secs, &f);
+	if (!file->cus && file->secs.aranges)
+		check_aranges_malformed(&file->secs);
 	free(a.v);
 	free(b.v);
 	file->cus++;

@@ -137,16 +137,18 @@ void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts 
 		     struct hpa_call_edge **edges, size_t *nedges);
 
 /*
- * hpa_group_frames() for every value type and each of the ngrans (at most
- * 8) granularities in one pass: out[g][v] for each v of enum hpa_value;
- * the out[g][v] of one g read one keys table, which out[g][HPA_NVALUES - 1]
- * owns (release it last); with edges, hpa_group_calls() for the first
- * granularity too (edges[v], malloc'ed, *nedges of them, in the same order
- * for every v).  The view's value is not used.
+ * hpa_group_frames() for the value types in the mask `values` (bit v for
+ * enum hpa_value v) and each of the ngrans (at most 8) granularities in one
+ * pass: out[g][v] for each v in the mask, the others left empty (zeroed);
+ * the out[g][v] of one g read one keys table, which the last value type's
+ * owns (release them all, in order); with edges, hpa_group_calls() for the
+ * first granularity too (edges[v], malloc'ed, *nedges of them, in the same
+ * order for every v; NULL for the types not in the mask).  The view's value
+ * is not used.
  */
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			  const enum hpa_granularity *grans, size_t ngrans,
-			  struct hpa_frame_groups out[][HPA_NVALUES],
+			  struct hpa_frame_groups out[][HPA_NVALUES], unsigned values,
 			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges);
 
 /*
@@ -225,6 +227,11 @@ struct hpa_tree_opts {
 	 * more than 0 are counted in `omitted` (the flame graph's narrow ones).
 	 */
 	double cut_share;
+	/*
+	 * With all_values: the value types added up per node (bit v for enum
+	 * hpa_value v; 0 for all of them); the others stay 0.
+	 */
+	unsigned values;
 };
 
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,

@@ -176,33 +176,31 @@ struct groups {
 	uint32_t *page_id[HPA_ARRAY_SIZE(grans)];    /* key_id()'s caches */
 };
 
-/* Granularities [from, to) of gr (the calls with the first): one pass over the view. */
-static void groups_part(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
-			struct groups *gr, size_t from, size_t to)
-{
-	hpa_group_frames_all(prof, vo, grans + from, to - from, gr->g + from,
-			     from ? NULL : gr->edges, from ? NULL : &gr->nedges);
-}
-
+/*
+ * Every granularity's groups of one view (the calls with the functions),
+ * for the value types in the mask `values` (those the page shows): one
+ * pass over the view.
+ */
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
-			   struct groups *gr)
+			   unsigned values, struct groups *gr)
 {
 	memset(gr, 0, sizeof(*gr));
-	groups_part(prof, vo, gr, 0, HPA_ARRAY_SIZE(grans));
+	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, values, gr->edges,
+			     &gr->nedges);
 }
 
 struct groups_job {
 	const struct hpa_profile *prof;
 	const struct hpa_view_opts *vo;
+	unsigned values;
 	struct groups *out;
 };
 
-/* The functions and their calls, the larger share of a view's groups. */
 static void groups_job_run(void *arg)
 {
 	struct groups_job *j = arg;
 
-	groups_part(j->prof, j->vo, j->out, 0, 1);
+	groups_compute(j->prof, j->vo, j->values, j->out);
 }
 
 static void groups_release(struct groups *gr)
@@ -336,7 +334,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 /* The call tree of one view and value (see emit_tree). */
 static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 {
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE, 0 };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE, 0, 0 };
 	struct hpa_call_tree t;
 
 	hpa_group_tree(pg->prof, vo, &to, &t);
@@ -528,6 +526,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct hpa_task all_task;
 	size_t nthr;
 	size_t i;
+	unsigned present = 0;   /* the value types the page shows */
 	int v;
 
 	if (isatty(fileno(fp))) {
@@ -563,35 +562,37 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
 	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
+	for (v = 0; v < HPA_NVALUES; v++)
+		if (value_present(prof, (enum hpa_value)v))
+			present |= 1u << v;
 	summary(&pg, nthr);
 	/*
-	 * Each view's groups once, for every value type.  The whole view's
-	 * functions and calls are made on a second thread while this one
-	 * makes its lines and files and the rest: they only read the profile.
+	 * Each view's groups once, for every value type shown.  The whole
+	 * view's are made on a second thread while this one makes the call
+	 * tree and the rest (about as long): they only read the profile.
 	 */
 	memset(&all, 0, sizeof(all));
-	all_job = (struct groups_job){ prof, &vo, &all };
+	all_job = (struct groups_job){ prof, &vo, present, &all };
 	hpa_task_start(&all_task, groups_job_run, &all_job);
-	groups_part(prof, &vo, &all, 1, HPA_ARRAY_SIZE(grans));
 	if (diff) {
 		struct hpa_view_opts side = vo;
 		side.part = -1;
-		groups_compute(prof, &side, &before);
+		groups_compute(prof, &side, present, &before);
 		side.part = 1;
-		groups_compute(prof, &side, &after);
+		groups_compute(prof, &side, present, &after);
 	}
 	thread_samples(prof, nthr, &ts);
 	thr = xcalloc(nthr + 1, sizeof(*thr));
 	for (i = 0; i < nthr; i++) {
 		struct hpa_view_opts th = thread_view(prof, vo, &ts, i);
-		groups_compute(prof, &th, &thr[i]);
+		groups_compute(prof, &th, present, &thr[i]);
 	}
 	/*
 	 * One dump, no base: one tree holds every value type (one pass, not
 	 * four), and so does each thread's.  They keep only what they show.
 	 */
 	if (!diff && prof->inputs_nr <= 1) {
-		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE, 0 };
+		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE, 0, present };
 		hpa_group_tree(prof, &vo, &to, &shared);
 		have_shared = true;
 		thr_tree = xcalloc(nthr + 1, sizeof(*thr_tree));
@@ -605,7 +606,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;
 
-		if (!value_present(prof, (enum hpa_value)v))
+		if (!(present >> v & 1))
 			continue;
 		tv.value = (enum hpa_value)v;
 		hpa_sb_addf(&pg.sb, "%s{\"name\":\"%s\",\"objects\":%s,", first ? "" : ",",

@@ -296,16 +296,24 @@ struct keys {
 	struct hpa_hashmap edge_of; /* (caller, callee) -> edge index + 1 */
 	struct hpa_call_edge *edges;
 	size_t *edge_stamp;
+	uint64_t *edge_by_slot;     /* per caller frame slot: callee key << 32 | edge index + 1 */
 	double *edge_vals;         /* nv values per edge */
 	size_t nedges, aedges, aedge_stamp, aedge_vals;
 };
 
-/* The call caller -> callee in sample `sample`: counted once per sample. */
-static void add_edge(struct keys *k, uint32_t caller, uint32_t callee, size_t sample, const double *vals)
+/*
+ * The call caller -> callee in sample `sample`, the caller's frame in slot
+ * `slot`: counted once per sample.  A call site calls one function nearly
+ * always, so the edge last found from the caller's slot is asked first.
+ */
+static void add_edge(struct keys *k, size_t slot, uint32_t caller, uint32_t callee, size_t sample,
+		     const double *vals)
 {
-	uint64_t key = (uint64_t)caller << 32 | callee;
-	uint32_t e = hpa_hashmap_get(&k->edge_of, key);
+	uint64_t key = (uint64_t)caller << 32 | callee, last = k->edge_by_slot[slot];
+	uint32_t e = last >> 32 == callee ? (uint32_t)last : 0;
 
+	if (!e)
+		e = hpa_hashmap_get(&k->edge_of, key);
 	if (!e) {
 		HPA_GROW(k->edges, k->nedges + 1, k->aedges);
 		HPA_GROW(k->edge_stamp, k->nedges + 1, k->aedge_stamp);
@@ -318,6 +326,7 @@ static void add_edge(struct keys *k, uint32_t caller, uint32_t callee, size_t sa
 		e = (uint32_t)++k->nedges;
 		hpa_hashmap_put(&k->edge_of, key, e);
 	}
+	k->edge_by_slot[slot] = (uint64_t)callee << 32 | e;
 	if (k->edge_stamp[e - 1] != sample + 1) {
 		unsigned v;
 		k->edge_stamp[e - 1] = sample + 1;
@@ -425,9 +434,11 @@ static void add(struct keys *k, uint32_t key, size_t sample, const double *vals,
 
 /*
  * Fill each of ks[0..nk)'s flat/cum in one pass over the view (they differ
- * in granularity only); the view's totals into total[0 .. nv).
+ * in granularity only); the view's totals into total[0 .. nv).  Value j is
+ * value type vidx[j], or the view's value when vidx is NULL.
  */
-static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double *total)
+static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
+		       double *total)
 {
 	const struct hpa_profile *prof = ks[0].prof;
 	const struct hpa_frame *frames;
@@ -447,12 +458,12 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 		i = hpa_view_candidate(view, c);
 		if (!hpa_view_sample(view, i, &frames, &nr))
 			continue;
-		if (nv == 1) {
+		if (!vidx) {
 			vals[0] = hpa_view_value(view, i);
 		} else {
 			double w = prof->inputs[prof->samples[i].input - 1].weight;
-			for (v = 0; v < HPA_NVALUES; v++)
-				vals[v] = prof->samples[i].v[v] * w;
+			for (v = 0; v < nv; v++)
+				vals[v] = prof->samples[i].v[vidx[v]] * w;
 		}
 		for (v = 0; v < nv; v++)
 			total[v] += vals[v];
@@ -470,7 +481,7 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 					continue;
 				add(k, key, i, vals, leaf);
 				if (k->calls && callee != NO_KEY && callee != key)
-					add_edge(k, key, callee, i, vals);
+					add_edge(k, slots[f], key, callee, i, vals);
 				callee = key;
 				leaf = false;
 			}
@@ -481,15 +492,19 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, double
 	free(slots);
 }
 
-/* ks[j]'s groups into out[0 .. nv) (and its edges into edges[0 .. nv)); k is spent. */
-static void take_groups(struct keys *k, struct hpa_frame_groups *out, const double *total,
-			struct hpa_call_edge **edges, size_t *nedges)
+/*
+ * k's groups of value j into out[vidx[j]] (out[0] when vidx is NULL), and
+ * its edges into edges[vidx[j]]; k is spent.
+ */
+static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_groups *out,
+			const double *total, struct hpa_call_edge **edges, size_t *nedges)
 {
 	unsigned nv = k->nv, v;
 	size_t i, e;
 
 	for (v = 0; v < nv; v++) {
-		struct hpa_frame_groups *o = &out[v];
+		unsigned to = vidx ? vidx[v] : 0;
+		struct hpa_frame_groups *o = &out[to];
 		size_t n = k->names.nr;
 
 		o->total = total[v];
@@ -508,10 +523,10 @@ static void take_groups(struct keys *k, struct hpa_frame_groups *out, const doub
 			}
 		}
 		if (edges) {
-			edges[v] = nv == 1 ? k->edges : xmalloc(st_mult(k->nedges + 1, sizeof(**edges)));
+			edges[to] = nv == 1 ? k->edges : xmalloc(st_mult(k->nedges + 1, sizeof(**edges)));
 			for (e = 0; e < k->nedges; e++) {
-				edges[v][e] = k->edges[e];
-				edges[v][e].value = k->edge_vals[e * nv + v];
+				edges[to][e] = k->edges[e];
+				edges[to][e].value = k->edge_vals[e * nv + v];
 			}
 		}
 	}
@@ -524,26 +539,32 @@ static void take_groups(struct keys *k, struct hpa_frame_groups *out, const doub
 	free(k->edge_vals);
 	hpa_hashmap_release(&k->edge_of);
 	free(k->edge_stamp);
+	free(k->edge_by_slot);
 	free(k->stamp);
 	free(k->slot_key);
 	free(k->str_key);
 }
 
 /*
- * One pass for one value (nv 1: out[g][0], edges[0]) or for every value
- * type (nv HPA_NVALUES: out[g][v], edges[v]), for each of the ngrans
- * granularities; the out[g][v] of one g share one keys table, owned by the
- * last value type's (release that one last).  Edges (of
- * the first granularity) and nedges may be NULL (no calls).
+ * One pass for the view's value (values 0: out[g][0], edges[0]) or for the
+ * value types in the mask `values` (out[g][v], edges[v]; HPA_NVALUES per
+ * g), for each of the ngrans granularities; the out[g][v] of one g share
+ * one keys table, owned by the last value type's (release that one last).
+ * Edges (of the first granularity) and nedges may be NULL (no calls).
  */
 static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			 const enum hpa_granularity *grans, size_t ngrans, unsigned nv,
+			 const enum hpa_granularity *grans, size_t ngrans, unsigned values,
 			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges)
 {
 	struct hpa_view view;
 	struct keys ks[8];
 	double total[HPA_NVALUES];
+	unsigned vidx[HPA_NVALUES], nv = 0, v;
 	size_t g;
+
+	for (v = 0; v < HPA_NVALUES; v++)
+		if (values >> v & 1)
+			vidx[nv++] = v;
 
 	if (ngrans > HPA_ARRAY_SIZE(ks))
 		HPA_BUG("%zu granularities in one pass", ngrans);
@@ -553,38 +574,48 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 		memset(k, 0, sizeof(*k));
 		k->prof = prof;
 		k->granularity = grans[g];
-		k->nv = nv;
+		k->nv = values ? nv : 1;
 		k->calls = g == 0 && edges != NULL;
 		hpa_hashmap_init(&k->edge_of);
 		hpa_strtab_init(&k->names);
 		k->slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->slot_key));
+		if (k->calls)
+			k->edge_by_slot = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->edge_by_slot));
 	}
 	hpa_view_init(&view, prof, opts);
-	accumulate(ks, ngrans, &view, total);
+	accumulate(ks, ngrans, &view, values ? vidx : NULL, total);
 	hpa_view_release(&view);
 	for (g = 0; g < ngrans; g++)
-		take_groups(&ks[g], out + g * nv, total, g ? NULL : edges, g ? NULL : nedges);
+		take_groups(&ks[g], values ? vidx : NULL, out + g * (values ? HPA_NVALUES : 1), total,
+			    g ? NULL : edges, g ? NULL : nedges);
 }
 
 void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
 {
-	group_frames(prof, opts, &granularity, 1, 1, out, NULL, NULL);
+	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL);
 }
 
 void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges)
 {
-	group_frames(prof, opts, &granularity, 1, 1, out, edges, nedges);
+	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges);
 }
 
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			  const enum hpa_granularity *grans, size_t ngrans,
 			  struct hpa_frame_groups out[][HPA_NVALUES],
-			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges)
+			  unsigned values, struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges)
 {
-	group_frames(prof, opts, grans, ngrans, HPA_NVALUES, &out[0][0], edges, nedges);
+	memset(out, 0, ngrans * sizeof(*out));
+	if (edges)
+		memset(edges, 0, HPA_NVALUES * sizeof(*edges));
+	values &= (1u << HPA_NVALUES) - 1;
+	if (nedges)
+		*nedges = 0;
+	if (values)
+		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges);
 }
 
 void hpa_frame_groups_release(struct hpa_frame_groups *g)

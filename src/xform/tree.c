@@ -37,6 +37,7 @@ struct build {
 	const struct hpa_tree_opts *topts;
 	uint32_t *slot_name, *slot_label;
 	enum hpa_value value;        /* the view's */
+	unsigned vidx[HPA_NVALUES], nv; /* with all_values: the value types added up */
 	uint32_t *path;              /* path[depth]: the node last made at that depth */
 	double cut_below;            /* cut_share of the root's value, when it applies */
 	uint32_t cut_depth;          /* the depth of the node being cut under; 0 none */
@@ -83,8 +84,8 @@ static void add_kept(const struct build *b, uint32_t node, const uint32_t *items
 		double v = b->s->v[k];
 
 		if (t->values)
-			for (j = 0; j < HPA_NVALUES; j++)
-				t->values[(size_t)node * HPA_NVALUES + j] += smp->v[j] * in->weight;
+			for (j = 0; j < b->nv; j++)
+				t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += smp->v[b->vidx[j]] * in->weight;
 		if (t->dumps)
 			t->series[(size_t)node * t->dumps + smp->input - 1] += v;
 		if (in->is_base)
@@ -164,6 +165,9 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	b.s = &s;
 	b.topts = topts;
 	b.value = opts->value;
+	for (i = 0; i < HPA_NVALUES; i++)
+		if (!topts->values || topts->values >> i & 1)
+			b.vidx[b.nv++] = (unsigned)i;
 	b.slot_name = xcalloc(s.nslots, sizeof(*b.slot_name));
 	b.slot_label = xcalloc(s.nslots, sizeof(*b.slot_label));
 	for (i = 0; i < s.nslots; i++)

@@ -303,7 +303,7 @@ static void test_tree_paths_growth(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0 };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0 };
 	struct hpa_call_tree t;
 	struct hpa_path_format fmt = { loc_key, no_key, NULL };
 	struct hpa_path_group *g;

@@ -63,9 +63,17 @@ static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const 
 	}
 }
 
-/* A file, standard input, or a URL (http://...) served by a running program. */
-static int read_any(struct hpa_profile *prof, const char *what, const struct hpa_opts *opts)
+/*
+ * Dump i of the run: read ahead (ahead.c), or now: a file, standard input,
+ * or a URL (http://...) served by a running program.
+ */
+static int read_any(struct hpa_profile *prof, struct hpa_read_ahead *ahead, size_t i,
+		    const char *what, const struct hpa_opts *opts)
 {
+	int rc = hpa_read_ahead_take(ahead, i, prof);
+
+	if (rc != 1)
+		return rc;
 	if (hpa_is_url(what))
 		return hpa_read_url(prof, what, &opts->http, NULL, NULL);
 	return hpa_read_profile(prof, what);
@@ -316,7 +324,8 @@ int hpa_run(const struct hpa_opts *opts)
 	struct hpa_alloc_stats st;
 	struct hpa_proc_mem pm;
 	bool has_pm = false;
-	const char **inputs, **order;
+	const char **inputs, **order, **paths;
+	struct hpa_read_ahead *ahead;
 	size_t i;
 	int rc = 0;
 
@@ -331,9 +340,14 @@ int hpa_run(const struct hpa_opts *opts)
 	hpa_profile_init(&prof);
 	prof.no_thread_samples = !shows_threads(opts);
 	order = order_dumps(opts);
+	paths = xcalloc(opts->profiles_nr + 2, sizeof(*paths));   /* the dumps in the order read */
+	for (i = 0; i < opts->profiles_nr; i++)
+		paths[i] = order[i];
+	paths[i] = opts->base;
+	ahead = hpa_read_ahead_start(paths, opts->profiles_nr + (opts->base != NULL), &prof);
 	for (i = 0; i < opts->profiles_nr && !rc; i++) {
 		t = hpa_now();
-		rc = read_any(&prof, order[i], opts);
+		rc = read_any(&prof, ahead, i, order[i], opts);
 		if (!rc)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 		if (!rc && prof.inputs_nr > 1 && (i + 1 < opts->profiles_nr || opts->base))
@@ -342,7 +356,7 @@ int hpa_run(const struct hpa_opts *opts)
 	}
 	if (!rc && opts->base) {
 		t = hpa_now();
-		rc = read_any(&prof, opts->base, opts);
+		rc = read_any(&prof, ahead, opts->profiles_nr, opts->base, opts);
 		hpa_timing(t, "read %s (base)", opts->base);
 		if (!rc) {
 			struct hpa_input *in = hpa_profile_input(&prof, (uint32_t)prof.inputs_nr);
@@ -351,6 +365,8 @@ int hpa_run(const struct hpa_opts *opts)
 			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
 		}
 	}
+	hpa_read_ahead_stop(ahead);
+	free(paths);
 	if (!rc)
 		rc = check_bases(&prof, opts);
 	t = hpa_now();

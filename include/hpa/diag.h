@@ -35,6 +35,26 @@ size_t hpa_diag_recorded_nr(void);
 const char *hpa_diag_recorded(size_t i);
 
 /*
+ * A thread that works ahead of the one that reports (a dump read while an
+ * earlier one is) keeps its messages between hpa_diag_capture_begin() and
+ * hpa_diag_capture_end(): they are printed (and warnings recorded) when
+ * hpa_diag_replay() is called, in their order, as if said then.  Release a
+ * capture that is not to be replayed.
+ */
+struct hpa_diag_capture {
+	struct hpa_diag_kept {
+		bool warning;
+		char *head, *body;   /* "PATH:LINE: " (or ""), and the message */
+	} *msgs;
+	size_t nr, alloc;
+};
+
+void hpa_diag_capture_begin(struct hpa_diag_capture *c);
+void hpa_diag_capture_end(void);
+void hpa_diag_replay(struct hpa_diag_capture *c);   /* and releases it */
+void hpa_diag_capture_release(struct hpa_diag_capture *c);
+
+/*
  * Copy at most `len` bytes of untrusted text into `out` (size `outsz`) for
  * quoting in a message: control and non-ASCII bytes become '?', and long
  * text is cut with "...".  Returns `out`.

@@ -278,6 +278,15 @@ uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapp
  */
 void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input);
 
+/*
+ * Append `from`, one input read into a profile of its own (a text heap
+ * profile: addresses, stacks and samples, no functions or lines), to prof
+ * as its next input: the tables reading it into prof would have made, ids
+ * shifted past prof's.  Then, as for any input read, its mappings are given
+ * to the locations without one.  `from` is released.
+ */
+void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from);
+
 /* The location ids of stack `id`, leaf first; *nr is set to their number. */
 static inline const uint32_t *hpa_profile_stack(const struct hpa_profile *prof, uint32_t id,
 						size_t *nr)

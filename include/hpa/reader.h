@@ -24,6 +24,25 @@ int hpa_read_profile(struct hpa_profile *prof, const char *path);
 int hpa_read_stream(struct hpa_profile *prof, FILE *fp, const char *display);
 
 /*
+ * Reading later dumps while the first is read (ahead.c): paths[0] is the
+ * run's to read now; each later one that is a text heap profile in a file
+ * is read on a worker thread.  NULL when nothing is read ahead (one path,
+ * one processor, or none of the later ones qualifies).
+ */
+struct hpa_read_ahead;
+struct hpa_read_ahead *hpa_read_ahead_start(const char *const *paths, size_t n,
+					    const struct hpa_profile *like);
+/*
+ * Dump i (i >= 1, in order): when it was read ahead, its messages are
+ * printed and it is appended to prof as hpa_read_profile() would have
+ * read it there; returns 0 or -1 as that would.  Returns 1 for a dump that
+ * was not read ahead: the caller reads it.  ra may be NULL.
+ */
+int hpa_read_ahead_take(struct hpa_read_ahead *ra, size_t i, struct hpa_profile *prof);
+/* Stops the workers, drops what they read and was not taken; ra may be NULL. */
+void hpa_read_ahead_stop(struct hpa_read_ahead *ra);
+
+/*
  * The most bytes handed to zlib at once, each way (its counts are 32-bit):
  * 1 GiB; tests make it small to run the chunked paths on small files.
  */

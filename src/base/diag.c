@@ -14,24 +14,115 @@ bool hpa_warnings_off;
 static char *recorded[1000];
 static size_t recorded_nr;
 
+/* The calling thread's capture (hpa_diag_capture_begin()), or NULL: messages print. */
+static _Thread_local struct hpa_diag_capture *capture;
+
+/* "PATH:LINE: " or "PATH: " for pos (nothing without a path), at most size - 1 bytes. */
+static void pos_text(char *out, size_t size, const struct hpa_pos *pos)
+{
+	out[0] = '\0';
+	if (pos && pos->path) {
+		if (pos->line)
+			snprintf(out, size, "%s:%llu: ", pos->path, (unsigned long long)pos->line);
+		else
+			snprintf(out, size, "%s: ", pos->path);
+	}
+}
+
+/* A recorded warning: its position and text, cut at 511 and 2047 bytes. */
+static void record_parts(const char *head, const char *body)
+{
+	size_t h = strnlen(head, 511), b = strnlen(body, 2047);
+	char *m;
+
+	if (recorded_nr == HPA_ARRAY_SIZE(recorded) || !(m = malloc(h + b + 1)))
+		return;
+	memcpy(m, head, h);
+	memcpy(m + h, body, b);
+	m[h + b] = '\0';
+	recorded[recorded_nr++] = m;
+}
+
 static void record(const struct hpa_pos *pos, const char *fmt, va_list ap)
 {
-	char head[512] = "", body[2048];
+	char head[512], body[2048];
 
 	if (recorded_nr == HPA_ARRAY_SIZE(recorded))
 		return;
-	if (pos && pos->path) {
-		if (pos->line)
-			snprintf(head, sizeof(head), "%s:%llu: ", pos->path, (unsigned long long)pos->line);
-		else
-			snprintf(head, sizeof(head), "%s: ", pos->path);
-	}
+	pos_text(head, sizeof(head), pos);
 	vsnprintf(body, sizeof(body), fmt, ap);
-	recorded[recorded_nr] = malloc(strlen(head) + strlen(body) + 1);
-	if (!recorded[recorded_nr])
+	record_parts(head, body);
+}
+
+/* Kept for hpa_diag_replay(), whole: a warning or an error. */
+static void keep(bool warning, const struct hpa_pos *pos, const char *fmt, va_list ap)
+{
+	struct hpa_diag_capture *c = capture;
+	char head[4096];
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
 		return;
-	strcpy(recorded[recorded_nr], head);
-	strcat(recorded[recorded_nr++], body);
+	if (c->nr == c->alloc) {
+		size_t alloc = c->alloc ? c->alloc * 2 : 8;
+		void *p = realloc(c->msgs, alloc * sizeof(*c->msgs));
+		if (!p)
+			return;
+		c->msgs = p;
+		c->alloc = alloc;
+	}
+	pos_text(head, sizeof(head), pos);
+	c->msgs[c->nr].warning = warning;
+	c->msgs[c->nr].head = strdup(head);
+	c->msgs[c->nr].body = malloc((size_t)n + 1);
+	if (!c->msgs[c->nr].head || !c->msgs[c->nr].body) {
+		free(c->msgs[c->nr].head);
+		free(c->msgs[c->nr].body);
+		return;
+	}
+	vsnprintf(c->msgs[c->nr].body, (size_t)n + 1, fmt, ap);
+	c->nr++;
+}
+
+void hpa_diag_capture_begin(struct hpa_diag_capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	capture = c;
+}
+
+void hpa_diag_capture_end(void)
+{
+	capture = NULL;
+}
+
+void hpa_diag_replay(struct hpa_diag_capture *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr && !hpa_diag_quiet; i++) {
+		fflush(stdout);
+		fprintf(stderr, "hpa: %s%s%s\n", c->msgs[i].warning ? "warning: " : "", c->msgs[i].head,
+			c->msgs[i].body);
+		if (c->msgs[i].warning)
+			record_parts(c->msgs[i].head, c->msgs[i].body);
+	}
+	hpa_diag_capture_release(c);
+}
+
+void hpa_diag_capture_release(struct hpa_diag_capture *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		free(c->msgs[i].head);
+		free(c->msgs[i].body);
+	}
+	free(c->msgs);
+	memset(c, 0, sizeof(*c));
 }
 
 size_t hpa_diag_recorded_nr(void)
@@ -49,6 +140,10 @@ static void vreport(const char *prefix, const struct hpa_pos *pos,
 {
 	if (hpa_diag_quiet)
 		return;
+	if (capture) {
+		keep(*prefix != '\0', pos, fmt, ap);
+		return;
+	}
 	fflush(stdout);
 	fputs("hpa: ", stderr);
 	fputs(prefix, stderr);
@@ -89,7 +184,7 @@ void hpa_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("warning: ", NULL, fmt, ap);
 	va_end(ap);
-	if (!hpa_diag_quiet) {
+	if (!hpa_diag_quiet && !capture) {
 		va_start(ap, fmt);
 		record(NULL, fmt, ap);
 		va_end(ap);
@@ -104,7 +199,7 @@ void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("warning: ", pos, fmt, ap);
 	va_end(ap);
-	if (!hpa_diag_quiet) {
+	if (!hpa_diag_quiet && !capture) {
 		va_start(ap, fmt);
 		record(pos, fmt, ap);
 		va_end(ap);

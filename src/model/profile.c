@@ -291,12 +291,11 @@ uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapp
 	return id;
 }
 
-static const struct hpa_mapping *sort_maps;
-
-static int cmp_map_start(const void *a, const void *b)
+static int cmp_map_start(const void *a, const void *b, void *maps)
 {
-	uint64_t x = sort_maps[*(const uint32_t *)a].start;
-	uint64_t y = sort_maps[*(const uint32_t *)b].start;
+	const struct hpa_mapping *m = maps;
+	uint64_t x = m[*(const uint32_t *)a].start;
+	uint64_t y = m[*(const uint32_t *)b].start;
 	return x < y ? -1 : x > y;
 }
 
@@ -312,8 +311,7 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input)
 	order = xmalloc(st_mult(in->map_nr, sizeof(*order)));
 	for (i = 0; i < in->map_nr; i++)
 		order[nr++] = in->map_first + (uint32_t)i;
-	sort_maps = prof->mappings;
-	qsort(order, nr, sizeof(*order), cmp_map_start);
+	qsort_r(order, nr, sizeof(*order), cmp_map_start, prof->mappings);   /* readers run on several threads */
 
 	for (i = 1; i < prof->locs_nr; i++) {
 		struct hpa_location *loc = &prof->locs[i];
@@ -419,4 +417,89 @@ double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32
 		if (prof->samples[i].thread == thread)
 			total += prof->samples[i].v[v] * prof->inputs[prof->samples[i].input - 1].weight;
 	return total;
+}
+
+/* Profile `from`'s string `id` as a string id of prof (0 stays 0). */
+static uint32_t move_str(struct hpa_profile *prof, const struct hpa_profile *from, uint32_t id)
+{
+	return id ? hpa_strtab_intern(&prof->strs, hpa_profile_str(from, id)) : 0;
+}
+
+void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
+{
+	struct hpa_input *in;
+	uint32_t input, map_first, moff, loff, soff;
+	size_t i, foff;
+
+	if (from->inputs_nr != 1 || from->funcs_nr > 1 || from->lines_nr)
+		HPA_BUG("appending %zu inputs with %zu functions", from->inputs_nr, from->funcs_nr - 1);
+	input = hpa_profile_add_input(prof, from->inputs[0].path);
+	in = hpa_profile_input(prof, input);
+	free(in->path);
+	map_first = in->map_first;
+	*in = from->inputs[0];   /* its strings move over */
+	in->map_first = map_first;
+	memset(&from->inputs[0], 0, sizeof(from->inputs[0]));
+
+	moff = (uint32_t)prof->mappings_nr - 1;
+	for (i = 1; i < from->mappings_nr; i++) {
+		struct hpa_mapping m = from->mappings[i];
+
+		m.input = input;
+		m.sym_file = move_str(prof, from, m.sym_file);
+		m.sym_error = move_str(prof, from, m.sym_error);
+		m.build_id = move_str(prof, from, m.build_id);
+		hpa_profile_add_mapping(prof, &m);
+	}
+
+	loff = (uint32_t)prof->locs_nr - 1;
+	if (prof->locs_nr > UINT32_MAX - from->locs_nr)
+		HPA_BUG("more than 2^32 locations");
+	HPA_GROW(prof->locs, prof->locs_nr + from->locs_nr, prof->locs_alloc);
+	for (i = 1; i < from->locs_nr; i++) {
+		struct hpa_location l = from->locs[i];
+
+		l.input = input;
+		l.mapping = l.mapping ? l.mapping + moff : 0;
+		l.module = move_str(prof, from, l.module);
+		prof->locs[prof->locs_nr++] = l;
+	}
+
+	/* Stacks and their frames as they were added (their index is rebuilt by unification). */
+	foff = prof->frames_nr;
+	soff = (uint32_t)prof->stacks_nr - 1;
+	if (prof->frames_nr > UINT32_MAX - from->frames_nr || prof->stacks_nr > UINT32_MAX - from->stacks_nr)
+		HPA_BUG("more than 2^32 frames or stacks");
+	HPA_GROW(prof->frames, prof->frames_nr + from->frames_nr + 1, prof->frames_alloc);
+	for (i = 0; i < from->frames_nr; i++)
+		prof->frames[foff + i] = from->frames[i] + loff;
+	prof->frames_nr += from->frames_nr;
+	{
+		size_t old_alloc = prof->stacks_alloc;
+
+		HPA_GROW(prof->stacks, prof->stacks_nr + from->stacks_nr, prof->stacks_alloc);
+		if (prof->stacks_alloc != old_alloc)
+			prof->stack_next = xgrow(prof->stack_next, old_alloc * sizeof(*prof->stack_next),
+						 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
+	}
+	for (i = 1; i < from->stacks_nr; i++) {
+		prof->stacks[prof->stacks_nr].first = from->stacks[i].first + (uint32_t)foff;
+		prof->stacks[prof->stacks_nr].nr = from->stacks[i].nr;
+		prof->stack_next[prof->stacks_nr++] = 0;
+	}
+	/* Stacks interned by hash (gperftools) were in the index read into prof. */
+	prof->index_stale |= prof->stacks_unified != 0 && from->stack_by_hash.nr != 0;
+
+	HPA_GROW(prof->samples, prof->samples_nr + from->samples_nr, prof->samples_alloc);
+	for (i = 0; i < from->samples_nr; i++) {
+		struct hpa_sample s = from->samples[i];
+
+		s.stack = s.stack ? s.stack + soff : 0;
+		s.input = input;
+		prof->samples[prof->samples_nr++] = s;
+	}
+	for (i = 0; i < from->threads_nr; i++)
+		hpa_profile_note_thread(prof, from->threads[i].id, from->threads[i].name);
+	hpa_profile_release(from);
+	hpa_profile_assign_mappings(prof, input);
 }

@@ -68,30 +68,22 @@ char *trim(char *line, size_t *len)
 	return line;
 }
 
-/* Digit values, -1 for non-hex bytes; filled on first use. */
-static signed char hex_table[256];
-static bool hex_table_ready;
+/* Digit values plus one, 0 for non-hex bytes (constant: readers run on several threads). */
+static const unsigned char hex_table[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
-static void hex_table_init(void)
+static inline int hexval(char c)
 {
-	int c;
-
-	for (c = 0; c < 256; c++)
-		hex_table[c] = -1;
-	for (c = 0; c < 10; c++)
-		hex_table['0' + c] = (signed char)c;
-	for (c = 0; c < 6; c++) {
-		hex_table['a' + c] = (signed char)(10 + c);
-		hex_table['A' + c] = (signed char)(10 + c);
-	}
-	hex_table_ready = true;
+	return hex_table[(unsigned char)c] - 1;
 }
 
 int hex_digit(char c)
 {
-	if (!hex_table_ready)
-		hex_table_init();
-	return hex_table[(unsigned char)c];
+	return hexval(c);
 }
 
 int parse_u64(struct reader *r, const char **p, uint64_t *out)
@@ -212,8 +204,8 @@ static int hex_scalar(struct reader *r, const char *tok, const char **pp, uint64
 	char q[48];
 
 	/* Two digits a step: half the shifts in the chain that adds them up. */
-	while ((d = hex_table[(unsigned char)*p]) >= 0) {
-		int d1 = hex_table[(unsigned char)p[1]];
+	while ((d = hexval(*p)) >= 0) {
+		int d1 = hexval(p[1]);
 
 		if (d1 < 0) {
 			a = a << 4 | (unsigned)d;
@@ -241,8 +233,6 @@ static int hex_scalar(struct reader *r, const char *tok, const char **pp, uint64
 
 int parse_addrs(struct reader *r, const char *p)
 {
-	if (!hex_table_ready)
-		hex_table_init();
 	r->addrs_nr = 0;
 	for (;;) {
 		const char *tok;

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Dumps read ahead on worker threads (src/read/ahead.c) give what reading
+# them one after the other gives: the same output files, standard output,
+# messages (in order, warnings in --html's list too) and exit status.  One
+# processor (taskset) reads in turn; the run's own processors read ahead.
+#
+# usage: read-ahead.sh HPA TESTDATA
+set -u
+hpa=$1 data=$2
+command -v taskset >/dev/null 2>&1 || { echo "SKIP: no taskset"; exit 77; }
+[ "$(nproc)" -ge 2 ] || { echo "SKIP: one processor: nothing is read ahead"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$data" || exit 1
+fail=0 n=0
+
+# run WHICH ARGS...: hpa's stdout, stderr, status and -o file into $tmp/WHICH.*
+run() {
+	which=$1
+	shift
+	rm -rf "$tmp/$which.dir"
+	if [ "$which" = one ]; then
+		taskset -c 0 "$hpa" "$@" >"$tmp/$which.out" 2>"$tmp/$which.err" </dev/null
+	else
+		"$hpa" "$@" >"$tmp/$which.out" 2>"$tmp/$which.err" </dev/null
+	fi
+	echo $? >"$tmp/$which.exit"
+	if [ -f "$tmp/o" ]; then mv "$tmp/o" "$tmp/$which.file"; else : >"$tmp/$which.file"; fi
+	if [ -d "$tmp/dir" ]; then
+		mv "$tmp/dir" "$tmp/$which.dir"
+	else
+		mkdir "$tmp/$which.dir"
+	fi
+}
+
+check() {
+	n=$((n + 1))
+	run one "$@"
+	run many "$@"
+	for k in out err exit file; do
+		if ! cmp -s "$tmp/one.$k" "$tmp/many.$k"; then
+			echo "FAIL ($k differs): hpa $*"
+			diff "$tmp/one.$k" "$tmp/many.$k" | head -20
+			fail=$((fail + 1))
+		fi
+	done
+	if ! diff -r "$tmp/one.dir" "$tmp/many.dir" >/dev/null; then
+		echo "FAIL (--outdir files differ): hpa $*"
+		fail=$((fail + 1))
+	fi
+}
+
+# Warnings of every dump, then the error of the third: the fourth is not read.
+check --no-symbols --growth jemalloc/coarse.heap bad/empty-stack.heap bad/bad-address.heap \
+	jemalloc/paths-lg0.heap
+check --no-symbols --text --base bad/truncated.heap jemalloc/coarse.heap
+check --no-symbols --text --base missing.heap jemalloc/coarse.heap
+check --no-symbols --growth jemalloc/paths-lg0.heap bad/no-newline.heap bad/maps-junk.heap \
+	bad/no-total-line.heap bad/all-zero.heap jemalloc/paths-lg10.heap
+# The same code at other addresses (ASLR), gperftools' interned stacks.
+check --no-symbols --traces identity/proc1.heap identity/proc2.heap identity/proc3.heap
+check --no-symbols --growth --collapse identity/proc1.heap identity/proc2.heap identity/proc3.heap
+check --no-symbols --text --base gperf/sample-v2.heap gperf/tcmalloc.heap
+check --no-symbols --traces gperf/tcmalloc.heap gperf/sample-v2.heap gperf/growth.heap
+# Dumps the run reads itself (pprof, folded, standard input) between those read ahead.
+check --no-symbols --growth jemalloc/paths-lg0.heap pprof/paths-lg0.pb.gz jemalloc/paths-lg10.heap \
+	jemalloc/paths-lg19.heap
+check --no-symbols --traces jemalloc/paths-lg0.heap folded/demo.collapse jemalloc/paths-lg10.heap
+# Symbolized, with the warnings in the page; flame graphs per dump and pair.
+check --html -o "$tmp/o" example/demo example/demo.heap bad/empty-stack.heap jemalloc/coarse.heap
+check --proto -o "$tmp/o" --base example/demo.heap example/demo example/demo.heap
+check --svg --outdir "$tmp/dir" identity/proc1.heap identity/proc2.heap identity/proc3.heap
+
+echo "$n commands, $fail differences"
+[ "$fail" = 0 ]

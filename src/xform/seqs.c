@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "seqs.h"
-#include "hpa/hashmap.h"
 #include "hpa/xalloc.h"
 
 /* The per-kept-sample arrays to `alloc` entries, as s->sample went from `old`. */
@@ -43,13 +42,10 @@ enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame)
 {
-	size_t akept = 0, aseqs = 0, aseq = 0, anext = 0, nseq = 0, c, k, nr;
+	size_t akept = 0, aseqs = 0, aseq = 0, nseq = 0, c, k, nr;
 	const struct hpa_frame *frames;
 	struct hpa_view view;
-	struct hpa_hashmap by_hash = HPA_HASHMAP_INIT;   /* sequence hash -> sequence id + 1 */
-	uint32_t *next = NULL;       /* by sequence id + 1: the next with the same hash */
 	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));
-	bool several = prof->inputs_nr > 1;
 
 	memset(s, 0, sizeof(*s));
 	s->prof = prof;
@@ -60,6 +56,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	hpa_view_init(&view, prof, opts);
 	for (c = 0; c < hpa_view_candidates(&view); c++) {
 		size_t i = hpa_view_candidate(&view, c), kept = s->kept, a = akept, off;
+		size_t was_seqs = aseqs;
 		uint32_t st = prof->samples[i].stack, id;
 
 		if (!hpa_view_keeps(&view, i) || stack_seq[st] == STACK_DROPPED)
@@ -99,49 +96,24 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 			nr = 1;
 		}
 		/*
-		 * With several dumps, the same frames from another stack (a cut,
-		 * a filter, a stack of another build) are stored once.  One
-		 * dump's stacks are distinct already (interned by the readers,
-		 * written once by jemalloc): equal sequences there are rare, and
-		 * the walk takes them apart as any two.
+		 * A new sequence: this sample stands for it.  Stacks are distinct
+		 * (the readers intern them, jemalloc writes each once, and dumps
+		 * share theirs: identity.c), so equal sequences are rare (stacks
+		 * that differ in what the view cuts): the walk takes them apart as
+		 * any two, and merges their samples where they end.
 		 */
-		id = UINT32_MAX;
-		if (several) {
-			uint64_t h = hpa_hash_ids(s->seq + off, nr);
-			uint32_t e;
-
-			for (e = hpa_hashmap_get(&by_hash, h); e; e = next[e]) {
-				if (s->len[e - 1] == nr &&
-				    !memcmp(s->seq + s->off[e - 1], s->seq + off, nr * sizeof(*s->seq)))
-					break;
-			}
-			if (e) {
-				id = e - 1;
-				nseq = off;
-			} else {
-				HPA_GROW(next, s->nreps + 2, anext);
-				next[s->nreps + 1] = hpa_hashmap_get(&by_hash, h);
-				hpa_hashmap_put(&by_hash, h, (uint32_t)s->nreps + 1);
-			}
-		}
-		if (id == UINT32_MAX) {   /* a new sequence: this sample stands for it */
-			size_t was = aseqs;
-
-			id = (uint32_t)s->nreps;
-			HPA_GROW(s->off, s->nreps + 1, aseqs);
-			if (aseqs != was)
-				s->len = xgrow(s->len, was * sizeof(*s->len), st_mult(aseqs, sizeof(*s->len)));
-			s->off[s->nreps] = off;
-			s->len[s->nreps++] = (uint32_t)nr;
-		}
+		id = (uint32_t)s->nreps;
+		HPA_GROW(s->off, s->nreps + 1, aseqs);
+		if (aseqs != was_seqs)
+			s->len = xgrow(s->len, was_seqs * sizeof(*s->len), st_mult(aseqs, sizeof(*s->len)));
+		s->off[s->nreps] = off;
+		s->len[s->nreps++] = (uint32_t)nr;
 		stack_seq[st] = id + STACK_SEQ;
 		s->seq_of[kept] = id;
 	}
 	s->one_each = s->nreps == s->kept;   /* ids were given in sample order */
 	list_members(s);
 	hpa_view_release(&view);
-	hpa_hashmap_release(&by_hash);
-	free(next);
 	free(stack_seq);
 }
 

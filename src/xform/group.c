@@ -35,6 +35,7 @@ struct walk_stacks {
 	size_t samples_alloc, values_alloc;
 	hpa_stack_emit_fn *emit;
 	void *ctx;
+	struct kept_emits *kept;      /* a forked stretch's: its emits, for the join */
 };
 
 static bool stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
@@ -80,6 +81,89 @@ static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n
 		w->emit(w->ctx, text, depth ? w->end[depth] : strlen(text), w->samples, w->values, n);
 }
 
+/*
+ * A forked stretch's groups (hpa_seqs_visitor's fork), kept to be emitted
+ * after the first stretch's: their texts one after the other, their
+ * samples and values likewise.
+ */
+struct kept_emits {
+	struct kept_emit { size_t text, len, first, n; bool has_text; } *e;
+	char *texts;
+	uint32_t *samples;
+	double *values;
+	size_t nr, alloc, texts_nr, texts_alloc, samples_nr, samples_alloc, values_alloc;
+};
+
+static void keep_emit(void *ctx, const char *text, size_t len, const uint32_t *samples,
+		      const double *values, size_t n)
+{
+	struct kept_emits *k = ctx;
+	struct kept_emit *e;
+
+	HPA_GROW(k->e, k->nr + 1, k->alloc);
+	e = &k->e[k->nr++];
+	e->has_text = text != NULL;
+	e->text = k->texts_nr;
+	e->len = len;
+	e->first = k->samples_nr;
+	e->n = n;
+	if (text) {
+		HPA_GROW(k->texts, k->texts_nr + len + 1, k->texts_alloc);
+		memcpy(k->texts + k->texts_nr, text, len);
+		k->texts[k->texts_nr + len] = '\0';
+		k->texts_nr += len + 1;
+	}
+	HPA_GROW(k->samples, k->samples_nr + n, k->samples_alloc);
+	HPA_GROW(k->values, k->samples_nr + n, k->values_alloc);
+	memcpy(k->samples + k->samples_nr, samples, n * sizeof(*samples));
+	memcpy(k->values + k->samples_nr, values, n * sizeof(*values));
+	k->samples_nr += n;
+}
+
+/* The rest of the walk from where w is (the text down to the last node), its groups kept. */
+static void *stacks_fork(void *ctx)
+{
+	const struct walk_stacks *w = ctx;
+	struct walk_stacks *f = xmalloc(sizeof(*f));
+
+	*f = *w;
+	f->buf = xmalloc(w->buf_alloc);
+	memcpy(f->buf, w->buf, w->buf_alloc);
+	f->end = xmalloc(st_mult(w->end_alloc, sizeof(*f->end)));
+	memcpy(f->end, w->end, w->end_alloc * sizeof(*f->end));
+	f->samples = NULL;
+	f->values = NULL;
+	f->samples_alloc = f->values_alloc = 0;
+	f->kept = xcalloc(1, sizeof(*f->kept));
+	f->emit = keep_emit;
+	f->ctx = f->kept;
+	return f;
+}
+
+/* The stretch's groups, emitted in their order after w's. */
+static void stacks_join(void *ctx, void *forked)
+{
+	struct walk_stacks *w = ctx, *f = forked;
+	struct kept_emits *k = f->kept;
+	size_t i;
+
+	for (i = 0; i < k->nr; i++) {
+		const struct kept_emit *e = &k->e[i];
+		w->emit(w->ctx, e->has_text ? k->texts + e->text : NULL, e->len, k->samples + e->first,
+			k->values + e->first, e->n);
+	}
+	free(k->e);
+	free(k->texts);
+	free(k->samples);
+	free(k->values);
+	free(k);
+	free(f->buf);
+	free(f->end);
+	free(f->samples);
+	free(f->values);
+	free(f);
+}
+
 static const char *names_str(const void *names, uint32_t id)
 {
 	return hpa_strtab_get(names, id);
@@ -91,7 +175,7 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 {
 	struct hpa_seqs s;
 	struct walk_stacks w;
-	struct hpa_seqs_visitor visit = { stack_node, stack_end, &w, true };
+	struct hpa_seqs_visitor visit = { stack_node, stack_end, &w, true, stacks_fork, stacks_join };
 	size_t el = strlen(fmt->empty), i;
 	double total;
 	bool empty_frame;

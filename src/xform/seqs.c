@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "seqs.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /* The per-kept-sample arrays to `alloc` entries, as s->sample went from `old`. */
@@ -221,6 +222,8 @@ struct run {
 	bool quiet;                  /* under a node the visitor declined: only counted */
 };
 
+struct fork;
+
 struct walk {
 	const struct hpa_seqs *s;
 	const struct hpa_seqs_visitor *v;
@@ -231,6 +234,17 @@ struct walk {
 	size_t declined;             /* nodes under declined ones */
 	uint32_t *members;           /* by_sequence: the kept samples of a run's sequences */
 	size_t amembers;
+	struct fork *fork;           /* while a second thread may still be given a stretch */
+};
+
+/* The walk's second thread and what it walks. */
+struct fork {
+	struct walk second;
+	struct hpa_seqs_visitor visitor;   /* the caller's, with the forked context */
+	struct hpa_task task;
+	size_t n;                    /* items: what tmp holds at most */
+	size_t items;                /* what the walk started with */
+	bool started;
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -334,64 +348,159 @@ static bool same_sequence(const struct hpa_seqs *s, const uint32_t *items, size_
 	return true;
 }
 
+static bool try_fork(struct walk *w);
+
+/* Take the runs on w's stack, each with what is under it, until none is left. */
+static void walk_runs(struct walk *w)
+{
+	const struct hpa_seqs *s = w->s;
+	const struct hpa_seqs_visitor *v = w->v;
+
+	while (w->sp) {
+		struct run r;
+		uint32_t first, d;
+		bool quiet;
+
+		if (w->fork && try_fork(w))
+			continue;
+		r = w->stack[--w->sp];
+		first = seq_id(s, w->items[r.lo]);
+		quiet = r.quiet;
+		/* The next runs' sequences, and the samples at their ends, on their way to the cache. */
+		if (w->sp > 1) {
+			uint32_t nk = w->items[w->stack[w->sp - 2].lo], id = seq_id(s, nk);
+			__builtin_prefetch(&s->off[id]);
+			__builtin_prefetch(&s->len[id]);
+			__builtin_prefetch(&s->sample[nk]);
+			__builtin_prefetch(&s->v[nk]);
+		}
+		if (w->sp) {
+			const struct run *next = &w->stack[w->sp - 1];
+			__builtin_prefetch(&s->seq[s->off[seq_id(s, w->items[next->lo])] + next->depth]);
+		}
+
+		if (quiet)
+			w->declined++;
+		else
+			quiet = !v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth],
+					 w->items + r.lo, r.hi - r.lo);
+		if (r.hi - r.lo > 1 && !same_sequence(s, w->items + r.lo, r.hi - r.lo)) {
+			split(w, r.lo, r.hi, r.depth + 1, quiet);
+			continue;
+		}
+		if (quiet) {
+			w->declined += s->len[first] - r.depth - 1;
+			continue;
+		}
+		/* One sample, or copies of one sequence: its frames in a row. */
+		for (d = r.depth + 1; d < s->len[first]; d++)
+			if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], w->items + r.lo, r.hi - r.lo)) {
+				w->declined += s->len[first] - d - 1;
+				break;
+			}
+		if (v->end && d == s->len[first])
+			report_end(w, s->len[first], w->items + r.lo, r.hi - r.lo);
+	}
+}
+
+static void walk_forked(void *arg)
+{
+	walk_runs(arg);
+}
+
+#define FORK_MIN_ITEMS 4096
+
+/*
+ * Hand the runs that come last to a second thread, once the runs waiting
+ * split about evenly: those at the top of the stack (the next ones) hold
+ * between a third and two thirds of the kept samples still to walk.  The
+ * two share the items and keys arrays (their runs are apart), not the
+ * rest.  Looked at before each large run is taken (an eighth of the walk
+ * or more): a run that holds most of what waits is split first, and a
+ * walk that never splits evenly before a third of it is left stays on one
+ * thread.
+ */
+static bool try_fork(struct walk *w)
+{
+	struct fork *f = w->fork;
+	size_t total = 0, top = 0, i, k;
+	struct walk *b;
+
+	if (w->sp < 2 || (w->stack[w->sp - 1].hi - w->stack[w->sp - 1].lo) * 8 < f->items)
+		return false;
+	for (i = 0; i < w->sp; i++)
+		total += w->stack[i].hi - w->stack[i].lo;
+	if (total < FORK_MIN_ITEMS || total * 3 < f->items) {
+		w->fork = NULL;   /* what waits only shrinks */
+		return false;
+	}
+	for (k = 0; k < w->sp && top * 2 < total; k++)
+		top += w->stack[w->sp - 1 - k].hi - w->stack[w->sp - 1 - k].lo;
+	if (k == w->sp || top * 3 > total * 2) {   /* one less, if that is nearer half */
+		size_t less = top - (w->stack[w->sp - k].hi - w->stack[w->sp - k].lo);
+		if (k > 1 && less * 3 >= total) {
+			k--;
+			top = less;
+		}
+	}
+	if (k == w->sp || top * 3 < total || top * 3 > total * 2)
+		return false;
+
+	b = &f->second;
+	*b = *w;
+	b->fork = NULL;
+	f->visitor = *w->v;
+	f->visitor.ctx = w->v->fork(w->v->ctx);
+	b->v = &f->visitor;
+	b->sp = w->sp - k;
+	b->alloc = b->sp;
+	b->stack = xmalloc(st_mult(b->sp, sizeof(*b->stack)));
+	memcpy(b->stack, w->stack, b->sp * sizeof(*b->stack));
+	b->tmp = xmalloc(st_mult(f->n, sizeof(*b->tmp)));
+	b->members = NULL;
+	b->amembers = 0;
+	b->declined = 0;
+	memmove(w->stack, w->stack + b->sp, k * sizeof(*w->stack));
+	w->sp = k;
+	f->started = true;
+	hpa_task_start(&f->task, walk_forked, b);
+	w->fork = NULL;
+	return true;
+}
+
 size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 {
 	/* By sequence, the walk sorts one item per stored sequence, not per sample. */
 	size_t n = (v->by_sequence ? s->nreps : s->kept) + 1, k, nitems = 0;
 	struct walk w;
+	struct fork f;
 
 	memset(&w, 0, sizeof(w));
+	memset(&f, 0, sizeof(f));
 	w.s = s;
 	w.v = v;
 	w.items = xmalloc(st_mult(n, sizeof(*w.items)));
 	w.keys = xmalloc(st_mult(n, sizeof(*w.keys)));
 	w.tmp = xmalloc(st_mult(n, sizeof(*w.tmp)));
+	f.n = n;
+	if (v->fork && v->join && hpa_processors() > 1)
+		w.fork = &f;
 	if (v->by_sequence)
 		for (k = 0; k < s->nreps; k++)
 			w.items[nitems++] = s->members[s->member_start[k]];   /* its first sample */
 	else
 		for (k = 0; k < s->kept; k++)
 			w.items[nitems++] = (uint32_t)k;
+	f.items = nitems;
 	split(&w, 0, nitems, 0, false);
-	while (w.sp) {
-		struct run r = w.stack[--w.sp];
-		uint32_t first = seq_id(s, w.items[r.lo]), d;
-		bool quiet = r.quiet;
-
-		/* The next runs' sequences, and the samples at their ends, on their way to the cache. */
-		if (w.sp > 1) {
-			uint32_t nk = w.items[w.stack[w.sp - 2].lo], id = seq_id(s, nk);
-			__builtin_prefetch(&s->off[id]);
-			__builtin_prefetch(&s->len[id]);
-			__builtin_prefetch(&s->sample[nk]);
-			__builtin_prefetch(&s->v[nk]);
-		}
-		if (w.sp) {
-			const struct run *next = &w.stack[w.sp - 1];
-			__builtin_prefetch(&s->seq[s->off[seq_id(s, w.items[next->lo])] + next->depth]);
-		}
-
-		if (quiet)
-			w.declined++;
-		else
-			quiet = !v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth],
-					 w.items + r.lo, r.hi - r.lo);
-		if (r.hi - r.lo > 1 && !same_sequence(s, w.items + r.lo, r.hi - r.lo)) {
-			split(&w, r.lo, r.hi, r.depth + 1, quiet);
-			continue;
-		}
-		if (quiet) {
-			w.declined += s->len[first] - r.depth - 1;
-			continue;
-		}
-		/* One sample, or copies of one sequence: its frames in a row. */
-		for (d = r.depth + 1; d < s->len[first]; d++)
-			if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], w.items + r.lo, r.hi - r.lo)) {
-				w.declined += s->len[first] - d - 1;
-				break;
-			}
-		if (v->end && d == s->len[first])
-			report_end(&w, s->len[first], w.items + r.lo, r.hi - r.lo);
+	walk_runs(&w);
+	if (f.started) {
+		hpa_task_wait(&f.task);
+		v->join(v->ctx, f.visitor.ctx);
+		w.declined += f.second.declined;
+		free(f.second.stack);
+		free(f.second.members);
+		free(f.second.tmp);
 	}
 	free(w.stack);
 	free(w.members);

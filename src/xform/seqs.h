@@ -76,6 +76,17 @@ struct hpa_seqs_visitor {
 	 * same stacks, a fraction of the work.
 	 */
 	bool by_sequence;
+	/*
+	 * Optional: a second thread may walk the end of the walk (the runs
+	 * that would come last) while the caller's thread walks the rest.
+	 * fork() gives that stretch a context of its own, in the state the
+	 * visitor is in when called (between two nodes); its node() and end()
+	 * calls come after all of the first stretch's.  join() then takes the
+	 * second stretch's results into ctx as if they had been made in turn,
+	 * and releases the forked context.  Both on the caller's thread.
+	 */
+	void *(*fork)(void *ctx);
+	void (*join)(void *ctx, void *forked);
 };
 
 /* Returns the number of nodes under declined ones (each counted once, not visited). */

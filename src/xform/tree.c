@@ -39,12 +39,22 @@ struct build {
 	enum hpa_value value;        /* the view's */
 	unsigned vidx[HPA_NVALUES], nv; /* with all_values: the value types added up */
 	uint32_t *path;              /* path[depth]: the node last made at that depth */
+	uint32_t mine;               /* a forked stretch's: LOCAL on ids of its own nodes in path */
 	double cut_below;            /* cut_share of the root's value, when it applies */
 	uint32_t cut_depth;          /* the depth of the node being cut under; 0 none */
 	size_t path_alloc;
 };
 
-static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t name, uint32_t label)
+/*
+ * A forked stretch (hpa_seqs_visitor's fork) makes its nodes in a tree of
+ * its own, node 0 a copy of the root; in path and in its nodes' parents,
+ * its own ids have LOCAL set, the others are the ancestors' in the tree.
+ */
+#define LOCAL (UINT32_C(1) << 31)
+
+/* Child lists are made at the end, from the parents (a stretch cannot reach its ancestors). */
+static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t depth, uint32_t name,
+			 uint32_t label)
 {
 	struct hpa_call_node *n;
 	uint32_t id;
@@ -56,9 +66,7 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t name
 	n->name = name;
 	n->label = label;
 	n->parent = parent;
-	n->depth = t->nodes[parent].depth + 1;
-	n->next = t->nodes[parent].child;   /* reversed at the end: name order */
-	t->nodes[parent].child = id;
+	n->depth = depth;
 	if (t->dumps) {
 		HPA_GROW(t->series, t->nr * t->dumps, t->series_alloc);
 		memset(t->series + (size_t)id * t->dumps, 0, t->dumps * sizeof(*t->series));
@@ -114,8 +122,8 @@ static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *
 	HPA_GROW(b->path, depth + 1, b->path_alloc);
 	parent = b->path[depth - 1];
 	/* The first sample in order made the node before: its frame's label. */
-	node = new_node(t, parent, b->slot_name[slot], b->slot_label[slot]);
-	b->path[depth] = node;
+	node = new_node(t, parent, depth, b->slot_name[slot], b->slot_label[slot]);
+	b->path[depth] = node | b->mine;
 	add_kept(b, node, items, n);
 	if (b->cut_below > 0 && t->nodes[node].after < b->cut_below)
 		b->cut_depth = depth;
@@ -126,10 +134,70 @@ static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *
 		    hpa_call_node_shown(t, node, type, b->topts->min_share))
 			return true;
 	/* Shown for no type: left out, with all under it (counted by the walk). */
-	t->nodes[parent].child = t->nodes[node].next;
 	t->nr--;
 	t->omitted++;
 	return false;
+}
+
+/* The rest of the walk in a tree of its own, from where b is (path, cut). */
+static void *tree_fork(void *ctx)
+{
+	const struct build *b = ctx;
+	struct build *f = xmalloc(sizeof(*f));
+	struct hpa_call_tree *t = xcalloc(1, sizeof(*t));
+
+	*f = *b;
+	f->t = t;
+	f->mine = LOCAL;
+	f->path = xmalloc(st_mult(b->path_alloc, sizeof(*f->path)));
+	memcpy(f->path, b->path, b->path_alloc * sizeof(*f->path));
+	t->dumps = b->t->dumps;
+	t->diff = b->t->diff;
+	HPA_GROW(t->nodes, 1, t->alloc);
+	t->nodes[0] = b->t->nodes[0];   /* the root, for the shares */
+	t->nr = 1;
+	if (b->t->values) {
+		t->values = xmalloc(HPA_NVALUES * sizeof(*t->values));
+		memcpy(t->values, b->t->values, HPA_NVALUES * sizeof(*t->values));
+		t->values_alloc = HPA_NVALUES;
+	}
+	if (t->dumps) {
+		t->series = xcalloc(t->dumps, sizeof(*t->series));
+		t->series_alloc = t->dumps;
+	}
+	return f;
+}
+
+/* The stretch's nodes after b's, as if b had made them. */
+static void tree_join(void *ctx, void *forked)
+{
+	struct build *b = ctx, *f = forked;
+	struct hpa_call_tree *t = b->t, *ft = f->t;
+	size_t base = t->nr - 1, i, more = ft->nr - 1;   /* local id j is base + j */
+
+	HPA_GROW(t->nodes, t->nr + more, t->alloc);
+	for (i = 1; i < ft->nr; i++) {
+		struct hpa_call_node n = ft->nodes[i];
+
+		if (n.parent & LOCAL)
+			n.parent = (uint32_t)(base + (n.parent & ~LOCAL));
+		t->nodes[t->nr++] = n;
+	}
+	if (t->values) {
+		HPA_GROW(t->values, t->nr * HPA_NVALUES, t->values_alloc);
+		memcpy(t->values + (base + 1) * HPA_NVALUES, ft->values + HPA_NVALUES,
+		       more * HPA_NVALUES * sizeof(*t->values));
+	}
+	if (t->dumps) {
+		HPA_GROW(t->series, t->nr * t->dumps, t->series_alloc);
+		memcpy(t->series + (base + 1) * t->dumps, ft->series + t->dumps,
+		       more * t->dumps * sizeof(*t->series));
+	}
+	t->omitted += ft->omitted;
+	hpa_call_tree_release(ft);
+	free(ft);
+	free(f->path);
+	free(f);
 }
 
 static const char *profile_str(const void *prof, uint32_t id)
@@ -142,7 +210,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 {
 	struct hpa_seqs s;
 	struct build b;
-	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false };
+	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false, tree_fork, tree_join };
 	uint32_t *all;
 	size_t i;
 
@@ -188,16 +256,11 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
 	t->omitted += hpa_seqs_walk(&s, &visit);
-	for (i = 0; i < t->nr; i++) {   /* children were pushed in front: name order again */
-		uint32_t prev = 0, c = t->nodes[i].child;
+	for (i = t->nr; i-- > 1;) {   /* each node's children in the order made: name order */
+		struct hpa_call_node *p = &t->nodes[t->nodes[i].parent];
 
-		while (c) {
-			uint32_t next = t->nodes[c].next;
-			t->nodes[c].next = prev;
-			prev = c;
-			c = next;
-		}
-		t->nodes[i].child = prev;
+		t->nodes[i].next = p->child;
+		p->child = (uint32_t)i;
 	}
 	free(b.path);
 	free(b.slot_name);

@@ -1,17 +1,24 @@
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$data" || exit 1
 #!/bin/sh
-# Dumps read ahead on worker threads (src/read/ahead.c) give what reading
-# them one after the other gives: the same output files, standard output,
-# messages (in order, warnings in --html's list too) and exit status.  One
-# processor (taskset) reads in turn; the run's own processors read ahead.
+# What hpa does on several threads gives what one thread gives: the same
+# output files, standard output, messages (in order, warnings in --html's
+# list too) and exit status on one processor (taskset) as on the run's own.
+# Dumps read ahead on worker threads (src/read/ahead.c), and the walks that
+# group stacks, split between two threads once large enough (seqs.c, with
+# generated profiles of 11-12k stacks), are what this looks at.
 #
-# usage: read-ahead.sh HPA TESTDATA
+# usage: processors.sh HPA TESTDATA
 set -u
 hpa=$1 data=$2
 command -v taskset >/dev/null 2>&1 || { echo "SKIP: no taskset"; exit 77; }
-[ "$(nproc)" -ge 2 ] || { echo "SKIP: one processor: nothing is read ahead"; exit 77; }
+[ "$(nproc)" -ge 2 ] || { echo "SKIP: one processor: nothing runs beside"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+here=$(cd "$(dirname "$0")" && pwd)
 cd "$data" || exit 1
+awk -v seed=1 -v n=12000 -f "$here/gen-tree.awk" >"$tmp/gen1.heap" &&
+	awk -v seed=2 -v n=11000 -f "$here/gen-tree.awk" >"$tmp/gen2.heap" || exit 1
 fail=0 n=0
 
 # run WHICH ARGS...: hpa's stdout, stderr, status and -o file into $tmp/WHICH.*
@@ -70,6 +77,20 @@ check --no-symbols --traces jemalloc/paths-lg0.heap folded/demo.collapse jemallo
 check --html -o "$tmp/o" example/demo example/demo.heap bad/empty-stack.heap jemalloc/coarse.heap
 check --proto -o "$tmp/o" --base example/demo.heap example/demo example/demo.heap
 check --svg --outdir "$tmp/dir" identity/proc1.heap identity/proc2.heap identity/proc3.heap
+
+# Walks split between two threads: folded stacks (written as they come,
+# the second stretch's kept and written after), call trees, groups.
+g1=$tmp/gen1.heap g2=$tmp/gen2.heap
+check --no-symbols --collapse "$g1"
+check --no-symbols --svg "$g1"
+check --no-symbols --traces "$g1"
+check --no-symbols --html -o "$tmp/o" "$g1"
+check --no-symbols --growth "$g1" "$g2"
+check --no-symbols --growth --collapse "$g2" "$g1"
+check --no-symbols --collapse --base "$g1" "$g2"
+check --no-symbols --svg --base "$g2" "$g1"
+check --no-symbols --html -o "$tmp/o" "$g1" "$g2"
+check --no-symbols --svg --hide='gen\+0x7.*' "$g1"
 
 echo "$n commands, $fail differences"
 [ "$fail" = 0 ]

@@ -229,104 +229,167 @@ static PbValueType *value_type(struct writer *w, const char *type, const char *u
 
 /*
  * A gzip member written as the message is packed (protobuf-c's buffer
- * interface), so no packed copy of the profile is ever held.  The packed
- * bytes go in blocks to a second thread that compresses and writes them
- * while this one packs the next: deflate, even at level 1, was half of
- * writing the file (9 MB packed for 180k stacks).  With one processor, or
- * when no thread starts, the packing thread compresses each block itself.
- * deflate() gets the same bytes in the same pieces either way, so the file
- * is the same.
+ * interface), so no packed copy of the profile is ever held.  deflate,
+ * even at level 1, was half of writing the file (9 MB packed for 180k
+ * stacks), so the packed bytes are cut into blocks of GZ_BLOCK that worker
+ * threads compress side by side while this one packs the next, as pigz
+ * does: each block is a raw deflate stretch that starts from the last 32
+ * KiB of the block before as its dictionary (what a single deflate would
+ * look back on) and ends on a byte (Z_SYNC_FLUSH; the last one with
+ * Z_FINISH), so the stretches in order are one deflate stream; the CRC-32
+ * is combined from the blocks'.  The blocks are cut at the same bytes
+ * whoever compresses them, so the file is the same on any number of
+ * processors (with one, this thread compresses each block itself).
  */
 #define GZ_BLOCK ((size_t)1 << 18)
-#define GZ_BLOCKS 3
+#define GZ_SLOTS 4                  /* blocks in flight */
+#define GZ_WORKERS 2
+#define GZ_DICT ((size_t)1 << 15)   /* deflate's window */
+
+struct gz_slot {
+	uint8_t *in, *out;
+	size_t len, out_len, out_alloc;
+	uint8_t dict[GZ_DICT];
+	size_t dict_len;
+	uint32_t crc;
+	bool last, done;
+};
 
 struct gz {
 	ProtobufCBuffer base;        /* first: protobuf-c calls append() with it */
-	z_stream z;
 	FILE *fp;
 	atomic_bool failed;
-	uint8_t *block[GZ_BLOCKS];   /* block k % GZ_BLOCKS is the k-th filled */
-	size_t len[GZ_BLOCKS];
-	size_t submitted, compressed;   /* blocks handed over, blocks written */
-	bool done, threaded;
+	struct gz_slot slot[GZ_SLOTS];   /* block k in slot k % GZ_SLOTS */
+	size_t filled;               /* blocks handed to the workers */
+	size_t taken;                /* blocks a worker has started */
+	size_t written;              /* blocks written out, in order */
+	uint32_t crc;                /* of the bytes written so far */
+	uint64_t total;
+	bool stop;
+	size_t workers;
+	pthread_t tid[GZ_WORKERS];
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	pthread_t tid;
-	uint8_t out[1 << 16];
+	z_stream z;                  /* the packing thread's, with no worker */
 };
 
-static void gz_run(struct gz *g, int flush)
+/* Compress slot s with stream z (raw deflate, level 1). */
+static void gz_block(struct gz *g, z_stream *z, struct gz_slot *s)
 {
+	size_t bound = deflateBound(z, s->len) + 16;
 	int rc;
 
-	do {
-		size_t n;
-
-		g->z.next_out = g->out;
-		g->z.avail_out = sizeof(g->out);
-		rc = deflate(&g->z, flush);
-		n = sizeof(g->out) - g->z.avail_out;
-		if (rc == Z_STREAM_ERROR || (n && fwrite(g->out, 1, n, g->fp) != n)) {
-			g->failed = true;
-			return;
-		}
-	} while (flush == Z_FINISH ? rc != Z_STREAM_END : !g->z.avail_out);
-}
-
-static void gz_deflate(struct gz *g, const uint8_t *data, size_t len)
-{
-	while (len && !g->failed) {
-		size_t chunk = len < hpa_zlib_chunk ? len : hpa_zlib_chunk;   /* zlib counts in 32 bits */
-
-		g->z.next_in = (uint8_t *)data;
-		g->z.avail_in = (uInt)chunk;
-		gz_run(g, Z_NO_FLUSH);
-		data += chunk;
-		len -= chunk;
+	if (s->out_alloc < bound) {
+		free(s->out);
+		s->out = xmalloc(bound);
+		s->out_alloc = bound;
 	}
+	s->crc = (uint32_t)crc32(0, s->in, (uInt)s->len);
+	if (deflateReset(z) != Z_OK ||
+	    (s->dict_len && deflateSetDictionary(z, s->dict, (uInt)s->dict_len) != Z_OK)) {
+		g->failed = true;
+		return;
+	}
+	z->next_in = s->in;
+	z->avail_in = (uInt)s->len;
+	z->next_out = s->out;
+	z->avail_out = (uInt)bound;
+	rc = deflate(z, s->last ? Z_FINISH : Z_SYNC_FLUSH);
+	if (rc != (s->last ? Z_STREAM_END : Z_OK) || z->avail_in)
+		g->failed = true;
+	s->out_len = bound - z->avail_out;
 }
 
-/* The compressing thread: each block in turn, then the end of the member. */
-static void *gz_thread(void *arg)
+static int gz_stream(z_stream *z)
+{
+	memset(z, 0, sizeof(*z));
+	return deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+}
+
+static void *gz_worker(void *arg)
 {
 	struct gz *g = arg;
+	z_stream z;
+	bool ok = gz_stream(&z) == Z_OK;
 
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
-		size_t k;
+		struct gz_slot *s;
 
-		while (g->compressed == g->submitted && !g->done)
+		while (!g->stop && g->taken == g->filled)
 			pthread_cond_wait(&g->cv, &g->mu);
-		if (g->compressed == g->submitted)
+		if (g->taken == g->filled)
 			break;
-		k = g->compressed % GZ_BLOCKS;
+		s = &g->slot[g->taken++ % GZ_SLOTS];
 		pthread_mutex_unlock(&g->mu);
-		gz_deflate(g, g->block[k], g->len[k]);
+		if (ok)
+			gz_block(g, &z, s);
+		else
+			g->failed = true;
 		pthread_mutex_lock(&g->mu);
-		g->compressed++;
+		s->done = true;
 		pthread_cond_broadcast(&g->cv);
 	}
 	pthread_mutex_unlock(&g->mu);
+	if (ok)
+		deflateEnd(&z);
 	return NULL;
 }
 
-/* Hand the block being filled over; the next one is free when this returns. */
-static void gz_submit(struct gz *g)
+static void put_le32(uint8_t *p, uint32_t v)
 {
-	size_t k = g->submitted % GZ_BLOCKS;
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
 
-	if (!g->threaded) {
-		gz_deflate(g, g->block[k], g->len[k]);
-		g->len[k] = 0;
-		return;
+/* Write out the blocks done, in order, up to block `upto` (waiting for it). */
+static void gz_write(struct gz *g, size_t upto)
+{
+	while (g->written < upto) {
+		struct gz_slot *s = &g->slot[g->written % GZ_SLOTS];
+
+		if (g->workers) {
+			pthread_mutex_lock(&g->mu);
+			while (!s->done)
+				pthread_cond_wait(&g->cv, &g->mu);
+			pthread_mutex_unlock(&g->mu);
+		}
+		if (!g->failed && s->out_len && fwrite(s->out, 1, s->out_len, g->fp) != s->out_len)
+			g->failed = true;
+		g->crc = (uint32_t)crc32_combine(g->crc, s->crc, (z_off_t)s->len);
+		g->total += s->len;
+		g->written++;
 	}
-	pthread_mutex_lock(&g->mu);
-	g->submitted++;
-	pthread_cond_broadcast(&g->cv);
-	while (g->submitted - g->compressed >= GZ_BLOCKS)
-		pthread_cond_wait(&g->cv, &g->mu);
-	pthread_mutex_unlock(&g->mu);
-	g->len[g->submitted % GZ_BLOCKS] = 0;
+}
+
+/* Hand the block being filled over (the last one with `last`); the next slot is free when this returns. */
+static void gz_submit(struct gz *g, bool last)
+{
+	size_t k = g->filled;
+	struct gz_slot *s = &g->slot[k % GZ_SLOTS], *next;
+
+	s->last = last;
+	s->done = false;
+	if (!g->workers) {
+		gz_block(g, &g->z, s);
+		g->filled++;
+	} else {
+		pthread_mutex_lock(&g->mu);
+		g->filled++;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+	}
+	if (last)
+		return;
+	/* The next block's slot: written out first; its dictionary, this block's end. */
+	if (g->filled >= GZ_SLOTS)
+		gz_write(g, g->filled - GZ_SLOTS + 1);
+	next = &g->slot[g->filled % GZ_SLOTS];
+	next->dict_len = GZ_DICT;   /* every block but the last is GZ_BLOCK long */
+	memcpy(next->dict, s->in + GZ_BLOCK - GZ_DICT, GZ_DICT);
+	next->len = 0;
 }
 
 static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
@@ -334,57 +397,70 @@ static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
 	struct gz *g = (struct gz *)buf;
 
 	while (len) {
-		size_t k = g->submitted % GZ_BLOCKS, room = GZ_BLOCK - g->len[k];
-		size_t n = len < room ? len : room;
+		struct gz_slot *s = &g->slot[g->filled % GZ_SLOTS];
+		size_t n = len < GZ_BLOCK - s->len ? len : GZ_BLOCK - s->len;
 
-		memcpy(g->block[k] + g->len[k], data, n);
-		g->len[k] += n;
+		memcpy(s->in + s->len, data, n);
+		s->len += n;
 		data += n;
 		len -= n;
-		if (g->len[k] == GZ_BLOCK)
-			gz_submit(g);
+		if (s->len == GZ_BLOCK)
+			gz_submit(g, false);
 	}
 }
 
 static int gz_start(struct gz *g, FILE *fp)
 {
-	size_t k;
+	/* gzip's header as zlib writes it at level 1: no name, mtime 0, XFL 4, OS 3 (Unix). */
+	static const uint8_t head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3 };
+	size_t k, want;
 
 	memset(g, 0, sizeof(*g));
 	g->base.append = gz_append;
 	g->fp = fp;
 	atomic_init(&g->failed, false);
-	/* windowBits 15 + 16: a gzip member; zlib writes mtime 0 and no name. */
-	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return hpa_error("zlib: cannot start compression");
-	for (k = 0; k < GZ_BLOCKS; k++)
-		g->block[k] = xmalloc(GZ_BLOCK);
+	for (k = 0; k < GZ_SLOTS; k++)
+		g->slot[k].in = xmalloc(GZ_BLOCK);
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
-	g->threaded = hpa_processors() > 1 && pthread_create(&g->tid, NULL, gz_thread, g) == 0;
+	want = hpa_processors() > 1 ? GZ_WORKERS : 0;
+	for (k = 0; k < want; k++)
+		if (pthread_create(&g->tid[g->workers], NULL, gz_worker, g) == 0)
+			g->workers++;
+	if (!g->workers && gz_stream(&g->z) != Z_OK)
+		g->failed = true;
+	if (fwrite(head, 1, sizeof(head), fp) != sizeof(head))
+		g->failed = true;
 	return 0;
 }
 
 static int gz_finish(struct gz *g)
 {
+	uint8_t tail[8];
 	size_t k;
 
-	if (g->len[g->submitted % GZ_BLOCKS])
-		gz_submit(g);
-	if (g->threaded) {
+	gz_submit(g, true);
+	gz_write(g, g->filled);
+	if (g->workers) {
 		pthread_mutex_lock(&g->mu);
-		g->done = true;
+		g->stop = true;
 		pthread_cond_broadcast(&g->cv);
 		pthread_mutex_unlock(&g->mu);
-		pthread_join(g->tid, NULL);
+		for (k = 0; k < g->workers; k++)
+			pthread_join(g->tid[k], NULL);
+	} else {
+		deflateEnd(&g->z);
 	}
-	if (!g->failed)
-		gz_run(g, Z_FINISH);
-	deflateEnd(&g->z);
+	put_le32(tail, g->crc);
+	put_le32(tail + 4, (uint32_t)g->total);
+	if (!g->failed && fwrite(tail, 1, sizeof(tail), g->fp) != sizeof(tail))
+		g->failed = true;
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
-	for (k = 0; k < GZ_BLOCKS; k++)
-		free(g->block[k]);
+	for (k = 0; k < GZ_SLOTS; k++) {
+		free(g->slot[k].in);
+		free(g->slot[k].out);
+	}
 	return g->failed ? hpa_error("cannot write the compressed profile") : 0;
 }
 

@@ -90,6 +90,7 @@ check --no-symbols --growth --collapse "$g2" "$g1"
 check --no-symbols --collapse --base "$g1" "$g2"
 check --no-symbols --svg --base "$g2" "$g1"
 check --no-symbols --html -o "$tmp/o" "$g1" "$g2"
+check --no-symbols --proto -o "$tmp/o" "$g1" "$g2"
 check --no-symbols --svg --hide='gen\+0x7.*' "$g1"
 
 echo "$n commands, $fail differences"

@@ -12,6 +12,7 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -177,30 +178,49 @@ struct groups {
 };
 
 /*
- * Every granularity's groups of one view (the calls with the functions),
- * for the value types in the mask `values` (those the page shows): one
- * pass over the view.
+ * Granularities [from, to) of gr (the calls with the first), for the value
+ * types in the mask `values` (those the page shows): one pass over the view.
  */
+static void groups_part(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+			unsigned values, struct groups *gr, size_t from, size_t to)
+{
+	hpa_group_frames_all(prof, vo, grans + from, to - from, gr->g + from, values,
+			     from ? NULL : gr->edges, from ? NULL : &gr->nedges);
+}
+
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
 			   unsigned values, struct groups *gr)
 {
 	memset(gr, 0, sizeof(*gr));
-	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, values, gr->edges,
-			     &gr->nedges);
+	groups_part(prof, vo, values, gr, 0, HPA_ARRAY_SIZE(grans));
 }
 
+/*
+ * The whole view's groups beside the call tree: the functions and calls on
+ * a second thread, the call tree on this one, and the lines and files on
+ * whichever is done first (the shares differ with the profile: lines cost
+ * most where stacks are deep in distinct lines).
+ */
 struct groups_job {
 	const struct hpa_profile *prof;
 	const struct hpa_view_opts *vo;
 	unsigned values;
 	struct groups *out;
+	atomic_bool rest_taken;
 };
+
+static void groups_rest(struct groups_job *j)
+{
+	if (!atomic_exchange(&j->rest_taken, true))
+		groups_part(j->prof, j->vo, j->values, j->out, 1, HPA_ARRAY_SIZE(grans));
+}
 
 static void groups_job_run(void *arg)
 {
 	struct groups_job *j = arg;
 
-	groups_compute(j->prof, j->vo, j->values, j->out);
+	groups_part(j->prof, j->vo, j->values, j->out, 0, 1);
+	groups_rest(j);
 }
 
 static void groups_release(struct groups *gr)
@@ -259,28 +279,51 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 }
 
 /*
+ * Is node i shown for one of the value types in the mask `types`?
+ */
+static bool shown_for(const struct hpa_call_tree *t, size_t i, unsigned types)
+{
+	int v;
+
+	for (v = 0; v < HPA_NVALUES; v++)
+		if (types >> v & 1 && hpa_call_node_shown(t, i, v, TREE_MIN_SHARE))
+			return true;
+	return false;
+}
+
+/*
  * The call tree root first: parallel arrays parent (node index, -1 for the
  * root), name (full), label (short), after and before (the base's); nodes
  * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
- * `type` picks the column of a tree built with all_values.
+ * `type` picks the column of a tree built with all_values.  A tree that
+ * holds several value types is written once for all of them: `types`
+ * (a mask; 0 for `type` alone) are the ones whose shown nodes it keeps,
+ * and with `after_only`, a later type's writes just its after column and
+ * "shared":true (the page takes the rest from the first type's tree).
  */
-static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
+static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, unsigned types,
+		      bool after_only)
 {
 	int32_t *index;
 	size_t i, kept = 0;
 	const char *const cols[] = { "parent", "name", "label", "after", "before" };
 	size_t c;
 
+	if (!types)
+		types = 1u << type;
 	index = xmalloc(st_mult(t->nr + 1, sizeof(*index)));
 	for (i = 0; i < t->nr; i++) {   /* parents come first: one pass */
 		const struct hpa_call_node *n = &t->nodes[i];
-		index[i] = i && (index[n->parent] < 0 || !hpa_call_node_shown(t, i, type, TREE_MIN_SHARE)) ?
-			-1 : (int32_t)kept++;
+		index[i] = i && (index[n->parent] < 0 || !shown_for(t, i, types)) ? -1 : (int32_t)kept++;
 	}
 	hpa_sb_addc(&pg->sb, '{');
+	if (after_only)
+		hpa_sb_adds(&pg->sb, "\"shared\":true");
 	for (c = 0; c < HPA_ARRAY_SIZE(cols); c++) {
 		bool first = true;
-		hpa_sb_addf(&pg->sb, "%s\"%s\":[", c ? "," : "", cols[c]);
+		if (after_only && c != 3)
+			continue;
+		hpa_sb_addf(&pg->sb, "%s\"%s\":[", c || after_only ? "," : "", cols[c]);
 		for (i = 0; i < t->nr; i++) {
 			const struct hpa_call_node *n = &t->nodes[i];
 			if (index[i] < 0)
@@ -309,7 +352,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type)
 		}
 		hpa_sb_addc(&pg->sb, ']');
 	}
-	if (t->dumps) {   /* each dump's value of each node: series[node * dumps + dump] */
+	if (t->dumps && !after_only) {   /* each dump's value of each node: series[node * dumps + dump] */
 		bool first = true;
 		size_t d;
 		hpa_sb_adds(&pg->sb, ",\"series\":[");
@@ -338,7 +381,7 @@ static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 	struct hpa_call_tree t;
 
 	hpa_group_tree(pg->prof, vo, &to, &t);
-	emit_tree(pg, &t, 0);
+	emit_tree(pg, &t, 0, 0, false);
 	hpa_call_tree_release(&t);
 }
 
@@ -567,12 +610,15 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			present |= 1u << v;
 	summary(&pg, nthr);
 	/*
-	 * Each view's groups once, for every value type shown.  The whole
-	 * view's are made on a second thread while this one makes the call
-	 * tree and the rest (about as long): they only read the profile.
+	 * Each view's groups once, for every value type shown; the whole
+	 * view's beside the rest (groups_job): they only read the profile.
 	 */
 	memset(&all, 0, sizeof(all));
-	all_job = (struct groups_job){ prof, &vo, present, &all };
+	all_job.prof = prof;
+	all_job.vo = &vo;
+	all_job.values = present;
+	all_job.out = &all;
+	atomic_init(&all_job.rest_taken, false);
 	hpa_task_start(&all_task, groups_job_run, &all_job);
 	if (diff) {
 		struct hpa_view_opts side = vo;
@@ -601,6 +647,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			hpa_group_tree(prof, &th, &to, &thr_tree[i]);
 		}
 	}
+	groups_rest(&all_job);
 	hpa_task_wait(&all_task);
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	for (v = 0; v < HPA_NVALUES; v++) {
@@ -614,7 +661,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		top_rows(&pg, &all, v, true);
 		hpa_sb_adds(&pg.sb, ",\"tree\":");
 		if (have_shared)
-			emit_tree(&pg, &shared, v);
+			emit_tree(&pg, &shared, v, present, !first);
 		else
 			tree(&pg, &tv, !diff && prof->inputs_nr > 1);
 		if (diff) {   /* each side alone, for the before and after columns */
@@ -637,7 +684,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 				top_rows(&pg, &thr[k], v, true);
 				hpa_sb_adds(&pg.sb, ",\"tree\":");
 				if (have_shared)
-					emit_tree(&pg, &thr_tree[k], v);
+					emit_tree(&pg, &thr_tree[k], v, present, !first);
 				else
 					tree(&pg, &th, false);
 				hpa_sb_addc(&pg.sb, '}');

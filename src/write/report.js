@@ -14,6 +14,17 @@
 	var app = document.getElementById('app');
 
 	D.types.forEach(function (t, i) { if (t.name === 'inuse_space') st.type = i; });
+	// A tree written once for every value type: a later type's has its own
+	// after column (and count left out), the rest is the first type's.
+	function share(tr, from) {
+		['parent', 'name', 'label', 'before', 'diff'].forEach(function (k) { tr[k] = from[k]; });
+	}
+	D.types.forEach(function (t) {
+		if (t.tree.shared) share(t.tree, D.types[0].tree);
+		(t.threads || []).forEach(function (th, k) {
+			if (th.tree.shared) share(th.tree, D.types[0].threads[k].tree);
+		});
+	});
 
 	function el(tag, attrs, text) {
 		var e = document.createElement(tag);

@@ -381,6 +381,7 @@ struct keys {
 	struct hpa_call_edge *edges;
 	size_t *edge_stamp;
 	uint64_t *edge_by_slot;     /* per caller frame slot: callee key << 32 | edge index + 1 */
+	struct hpa_strbuf line_key;  /* HPA_BY_LINE's key being made */
 	double *edge_vals;         /* nv values per edge */
 	size_t nedges, aedges, aedge_stamp, aedge_vals;
 };
@@ -479,9 +480,19 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 		const char *file = hpa_profile_str(prof, ln->file);
 
 		switch (k->granularity) {
-		case HPA_BY_LINE:
-			key = hpa_xasprintf("%s %s:%u", display, *file ? file : "??", ln->line);
-			break;
+		case HPA_BY_LINE: {   /* "%s %s:%u", without printf: a key for most slots */
+			char num[HPA_LLTOA_MAX];
+
+			k->line_key.len = 0;
+			hpa_sb_adds(&k->line_key, display);
+			hpa_sb_addc(&k->line_key, ' ');
+			hpa_sb_adds(&k->line_key, *file ? file : "??");
+			hpa_sb_addc(&k->line_key, ':');
+			hpa_sb_add(&k->line_key, num, hpa_lltoa(num, ln->line));
+			id = hpa_strtab_intern_len(&k->names, k->line_key.buf, k->line_key.len);
+			grow_values(k);
+			return k->slot_key[slot] = id;
+		}
 		case HPA_BY_ADDRESS:
 			key = hpa_xasprintf("0x%llx %s %s:%u", (unsigned long long)l->addr, display,
 					    *file ? file : "??", ln->line);
@@ -624,6 +635,7 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
 	hpa_hashmap_release(&k->edge_of);
 	free(k->edge_stamp);
 	free(k->edge_by_slot);
+	hpa_sb_release(&k->line_key);
 	free(k->stamp);
 	free(k->slot_key);
 	free(k->str_key);

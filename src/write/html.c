@@ -53,7 +53,7 @@ static const char *const gran_names[] = { "functions", "lines", "files" };
 
 static void spill(struct page *pg)
 {
-	if (pg->sb.len < SPILL)
+	if (pg->sb.len < SPILL || !pg->fp)   /* no file: a piece kept for later */
 		return;
 	fwrite(pg->sb.buf, 1, pg->sb.len, pg->fp);
 	pg->sb.len = 0;
@@ -374,6 +374,13 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
 	free(index);
 }
 
+/* A value type's object up to its tree: {"name":...,"objects":...,"tree": */
+static void type_head(struct page *pg, int v, bool first)
+{
+	hpa_sb_addf(&pg->sb, "%s{\"name\":\"%s\",\"objects\":%s,\"tree\":", first ? "" : ",",
+		    hpa_value_name((enum hpa_value)v), hpa_value_is_objects((enum hpa_value)v) ? "true" : "false");
+}
+
 /* The call tree of one view and value (see emit_tree). */
 static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 {
@@ -566,6 +573,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct groups all, before, after, *thr = NULL;
 	struct thread_samples ts;
 	struct groups_job all_job;
+	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
 	struct hpa_task all_task;
 	size_t nthr;
 	size_t i;
@@ -577,6 +585,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		return hpa_error("refusing to write an HTML report to a terminal; use -o FILE.html or a redirect");
 	}
 	memset(&pg, 0, sizeof(pg));
+	memset(later, 0, sizeof(later));
 	pg.prof = prof;
 	pg.opts = opts;
 	pg.fp = fp;
@@ -647,23 +656,44 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			hpa_group_tree(prof, &th, &to, &thr_tree[i]);
 		}
 	}
+	/*
+	 * The shared tree's JSON while the groups are still being made: each
+	 * type's object starts with its tree, the first type's written now and
+	 * the later ones' (numbers only, no names) kept aside.
+	 */
+	hpa_sb_adds(&pg.sb, ",\"types\":[");
+	if (have_shared) {
+		for (v = 0; v < HPA_NVALUES; v++) {
+			struct page *to = first ? &pg : &later[v];
+
+			if (!(present >> v & 1))
+				continue;
+			if (first)
+				type_head(&pg, v, true);
+			emit_tree(to, &shared, v, present, !first);
+			first = false;
+		}
+		first = true;
+	}
 	groups_rest(&all_job);
 	hpa_task_wait(&all_task);
-	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;
 
 		if (!(present >> v & 1))
 			continue;
 		tv.value = (enum hpa_value)v;
-		hpa_sb_addf(&pg.sb, "%s{\"name\":\"%s\",\"objects\":%s,", first ? "" : ",",
-			    hpa_value_name((enum hpa_value)v), hpa_value_is_objects((enum hpa_value)v) ? "true" : "false");
-		top_rows(&pg, &all, v, true);
-		hpa_sb_adds(&pg.sb, ",\"tree\":");
-		if (have_shared)
-			emit_tree(&pg, &shared, v, present, !first);
-		else
+		if (!have_shared) {
+			type_head(&pg, v, first);
 			tree(&pg, &tv, !diff && prof->inputs_nr > 1);
+		} else if (!first) {
+			type_head(&pg, v, false);
+			hpa_sb_add(&pg.sb, later[v].sb.buf, later[v].sb.len);
+			hpa_sb_release(&later[v].sb);
+			spill(&pg);
+		}
+		hpa_sb_addc(&pg.sb, ',');
+		top_rows(&pg, &all, v, true);
 		if (diff) {   /* each side alone, for the before and after columns */
 			hpa_sb_adds(&pg.sb, ",\"before\":{");
 			top_rows(&pg, &before, v, false);

@@ -32,7 +32,7 @@ struct hpa_series {
 
 struct hpa_growth {
 	size_t dumps;
-	struct hpa_series *stacks, *funcs;   /* ranked, best first */
+	struct hpa_series *stacks, *funcs;   /* ranked, best first (hpa_growth: the first `ranked`) */
 	size_t nstacks, nfuncs;
 	struct hpa_strtab stack_texts, func_texts;   /* texts, when they had to be kept */
 	double *stack_values, *func_values;          /* its per-dump values, kept */
@@ -47,10 +47,12 @@ const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, in
 
 /*
  * Series of every stack ("leaf < caller < ...", or folded root first when
- * `folded`) and every function, ranked.
+ * `folded`) and every function, ranked: the first `ranked` of each in rank
+ * order, best first, the others after them in no particular order (ranked
+ * 0: all of them in order).
  */
 void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts, bool folded,
-		struct hpa_growth *out);
+		size_t ranked, struct hpa_growth *out);
 void hpa_growth_release(struct hpa_growth *g);
 
 /* Share of the n - 1 steps of v[] that grew (dir 1) or shrank (dir -1). */

@@ -10,10 +10,16 @@
 #include "hpa/growth.h"
 #include "hpa/report.h"
 
+/* The rows a table shows: --nodecount, 20 by default. */
+static size_t table_rows(const struct hpa_opts *opts)
+{
+	return opts->nodecount ? (size_t)opts->nodecount : 20;
+}
+
 static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
 		  const char *what, const struct hpa_opts *opts)
 {
-	size_t i, d, limit = opts->nodecount ? opts->nodecount : 20;
+	size_t i, d, limit = table_rows(opts);
 	char num[48];
 
 	fprintf(fp, "\n%s, ranked by steady growth:\n%10s %10s %6s", what, "gain", "slope", "grew");
@@ -78,11 +84,14 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	struct hpa_view_opts vo;
 	struct hpa_growth g;
 	size_t i;
+	bool all;
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	vo = hpa_view_opts(opts);
-	hpa_growth(prof, &vo, opts->mode == HPA_MODE_COLLAPSE, &g);
+	/* Folded stacks and CSV write every series in rank order; the tables, their first rows. */
+	all = opts->mode == HPA_MODE_COLLAPSE || opts->mode == HPA_MODE_CSV;
+	hpa_growth(prof, &vo, opts->mode == HPA_MODE_COLLAPSE, all ? 0 : table_rows(opts), &g);
 	if (opts->mode == HPA_MODE_COLLAPSE) {
 		for (i = 0; i < g.nstacks; i++) {
 			long long gain = (long long)g.stacks[i].gain;

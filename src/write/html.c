@@ -392,15 +392,17 @@ static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 	hpa_call_tree_release(&t);
 }
 
-/* --growth's function ranking: [[name, gain, steadiness, v1, v2, ...], ...], the first 200. */
+#define GROWTH_ROWS 200
+
+/* --growth's function ranking: [[name, gain, steadiness, v1, v2, ...], ...], the first GROWTH_ROWS. */
 static void growth(struct page *pg, const struct hpa_view_opts *vo)
 {
 	struct hpa_growth g;
 	size_t i, d;
 
-	hpa_growth(pg->prof, vo, false, &g);
+	hpa_growth(pg->prof, vo, false, GROWTH_ROWS, &g);
 	hpa_sb_addc(&pg->sb, '[');
-	for (i = 0; i < g.nfuncs && i < 200; i++) {
+	for (i = 0; i < g.nfuncs && i < GROWTH_ROWS; i++) {
 		const struct hpa_series *s = &g.funcs[i];
 		int len;
 		const char *text = hpa_growth_name(&g, s, &len);

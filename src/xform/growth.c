@@ -54,6 +54,81 @@ static int cmp_series(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+/* Is series a ranked after b (the heap below keeps the worst of the best on top)? */
+static bool after(const struct hpa_series *s, uint32_t a, uint32_t b)
+{
+	return cmp_series(&s[a], &s[b]) > 0;
+}
+
+static void sift_down(const struct hpa_series *s, uint32_t *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1, worst = i;
+		uint32_t t;
+
+		if (c < n && after(s, h[c], h[worst]))
+			worst = c;
+		if (c + 1 < n && after(s, h[c + 1], h[worst]))
+			worst = c + 1;
+		if (worst == i)
+			return;
+		t = h[i];
+		h[i] = h[worst];
+		h[worst] = t;
+		i = worst;
+	}
+}
+
+/*
+ * Rank the nr series: the first `ranked` of them in rank order, best first,
+ * the others after them in no particular order (ranked 0: all in order).
+ * A report shows the first 20: the best few are picked with a heap, not
+ * the whole 180k sorted.
+ */
+static void rank_series(struct hpa_series *s, size_t nr, size_t ranked)
+{
+	struct hpa_series *out;
+	uint32_t *h;
+	bool *picked;
+	size_t i, n = 0, k;
+
+	if (!ranked || ranked * 8 >= nr) {
+		if (nr > 1)
+			qsort(s, nr, sizeof(*s), cmp_series);
+		return;
+	}
+	h = xmalloc(st_mult(ranked, sizeof(*h)));
+	for (i = 0; i < nr; i++) {
+		if (n < ranked) {   /* filling: up the heap */
+			size_t c = n++;
+			h[c] = (uint32_t)i;
+			while (c && after(s, h[c], h[(c - 1) / 2])) {
+				uint32_t t = h[c];
+				h[c] = h[(c - 1) / 2];
+				h[(c - 1) / 2] = t;
+				c = (c - 1) / 2;
+			}
+		} else if (after(s, h[0], (uint32_t)i)) {   /* better than the worst kept */
+			h[0] = (uint32_t)i;
+			sift_down(s, h, n, 0);
+		}
+	}
+	out = xmalloc(st_mult(nr, sizeof(*out)));
+	picked = xcalloc(nr, sizeof(*picked));
+	for (k = 0; k < n; k++) {
+		out[k] = s[h[k]];
+		picked[h[k]] = true;
+	}
+	qsort(out, n, sizeof(*out), cmp_series);
+	for (i = 0; i < nr; i++)
+		if (!picked[i])
+			out[k++] = s[i];
+	memcpy(s, out, nr * sizeof(*s));
+	free(out);
+	free(picked);
+	free(h);
+}
+
 struct lazy {
 	const struct hpa_profile *prof;
 	size_t dumps;
@@ -107,7 +182,7 @@ static bool texts_own(const struct hpa_profile *prof, const struct hpa_stack_for
  */
 static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_profile *prof,
 				   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt,
-				   struct hpa_strtab *texts, double **values, size_t *nr)
+				   struct hpa_strtab *texts, double **values, size_t *nr, size_t ranked)
 {
 	struct hpa_stack_group *groups = NULL;
 	struct hpa_series *out;
@@ -140,8 +215,7 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 		out[i].v = *values + i * g->dumps;
 		metrics(&out[i], g->dumps);
 	}
-	if (*nr > 1)
-		qsort(out, *nr, sizeof(*out), cmp_series);
+	rank_series(out, *nr, ranked);
 	free(groups);
 	free(z.sample);
 	return out;
@@ -168,6 +242,7 @@ struct funcs_job {
 	const struct hpa_profile *prof;
 	const struct hpa_view_opts *opts;
 	const struct hpa_stack_format *fmt;
+	size_t ranked;
 };
 
 static void funcs_series(void *arg)
@@ -176,7 +251,7 @@ static void funcs_series(void *arg)
 	struct hpa_growth *g = j->g;
 
 	g->funcs = group_series(g, j->prof, j->opts, j->fmt, &g->func_texts, &g->func_values,
-				&g->nfuncs);
+				&g->nfuncs, j->ranked);
 }
 
 /*
@@ -185,7 +260,7 @@ static void funcs_series(void *arg)
  * groupings only read the profile: they run side by side.
  */
 void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts, bool folded,
-		struct hpa_growth *g)
+		size_t ranked, struct hpa_growth *g)
 {
 	static const struct hpa_stack_format stacks = {
 		display_frame, false, "", " < ", "<no stack> < ", false
@@ -198,10 +273,10 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 	g->dumps = prof->inputs_nr;
 	hpa_stack_namer_init(&g->stack_namer, prof, opts, folded ? &hpa_folded_format : &stacks);
 	hpa_stack_namer_init(&g->func_namer, prof, opts, &funcs);
-	job = (struct funcs_job){ g, prof, opts, &funcs };
+	job = (struct funcs_job){ g, prof, opts, &funcs, ranked };
 	hpa_task_start(&task, funcs_series, &job);
 	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
-				 &g->stack_texts, &g->stack_values, &g->nstacks);
+				 &g->stack_texts, &g->stack_values, &g->nstacks, ranked);
 	hpa_task_wait(&task);
 }
 

@@ -402,7 +402,7 @@ static void test_tree_paths_growth(void)
 	/* Growth: the stack that grew comes first though the other is larger. */
 	CHECK_DBL_EQ(hpa_steadiness(steps, 4, 1), 2.0 / 3, 1e-9);
 	CHECK_DBL_EQ(hpa_steadiness(steps, 4, -1), 1.0 / 3, 1e-9);
-	hpa_growth(&p, &vo, true, &gr);
+	hpa_growth(&p, &vo, true, 0, &gr);
 	CHECK_INT_EQ(gr.dumps, 2);
 	CHECK_INT_EQ(gr.nstacks, 2);
 	CHECK_INT_EQ(gr.nfuncs, 2);

@@ -10,6 +10,7 @@
 
 #include "hpa/profile.h"
 #include "hpa/strbuf.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /* The module of mapping `m`: "build-id:HEX" when known, else its path; 0 for none. */
@@ -70,6 +71,29 @@ static void one_home_per_module(struct hpa_profile *prof, const uint32_t *module
 	hpa_hashmap_release(&home_of);
 }
 
+/* Stacks [lo, hi): their frames through remap, then their hashes. */
+struct hash_part {
+	struct hpa_profile *prof;
+	const uint32_t *remap;
+	uint64_t *hash;
+	size_t lo, hi;
+};
+
+static void hash_stacks(void *arg)
+{
+	struct hash_part *p = arg;
+	size_t i, k;
+
+	for (i = p->lo; i < p->hi; i++) {
+		uint32_t *f = p->prof->frames + p->prof->stacks[i].first;
+		size_t nr = p->prof->stacks[i].nr;
+
+		for (k = 0; k < nr; k++)
+			f[k] = p->remap[f[k]];
+		p->hash[i] = hpa_hash_ids(f, nr);
+	}
+}
+
 /* The first stack not yet merged: 1, or past those an earlier step merged and indexed. */
 static uint32_t first_new_stack(const struct hpa_profile *prof)
 {
@@ -84,7 +108,7 @@ static uint32_t first_new_stack(const struct hpa_profile *prof)
  * stack index is rebuilt for the ids kept; after an earlier step, only the
  * stacks read since are hashed and added to it.
  */
-static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last)
+static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, const uint32_t *loc_remap)
 {
 	uint32_t *remap = xmalloc(st_mult(prof->stacks_nr, sizeof(*remap)));
 	uint64_t *hash = xmalloc(st_mult(prof->stacks_nr, sizeof(*hash)));
@@ -92,12 +116,30 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last)
 	size_t i, nf = from > 1 ? prof->stacks[from - 1].first + (size_t)prof->stacks[from - 1].nr : 0;
 
 	/*
-	 * The hashes first, in one pass over the frames; then each lookup
-	 * asks for the table slot 16 stacks ahead, so that the misses of a
-	 * table larger than the caches overlap.
+	 * The frames' new location ids and the hashes first, in one pass over
+	 * the frames (in two halves side by side); then each lookup asks for
+	 * the table slot 16 stacks ahead, so that the misses of a table larger
+	 * than the caches overlap.
 	 */
-	for (i = from; i < prof->stacks_nr; i++)
-		hash[i] = hpa_hash_ids(prof->frames + prof->stacks[i].first, prof->stacks[i].nr);
+	if (from < prof->stacks_nr) {
+		struct hash_part part[2];
+		struct hpa_task task;
+		size_t lo = from, hi = prof->stacks_nr, mid = prof->stacks[from].first +
+			(prof->frames_nr - prof->stacks[from].first) / 2;
+
+		while (lo < hi) {   /* the first stack whose frames start past the middle */
+			size_t m = lo + (hi - lo) / 2;
+			if (prof->stacks[m].first <= mid)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		part[0] = (struct hash_part){ prof, loc_remap, hash, from, lo };
+		part[1] = (struct hash_part){ prof, loc_remap, hash, lo, prof->stacks_nr };
+		hpa_task_start(&task, hash_stacks, &part[1]);
+		hash_stacks(&part[0]);
+		hpa_task_wait(&task);
+	}
 	if (from == 1) {
 		hpa_hashmap_release(&prof->stack_by_hash);
 		hpa_hashmap_init(&prof->stack_by_hash);
@@ -207,11 +249,8 @@ static void unify(struct hpa_profile *prof, bool last)
 	/* Stacks follow in place (merged ones hold kept ids already), and then
 	 * become one id for the same frames. */
 	from = first_new_stack(prof);
-	for (i = from < prof->stacks_nr ? prof->stacks[from].first : prof->frames_nr;
-	     i < prof->frames_nr; i++)
-		prof->frames[i] = remap[prof->frames[i]];
+	unify_stacks(prof, from, last, remap);
 	free(remap);
-	unify_stacks(prof, from, last);
 
 	/* Addresses now name the representative of their location. */
 	hpa_hashmap_release(&prof->loc_by_addr);

@@ -38,6 +38,13 @@ struct build {
 	uint32_t *slot_name, *slot_label;
 	enum hpa_value value;        /* the view's */
 	unsigned vidx[HPA_NVALUES], nv; /* with all_values: the value types added up */
+	/*
+	 * Per kept sample, read once from the samples (add_kept visits each at
+	 * every node on its path): with all_values its nv weighted values, and
+	 * its input's index with BASE_INPUT set for a base.
+	 */
+	double *kv;
+	uint32_t *kin;
 	uint32_t *path;              /* path[depth]: the node last made at that depth */
 	uint32_t mine;               /* a forked stretch's: LOCAL on ids of its own nodes in path */
 	double cut_below;            /* cut_share of the root's value, when it applies */
@@ -79,24 +86,23 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t dept
 }
 
 /* Kept samples items[0..n) pass through `node`. */
+#define BASE_INPUT (UINT32_C(1) << 31)
+
 static void add_kept(const struct build *b, uint32_t node, const uint32_t *items, size_t n)
 {
 	struct hpa_call_tree *t = b->t;
-	const struct hpa_profile *prof = b->s->prof;
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
-		uint32_t k = items[i];
-		const struct hpa_sample *smp = &prof->samples[b->s->sample[k]];
-		const struct hpa_input *in = &prof->inputs[smp->input - 1];
+		uint32_t k = items[i], in = b->kin[k];
 		double v = b->s->v[k];
 
 		if (t->values)
 			for (j = 0; j < b->nv; j++)
-				t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += smp->v[b->vidx[j]] * in->weight;
+				t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += b->kv[(size_t)k * b->nv + j];
 		if (t->dumps)
-			t->series[(size_t)node * t->dumps + smp->input - 1] += v;
-		if (in->is_base)
+			t->series[(size_t)node * t->dumps + (in & ~BASE_INPUT)] += v;
+		if (in & BASE_INPUT)
 			t->nodes[node].before -= v;
 		else
 			t->nodes[node].after += v;
@@ -244,6 +250,18 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 			b.slot_label[i] = hpa_frame_name_id(prof, s.slot_frame[i], topts->label);
 		}
 	hpa_seqs_rank(&s, b.slot_name, profile_str, prof, "");
+	b.kin = xmalloc(st_mult(s.kept + 1, sizeof(*b.kin)));
+	if (t->values)
+		b.kv = xmalloc(st_mult(st_mult(s.kept + 1, b.nv), sizeof(*b.kv)));
+	for (i = 0; i < s.kept; i++) {
+		const struct hpa_sample *smp = &prof->samples[s.sample[i]];
+		const struct hpa_input *in = &prof->inputs[smp->input - 1];
+		size_t j;
+
+		b.kin[i] = (smp->input - 1) | (in->is_base ? BASE_INPUT : 0);
+		for (j = 0; t->values && j < b.nv; j++)
+			b.kv[i * b.nv + j] = smp->v[b.vidx[j]] * in->weight;
+	}
 	all = xmalloc(st_mult(s.kept ? s.kept : 1, sizeof(*all)));
 	for (i = 0; i < s.kept; i++) {
 		all[i] = (uint32_t)i;
@@ -264,6 +282,8 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	}
 	free(b.path);
 	free(b.slot_name);
+	free(b.kin);
+	free(b.kv);
 	free(b.slot_label);
 	hpa_seqs_release(&s);
 }

@@ -117,6 +117,23 @@ fi
 # peak RSS and the ratio to its own --text, jeprof's --text where it runs.
 # --base and --growth read two dumps of the size: the profile and one of
 # 9/10 of its seeds.
+# The ratio to --text is paired: each run of the mode next to a run of
+# --text, the median of their HPA_BENCH_REPEAT ratios (a shared machine's
+# speed drifts between one median and the next, far less within a pair).
+pair_ratio() {   # pair_ratio TEXT_PROFILE CMD... -> median of CMD's time / --text's
+	local n=${HPA_BENCH_REPEAT:-5} i t0 t1 t2 p=$1
+	shift
+	: > ratios.txt
+	for ((i = 0; i < n; i++)); do
+		t0=$EPOCHREALTIME
+		"$hpa" --text ./syn "$p" >out.txt 2>err.txt
+		t1=$EPOCHREALTIME
+		"$@" >out.txt 2>err.txt
+		t2=$EPOCHREALTIME
+		echo "$t0 $t1 $t2" | awk '{ printf "%.4f\n", ($3 - $2) / ($2 - $1) }' >> ratios.txt
+	done
+	sort -n ratios.txt | awk -v n="$n" '{ s[NR] = $1 } END { printf "%.2f", s[int((n + 1) / 2)] }'
+}
 echo
 echo "size     stacks  mode        hpa s  peak MiB  x text  jeprof s  jeprof/hpa"
 for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
@@ -127,22 +144,22 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" ./syn $((n * 9 / 10))
 	mv prof.*.heap "$name.0.heap"
 	st=$(grep -c '^@' "$name.heap")
-	text_s=""
 	for mode in text collapse svg proto html base growth; do
 		case $mode in
 		base) set -- --text --base "$name.0.heap" ./syn "$name.heap" ;;
 		growth) set -- --growth ./syn "$name.0.heap" "$name.heap" ;;
 		*) set -- --"$mode" ./syn "$name.heap" ;;
 		esac
+		r=1.00
+		[ "$mode" = text ] || r=$(pair_ratio "$name.heap" "$hpa" "$@")
 		set -- $(median "$hpa" "$@"); s=$1 kb=$2
-		[ -n "$text_s" ] || text_s=$s
 		js="" jr=""
 		if [ "$mode" = text ] && [ -x /usr/bin/jeprof ]; then
 			set -- $(measure /usr/bin/jeprof --text --show_bytes ./syn "$name.heap"); js=$1
 			jr=$(awk -v j="$js" -v h="$s" 'BEGIN { printf "%.0f", j / (h > 0 ? h : 0.01) }')
 		fi
-		awk -v c="$name" -v n="$st" -v m="$mode" -v s="$s" -v kb="$kb" -v t="$text_s" -v js="$js" -v jr="$jr" \
-			'BEGIN { printf "%-7s %7d  %-9s %7.3f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, s / (t > 0 ? t : 0.01), js, jr }'
+		awk -v c="$name" -v n="$st" -v m="$mode" -v s="$s" -v kb="$kb" -v r="$r" -v js="$js" -v jr="$jr" \
+			'BEGIN { printf "%-7s %7d  %-9s %7.3f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, r, js, jr }'
 	done
 done
 

@@ -27,9 +27,11 @@
 #include <unistd.h>
 
 #include "hpa/diag.h"
+#include "hpa/fetch.h"
 #include "hpa/reader.h"
 #include "hpa/task.h"
 #include "hpa/xalloc.h"
+#include "read.h"
 
 #define AHEAD_WORKERS_MAX 3
 
@@ -66,7 +68,7 @@ static bool text_heap_file(const char *path)
 	size_t i = 0;
 	int fd;
 
-	if (!strcmp(path, "-") || strstr(path, "://"))
+	if (!strcmp(path, "-") || hpa_is_url(path))
 		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -78,8 +80,7 @@ static bool text_heap_file(const char *path)
 	buf[n] = '\0';
 	while (buf[i] == '\n' || buf[i] == '\r' || buf[i] == ' ' || buf[i] == '\t')
 		i++;
-	return (!strncmp(buf + i, "heap_v2/", 8) && buf[i + 8] >= '0' && buf[i + 8] <= '9') ||
-		!strncmp(buf + i, "heap profile:", 13);
+	return read_is_jemalloc_header(buf + i) || read_is_gperf_header(buf + i);
 }
 
 static void *worker(void *arg)

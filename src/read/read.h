@@ -106,6 +106,10 @@ bool is_maps_marker(const char *line);
 /* Read the maps section; `marker` is the line that opened it. */
 int read_maps(struct reader *r, const char *marker);
 
+/* The header lines that start the text heap formats: "heap_v2/PERIOD" and "heap profile:". */
+bool read_is_jemalloc_header(const char *line);
+bool read_is_gperf_header(const char *line);
+
 /* Format bodies; `header` is the (trimmed) header line. */
 int read_jemalloc(struct reader *r, const char *header);
 int read_gperf(struct reader *r, const char *header);

@@ -89,6 +89,16 @@ static const char *java_kind(const char *line)
 	return NULL;
 }
 
+bool read_is_jemalloc_header(const char *line)
+{
+	return starts_with(line, "heap_v2/") && line[8] >= '0' && line[8] <= '9';
+}
+
+bool read_is_gperf_header(const char *line)
+{
+	return starts_with(line, "heap profile:");
+}
+
 static int unsupported(struct reader *r, const char *line)
 {
 	char q[64];
@@ -335,9 +345,9 @@ static int read_body(struct reader *r)
 			r->growth_marker = true;
 			continue;
 		}
-		if (starts_with(line, "heap_v2/") && line[8] >= '0' && line[8] <= '9')
+		if (read_is_jemalloc_header(line))
 			return read_jemalloc(r, line);
-		if (starts_with(line, "heap profile:"))
+		if (read_is_gperf_header(line))
 			return read_gperf(r, line);
 		if (read_is_folded(line))
 			return read_folded(r, line, len);

@@ -665,17 +665,16 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	 */
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	if (have_shared) {
-		for (v = 0; v < HPA_NVALUES; v++) {
-			struct page *to = first ? &pg : &later[v];
+		bool lead = true;   /* the first type shown: its tree in full, into the page */
 
+		for (v = 0; v < HPA_NVALUES; v++) {
 			if (!(present >> v & 1))
 				continue;
-			if (first)
+			if (lead)
 				type_head(&pg, v, true);
-			emit_tree(to, &shared, v, present, !first);
-			first = false;
+			emit_tree(lead ? &pg : &later[v], &shared, v, present, !lead);
+			lead = false;
 		}
-		first = true;
 	}
 	groups_rest(&all_job);
 	hpa_task_wait(&all_task);

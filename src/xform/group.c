@@ -489,9 +489,7 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 			hpa_sb_adds(&k->line_key, *file ? file : "??");
 			hpa_sb_addc(&k->line_key, ':');
 			hpa_sb_add(&k->line_key, num, hpa_lltoa(num, ln->line));
-			id = hpa_strtab_intern_len(&k->names, k->line_key.buf, k->line_key.len);
-			grow_values(k);
-			return k->slot_key[slot] = id;
+			break;   /* key stays NULL: the text is line_key's */
 		}
 		case HPA_BY_ADDRESS:
 			key = hpa_xasprintf("0x%llx %s %s:%u", (unsigned long long)l->addr, display,
@@ -506,7 +504,8 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 			return k->slot_key[slot] = str_key(k, names->display);
 		}
 	}
-	id = hpa_strtab_intern(&k->names, key);
+	id = key ? hpa_strtab_intern(&k->names, key) :
+		hpa_strtab_intern_len(&k->names, k->line_key.buf, k->line_key.len);
 	free(key);
 	grow_values(k);
 	k->slot_key[slot] = id;

@@ -90,7 +90,7 @@ static void rank_series(struct hpa_series *s, size_t nr, size_t ranked)
 	struct hpa_series *out;
 	uint32_t *h;
 	bool *picked;
-	size_t i, n = 0, k;
+	size_t i, k;
 
 	if (!ranked || ranked * 8 >= nr) {
 		if (nr > 1)
@@ -98,28 +98,23 @@ static void rank_series(struct hpa_series *s, size_t nr, size_t ranked)
 		return;
 	}
 	h = xmalloc(st_mult(ranked, sizeof(*h)));
-	for (i = 0; i < nr; i++) {
-		if (n < ranked) {   /* filling: up the heap */
-			size_t c = n++;
-			h[c] = (uint32_t)i;
-			while (c && after(s, h[c], h[(c - 1) / 2])) {
-				uint32_t t = h[c];
-				h[c] = h[(c - 1) / 2];
-				h[(c - 1) / 2] = t;
-				c = (c - 1) / 2;
-			}
-		} else if (after(s, h[0], (uint32_t)i)) {   /* better than the worst kept */
+	for (i = 0; i < ranked; i++)   /* the first ones, made a heap; then each better one in */
+		h[i] = (uint32_t)i;
+	for (i = ranked / 2; i-- > 0;)
+		sift_down(s, h, ranked, i);
+	for (i = ranked; i < nr; i++) {
+		if (after(s, h[0], (uint32_t)i)) {   /* better than the worst kept */
 			h[0] = (uint32_t)i;
-			sift_down(s, h, n, 0);
+			sift_down(s, h, ranked, 0);
 		}
 	}
 	out = xmalloc(st_mult(nr, sizeof(*out)));
 	picked = xcalloc(nr, sizeof(*picked));
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < ranked; k++) {
 		out[k] = s[h[k]];
 		picked[h[k]] = true;
 	}
-	qsort(out, n, sizeof(*out), cmp_series);
+	qsort(out, ranked, sizeof(*out), cmp_series);
 	for (i = 0; i < nr; i++)
 		if (!picked[i])
 			out[k++] = s[i];

@@ -242,8 +242,7 @@ struct fork {
 	struct walk second;
 	struct hpa_seqs_visitor visitor;   /* the caller's, with the forked context */
 	struct hpa_task task;
-	size_t n;                    /* items: what tmp holds at most */
-	size_t items;                /* what the walk started with */
+	size_t items;                /* what the walk started with (tmp holds one more) */
 	bool started;
 };
 
@@ -456,7 +455,7 @@ static bool try_fork(struct walk *w)
 	b->alloc = b->sp;
 	b->stack = xmalloc(st_mult(b->sp, sizeof(*b->stack)));
 	memcpy(b->stack, w->stack, b->sp * sizeof(*b->stack));
-	b->tmp = xmalloc(st_mult(f->n, sizeof(*b->tmp)));
+	b->tmp = xmalloc(st_mult(f->items + 1, sizeof(*b->tmp)));
 	b->members = NULL;
 	b->amembers = 0;
 	b->declined = 0;
@@ -482,7 +481,6 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	w.items = xmalloc(st_mult(n, sizeof(*w.items)));
 	w.keys = xmalloc(st_mult(n, sizeof(*w.keys)));
 	w.tmp = xmalloc(st_mult(n, sizeof(*w.tmp)));
-	f.n = n;
 	if (v->fork && v->join && hpa_processors() > 1)
 		w.fork = &f;
 	if (v->by_sequence)

@@ -85,9 +85,9 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t dept
 	return id;
 }
 
-/* Kept samples items[0..n) pass through `node`. */
-#define BASE_INPUT (UINT32_C(1) << 31)
+#define BASE_INPUT (UINT32_C(1) << 31)   /* in build.kin: the sample is a base's */
 
+/* Kept samples items[0..n) pass through `node`. */
 static void add_kept(const struct build *b, uint32_t node, const uint32_t *items, size_t n)
 {
 	struct hpa_call_tree *t = b->t;

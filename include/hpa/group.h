@@ -156,17 +156,28 @@ void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_
  * locations, which hold an address's inline levels together): the
  * format's key_of() maps the frames at frames[0..nr) (leaf first) to one
  * key and says how many of them it covers (at least 1); a stack without
- * frames is the one key empty().  Keys are non-zero.
+ * frames is the one key empty().  Keys are non-zero.  A format whose key
+ * covers a location's levels together may also give loc_key(): the key of
+ * location loc's levels from `first` to its last, what key_of() makes of
+ * those frames; a view without filters then hands it the stacks'
+ * locations, not their frames one inline level at a time.
  */
 struct hpa_path_format {
 	uint32_t (*key_of)(void *ctx, const struct hpa_frame *frames, size_t nr, size_t *used);
 	uint32_t (*empty)(void *ctx);
 	void *ctx;
+	uint32_t (*loc_key)(void *ctx, uint32_t loc, unsigned first);   /* or NULL */
 };
 
-/* A distinct key sequence, leaf first: pool[first .. first + n), and its weighted values. */
+/*
+ * A distinct key sequence, leaf first, and its weighted values.  The keys
+ * are kept as they are written out, base-128 varints one after the other
+ * (a protobuf packed field's bytes): pool[first .. first + len), about
+ * half the room of 32-bit keys for a table as large as the profile.
+ */
 struct hpa_path_group {
-	size_t first, n;
+	size_t first;
+	uint32_t len;                /* bytes */
 	int32_t thread;              /* the samples' thread */
 	double v[HPA_NVALUES];       /* every value type, the base's negative */
 };
@@ -177,7 +188,7 @@ struct hpa_path_group {
  * each sample (1-based), 0 for samples out of view.
  */
 size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool,
+		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint8_t **pool,
 		       uint32_t *group_of);
 
 /* Which of a frame's names (names.h) keys a call tree's nodes. */

@@ -54,6 +54,7 @@ struct writer {
 	struct hpa_hashmap loc_by_key;   /* (loc, first level, levels) -> output id */
 	uint64_t *slot_loc;              /* per frame slot: levels << 32 | output id, 0 = not yet */
 	uint32_t *slot0;                 /* per location: the slot of its level 0 (no location read per frame) */
+	uint32_t *whole;                 /* per location: the output id of all its levels, 0 = not yet */
 	PbLocation **locs;
 	size_t nlocs, alocs;
 	struct hpa_hashmap func_by_key;  /* model function id, or label string id | 1<<63 */
@@ -209,6 +210,23 @@ static uint32_t path_key(void *ctx, const struct hpa_frame *frames, size_t nr, s
 		return (uint32_t)w->slot_loc[slot];
 	id = (uint32_t)location_id(w, frames[0].loc, frames[0].level, (uint32_t)e);
 	w->slot_loc[slot] = (uint64_t)e << 32 | id;
+	return id;
+}
+
+/* path_key() of location loc's levels from `first` on, with no frames to look at. */
+static uint32_t path_loc_key(void *ctx, uint32_t loc, unsigned first)
+{
+	struct writer *w = ctx;
+	const struct hpa_location *l;
+	uint32_t id, n;
+
+	if (!first && w->whole[loc])
+		return w->whole[loc];
+	l = &w->prof->locs[loc];
+	n = (l->line_nr ? l->line_nr : 1) - first;
+	id = (uint32_t)location_id(w, loc, first, n);
+	if (!first)
+		w->whole[loc] = id;
 	return id;
 }
 
@@ -511,33 +529,37 @@ static size_t put_scalar(uint8_t *out, unsigned field, uint64_t v)
 /*
  * One Sample (profile field 2), encoded here rather than by protobuf-c's
  * descriptor walk (two passes per sample: its size, then its bytes): the
- * same bytes, written once.  buf has room for 10 * nlocs + 125 bytes (24 for
- * the sample's head, 11 + 10 per location, 42 for the values, 24 per label).
+ * same bytes, written once.  Its location ids come as the grouping engine
+ * keeps them, already a packed field's varints (locs, len bytes).
  */
-static void put_sample(struct gz *g, uint8_t *buf, const uint64_t *locs, size_t nlocs,
+static void put_sample(struct gz *g, const uint8_t *locs, size_t len,
 		       const int64_t values[4], const int64_t label[4], size_t nlabels)
 {
-	uint8_t lab[2][48], head[20];
-	size_t lablen[2], i, n, h;
+	uint8_t head[32], lenv[10], rest[160];
+	size_t i, n = 0, h, body;
 	uint64_t v[4];
 
 	for (i = 0; i < 4; i++)
 		v[i] = (uint64_t)values[i];
-	n = 24;   /* room for the sample's tag and length, moved down below */
-	n += put_packed(buf + n, 1, locs, nlocs);
-	n += put_packed(buf + n, 2, v, 4);
+	n += put_packed(rest + n, 2, v, 4);
 	for (i = 0; i < nlabels; i++) {
-		lablen[i] = put_scalar(lab[i], 1, (uint64_t)label[2 * i]);
-		lablen[i] += put_scalar(lab[i] + lablen[i], 2, (uint64_t)label[2 * i + 1]);
-		n += put_varint(buf + n, 3 << 3 | 2);
-		n += put_varint(buf + n, lablen[i]);
-		memcpy(buf + n, lab[i], lablen[i]);
-		n += lablen[i];
+		uint8_t lab[48];
+		size_t lablen = put_scalar(lab, 1, (uint64_t)label[2 * i]);
+
+		lablen += put_scalar(lab + lablen, 2, (uint64_t)label[2 * i + 1]);
+		n += put_varint(rest + n, 3 << 3 | 2);
+		n += put_varint(rest + n, lablen);
+		memcpy(rest + n, lab, lablen);
+		n += lablen;
 	}
+	body = 1 + put_varint(lenv, len) + len + n;   /* field 1's tag, length, varints; then the rest */
 	h = put_varint(head, 2 << 3 | 2);
-	h += put_varint(head + h, n - 24);
-	memcpy(buf + 24 - h, head, h);
-	gz_append(&g->base, h + n - 24, buf + 24 - h);
+	h += put_varint(head + h, body);
+	h += put_varint(head + h, 1 << 3 | 2);
+	h += put_varint(head + h, len);
+	gz_append(&g->base, h, head);
+	gz_append(&g->base, len, locs);
+	gz_append(&g->base, n, rest);
 }
 
 static void free_profile(PbProfile *p, struct writer *w)
@@ -595,127 +617,141 @@ static bool has_threads(const struct hpa_profile *prof)
 	return false;
 }
 
+/* One output sample of a group: a thread's share, or what no thread holds. */
 struct thread_part {
 	int32_t thread;
-	uint32_t next;                  /* the group's next thread, 1-based; 0 ends */
 	double v[HPA_NVALUES];
 };
 
-/* How many groups all-threads group g (1-based) becomes. */
-static size_t split_count(const double *v, uint32_t g, const uint32_t *first_t,
-			  const struct thread_part *tp, double (*sum)[HPA_NVALUES])
-{
-	size_t n = 0, k;
-	uint32_t t;
-	bool left = false;
-
-	for (t = first_t[g]; t; t = tp[t - 1].next)
-		n++;
-	for (k = 0; k < HPA_NVALUES; k++)
-		left |= sum[g][k] == 0 && v[k] != 0;
-	return n + (left || !n);
-}
-
 /*
- * The all-threads groups `all` (the report's samples) split by thread: each
- * stack's value goes to its threads in proportion to their own values, so
- * every column still sums to the report's Total (a thread's unsampled
- * value is its own estimate; the all-threads record is estimated once and
- * may differ from their sum).  What no thread holds stays unlabelled.  A
+ * The report's groups split by thread as they are written: each stack's
+ * value goes to its threads in proportion to their own values, so every
+ * column still sums to the report's Total (a thread's unsampled value is
+ * its own estimate; the all-threads record is estimated once and may
+ * differ from their sum).  What no thread holds stays unlabelled.  A
  * thread's sample has its all-threads sample's stack, so it is in view and
- * in a group exactly when that one is (group_of: the all-threads grouping).
- * Returns the new number of groups; *all is rewritten in place (grown
- * only where stacks have several threads), and a thread's group shares its
- * stack's keys in the pool.
+ * in a group exactly when that one is (group_of: the all-threads
+ * grouping).  Each group's thread samples are chained in sample order
+ * (two ids per sample and group, where a table of per-thread sums for the
+ * whole profile took 14 MB on 180k stacks), and a group's sums are made
+ * when it is written, twice: once for the label strings, once for the
+ * samples.
  */
-static size_t split_by_thread(const struct hpa_profile *prof, struct hpa_path_group **all,
-			      size_t nall, const uint32_t *group_of)
-{
-	struct hpa_path_group *a = *all;
-	struct thread_part *tp = NULL;
-	uint32_t *first_t = xcalloc(nall + 1, sizeof(*first_t));
-	uint32_t *group_of_stack = xcalloc(prof->stacks_nr + 1, sizeof(*group_of_stack));
-	double (*sum)[HPA_NVALUES] = xcalloc(nall + 1, sizeof(*sum));
-	size_t nt = 0, at = 0, i, k, nout = 0, end;
+struct thread_split {
+	const struct hpa_profile *prof;
+	uint32_t *head;                 /* per group (1-based): its first thread sample + 1, 0: none */
+	uint32_t *next;                 /* per sample: the next thread sample of its group + 1 */
+	struct thread_part *tp, *out;   /* one group's threads, its output samples */
+	size_t atp, aout;
+};
 
+static void thread_split_init(struct thread_split *ts, const struct hpa_profile *prof, size_t ngroups,
+			      const uint32_t *group_of)
+{
+	uint32_t *group_of_stack = xcalloc(prof->stacks_nr + 1, sizeof(*group_of_stack));
+	size_t i;
+
+	memset(ts, 0, sizeof(*ts));
+	ts->prof = prof;
+	ts->head = xcalloc(ngroups + 1, sizeof(*ts->head));
+	ts->next = xcalloc(prof->samples_nr + 1, sizeof(*ts->next));
 	for (i = 0; i < prof->samples_nr; i++)
 		if (group_of[i])
 			group_of_stack[prof->samples[i].stack] = group_of[i];
-	for (i = 0; i < prof->samples_nr; i++) {
+	for (i = prof->samples_nr; i-- > 0;) {
 		const struct hpa_sample *s = &prof->samples[i];
-		double weight = prof->inputs[s->input - 1].weight;
-		uint32_t g, t;
+		uint32_t g;
 
-		if (s->thread == HPA_THREAD_ALL || weight == 0 || !(g = group_of_stack[s->stack]))
+		if (s->thread == HPA_THREAD_ALL || prof->inputs[s->input - 1].weight == 0 ||
+		    !(g = group_of_stack[s->stack]))
 			continue;
-		for (t = first_t[g]; t && tp[t - 1].thread != s->thread; t = tp[t - 1].next)
-			;   /* a stack has few threads */
-		if (!t) {
-			HPA_GROW(tp, nt + 1, at);
-			tp[nt].thread = s->thread;
-			tp[nt].next = first_t[g];
-			memset(tp[nt].v, 0, sizeof(tp[nt].v));
-			t = (uint32_t)++nt;
-			first_t[g] = t;
-		}
-		for (k = 0; k < HPA_NVALUES; k++) {
-			tp[t - 1].v[k] += s->v[k] * weight;
-			sum[g][k] += s->v[k] * weight;
-		}
+		ts->next[i] = ts->head[g];
+		ts->head[g] = (uint32_t)i + 1;
 	}
 	free(group_of_stack);
+}
 
-	/*
-	 * Each group becomes at least one, so group i's first lands at or
-	 * after i: filling from the last group back overwrites only groups
-	 * already read.
-	 */
-	for (i = 1; i <= nall; i++)
-		nout += split_count(a[i - 1].v, (uint32_t)i, first_t, tp, sum);
-	if (nout > nall)
-		a = xgrow(a, nall * sizeof(*a), st_mult(nout, sizeof(*a)));
-	for (end = nout, i = nall; i > 0; i--) {
-		struct hpa_path_group rest = a[i - 1];
-		size_t at_g = end - split_count(rest.v, (uint32_t)i, first_t, tp, sum);
-		bool left = false;
-		uint32_t t;
+static void thread_split_release(struct thread_split *ts)
+{
+	free(ts->head);
+	free(ts->next);
+	free(ts->tp);
+	free(ts->out);
+}
 
-		end = at_g;
-		for (t = first_t[i]; t; t = tp[t - 1].next) {
-			struct hpa_path_group g = rest;
-			g.thread = tp[t - 1].thread;
-			for (k = 0; k < HPA_NVALUES; k++)
-				g.v[k] = sum[i][k] != 0 ? tp[t - 1].v[k] * rest.v[k] / sum[i][k] : 0;
-			a[at_g++] = g;
+/* Group g (1-based) as output samples, in ts->out: its threads, latest seen first, then the rest. */
+static size_t thread_split(struct thread_split *ts, uint32_t g, const struct hpa_path_group *grp)
+{
+	const struct hpa_profile *prof = ts->prof;
+	double sum[HPA_NVALUES] = { 0 };
+	size_t ntp = 0, nout = 0, t, k;
+	struct thread_part rest;
+	bool left = false;
+	uint32_t i;
+
+	for (i = ts->head[g]; i; i = ts->next[i - 1]) {
+		const struct hpa_sample *s = &prof->samples[i - 1];
+		double weight = prof->inputs[s->input - 1].weight;
+
+		for (t = 0; t < ntp && ts->tp[t].thread != s->thread; t++)
+			;   /* a stack has few threads */
+		if (t == ntp) {
+			HPA_GROW(ts->tp, ntp + 1, ts->atp);
+			memset(&ts->tp[ntp], 0, sizeof(ts->tp[ntp]));
+			ts->tp[ntp++].thread = s->thread;
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
-			rest.v[k] = sum[i][k] != 0 ? 0 : rest.v[k];
-			left |= rest.v[k] != 0;
+			ts->tp[t].v[k] += s->v[k] * weight;
+			sum[k] += s->v[k] * weight;
 		}
-		if (left || !first_t[i])
-			a[at_g++] = rest;
 	}
-	free(first_t);
-	free(sum);
-	free(tp);
-	*all = a;
+	HPA_GROW(ts->out, ntp + 1, ts->aout);
+	for (t = ntp; t-- > 0;) {
+		struct thread_part *o = &ts->out[nout++];
+
+		o->thread = ts->tp[t].thread;
+		for (k = 0; k < HPA_NVALUES; k++)
+			o->v[k] = sum[k] != 0 ? ts->tp[t].v[k] * grp->v[k] / sum[k] : 0;
+	}
+	rest.thread = grp->thread;
+	for (k = 0; k < HPA_NVALUES; k++) {
+		rest.v[k] = sum[k] != 0 ? 0 : grp->v[k];
+		left |= rest.v[k] != 0;
+	}
+	if (left || !ntp)
+		ts->out[nout++] = rest;
 	return nout;
+}
+
+/* Group g's output samples (in ts->out): split by thread, or the group itself. */
+static size_t group_parts(struct thread_split *ts, bool threads, uint32_t g, const struct hpa_path_group *grp)
+{
+	size_t k;
+
+	if (threads)
+		return thread_split(ts, g, grp);
+	HPA_GROW(ts->out, 1, ts->aout);
+	ts->out[0].thread = grp->thread;
+	for (k = 0; k < HPA_NVALUES; k++)
+		ts->out[0].v[k] = grp->v[k];
+	return 1;
 }
 
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct writer w;
 	struct hpa_view_opts vo;
-	struct hpa_path_format fmt = { path_key, path_empty, &w };
+	struct hpa_path_format fmt = { path_key, path_empty, &w, path_loc_key };
 	struct hpa_path_group *samples = NULL;
 	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	uint32_t *pool = NULL, *group_of;
-	size_t nsamples, i, k, m;
+	uint8_t *pool = NULL;
+	uint32_t *group_of;
+	struct thread_split ts;
+	size_t nsamples, i, j, k, m;
 	bool threads;
 	int32_t last_thread = HPA_THREAD_ALL;
 	int64_t tid_key = 0, tid_str = 0, name_key = 0, name_str = 0;
 	double cum[4] = { 0 }, done[4] = { 0 };
-	size_t max_path = 0;
 	struct gz gz;
 	int rc;
 
@@ -731,6 +767,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	w.map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
 	w.slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w.slot_loc));
 	w.slot0 = hpa_profile_slot0(prof);
+	w.whole = xcalloc(prof->locs_nr + 1, sizeof(*w.whole));
 
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
@@ -748,28 +785,32 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	group_of = threads ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
 	nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool, group_of);
 	if (threads)
-		nsamples = split_by_thread(prof, &samples, nsamples, group_of);
+		thread_split_init(&ts, prof, nsamples, group_of);
+	else
+		memset(&ts, 0, sizeof(ts));
 	free(group_of);
-	for (i = 0; i < nsamples; i++)
-		if (samples[i].n > max_path)
-			max_path = samples[i].n;
 
 	/* The thread labels' strings, in sample order, before the value types' (string ids). */
 	for (i = 0; i < nsamples; i++) {
-		const char *name;
-		char tid[16];
+		size_t nparts = group_parts(&ts, threads, (uint32_t)i + 1, &samples[i]);
 
-		if (samples[i].thread == HPA_THREAD_ALL || samples[i].thread == last_thread)
-			continue;
-		name = thread_name(prof, samples[i].thread);
-		snprintf(tid, sizeof(tid), "%d", samples[i].thread);
-		str(&w, "thread");
-		str(&w, tid);
-		if (name) {
-			str(&w, "thread_name");
-			str(&w, name);
+		for (j = 0; j < nparts; j++) {
+			int32_t thread = ts.out[j].thread;
+			const char *name;
+			char tid[16];
+
+			if (thread == HPA_THREAD_ALL || thread == last_thread)
+				continue;
+			name = thread_name(prof, thread);
+			snprintf(tid, sizeof(tid), "%d", thread);
+			str(&w, "thread");
+			str(&w, tid);
+			if (name) {
+				str(&w, "thread_name");
+				str(&w, name);
+			}
+			last_thread = thread;
 		}
-		last_thread = samples[i].thread;
 	}
 	p.n_sample_type = 4;
 	p.sample_type = xcalloc(4, sizeof(*p.sample_type));
@@ -811,49 +852,48 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	rc = gz_start(&gz, fp);
 	if (!rc) {
 		PbProfile head = PERFTOOLS__PROFILES__PROFILE__INIT, tail = p;
-		uint64_t *loc_ids = xmalloc(st_mult(max_path + 1, sizeof(*loc_ids)));
-		uint8_t *sample_buf = xmalloc(st_mult(max_path, 10) + 125);
 
 		head.n_sample_type = p.n_sample_type;
 		head.sample_type = p.sample_type;
 		protobuf_c_message_pack_to_buffer(&head.base, &gz.base);
 		last_thread = HPA_THREAD_ALL;
 		for (i = 0; i < nsamples && !gz.failed; i++) {
-			int64_t values[4], label[4] = { 0 };
-			size_t nlabels = 0;
+			size_t nparts = group_parts(&ts, threads, (uint32_t)i + 1, &samples[i]);
 
-			for (k = 0; k < samples[i].n; k++)
-				loc_ids[k] = pool[samples[i].first + k];
-			for (k = 0; k < 4; k++) {
-				/* floor of the running sum: the column totals come out exact */
-				double next;
-				cum[k] += samples[i].v[columns[k]];
-				next = floor(hpa_dust_to_zero(cum[k]) + 1e-9);
-				values[k] = (int64_t)(next - done[k]);
-				done[k] = next;
-			}
-			if (samples[i].thread != HPA_THREAD_ALL) {
-				/* A string label: pprof drops numeric labels whose value is 0. */
-				if (samples[i].thread != last_thread) {   /* interned above */
-					const char *name = thread_name(prof, samples[i].thread);
-					char tid[16];
-					snprintf(tid, sizeof(tid), "%d", samples[i].thread);
-					tid_key = str(&w, "thread");
-					tid_str = str(&w, tid);
-					name_key = name ? str(&w, "thread_name") : 0;
-					name_str = name ? str(&w, name) : 0;
-					last_thread = samples[i].thread;
+			for (j = 0; j < nparts; j++) {
+				const struct thread_part *part = &ts.out[j];
+				int64_t values[4], label[4] = { 0 };
+				size_t nlabels = 0;
+
+				for (k = 0; k < 4; k++) {
+					/* floor of the running sum: the column totals come out exact */
+					double next;
+					cum[k] += part->v[columns[k]];
+					next = floor(hpa_dust_to_zero(cum[k]) + 1e-9);
+					values[k] = (int64_t)(next - done[k]);
+					done[k] = next;
 				}
-				label[0] = tid_key;
-				label[1] = tid_str;
-				label[2] = name_key;
-				label[3] = name_str;
-				nlabels = name_str ? 2 : 1;
+				if (part->thread != HPA_THREAD_ALL) {
+					/* A string label: pprof drops numeric labels whose value is 0. */
+					if (part->thread != last_thread) {   /* interned above */
+						const char *name = thread_name(prof, part->thread);
+						char tid[16];
+						snprintf(tid, sizeof(tid), "%d", part->thread);
+						tid_key = str(&w, "thread");
+						tid_str = str(&w, tid);
+						name_key = name ? str(&w, "thread_name") : 0;
+						name_str = name ? str(&w, name) : 0;
+						last_thread = part->thread;
+					}
+					label[0] = tid_key;
+					label[1] = tid_str;
+					label[2] = name_key;
+					label[3] = name_str;
+					nlabels = name_str ? 2 : 1;
+				}
+				put_sample(&gz, pool + samples[i].first, samples[i].len, values, label, nlabels);
 			}
-			put_sample(&gz, sample_buf, loc_ids, samples[i].n, values, label, nlabels);
 		}
-		free(loc_ids);
-		free(sample_buf);
 		tail.n_sample_type = 0;
 		tail.sample_type = NULL;
 		tail.n_sample = 0;
@@ -866,11 +906,13 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	free_profile(&p, &w);
 	free(samples);
 	free(pool);
+	thread_split_release(&ts);
 	free(w.map_out);
 	free(w.map_all_named);
 	free(w.map_inline);
 	free(w.slot_loc);
 	free(w.slot0);
+	free(w.whole);
 	hpa_hashmap_release(&w.loc_by_key);
 	hpa_hashmap_release(&w.func_by_key);
 	hpa_strtab_release(&w.strs);

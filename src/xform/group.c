@@ -12,6 +12,7 @@
 #include "hpa/group.h"
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
+#include "hpa/strip.h"
 #include "hpa/xalloc.h"
 #include "seqs.h"
 
@@ -726,14 +727,16 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g)
 struct paths {
 	struct hpa_hashmap by_hash;   /* key sequence hash -> first group */
 	struct hpa_path_group *groups;
-	uint32_t *pool, *next;        /* next: group with the same hash */
+	uint8_t *pool;
+	uint32_t *next;               /* group with the same hash */
 	size_t ngroups, agroups, npool, apool, anext;
 };
 
-/* One sample's key sequence, waiting for its group. */
+/* One sample's key sequence, waiting for its group: the keys, then their varints. */
 struct path_keys {
 	uint32_t *keys;
-	size_t n, alloc, sample;
+	uint8_t *bytes;
+	size_t n, len, alloc, alloc_bytes, sample;
 	uint64_t h;
 };
 
@@ -743,18 +746,17 @@ static uint32_t path_group(struct paths *p, const struct path_keys *k, int32_t t
 	uint32_t first = hpa_hashmap_get(&p->by_hash, k->h), id;
 
 	for (id = first; id; id = p->next[id])
-		if (p->groups[id - 1].n == k->n &&
-		    !memcmp(p->pool + p->groups[id - 1].first, k->keys, k->n * sizeof(*k->keys)))
+		if (p->groups[id - 1].len == k->len && !memcmp(p->pool + p->groups[id - 1].first, k->bytes, k->len))
 			return id;
 	/* a new group: ids dense from 1 */
 	HPA_GROW(p->groups, p->ngroups + 1, p->agroups);
 	memset(&p->groups[p->ngroups], 0, sizeof(p->groups[p->ngroups]));
-	HPA_GROW(p->pool, p->npool + k->n, p->apool);
-	memcpy(p->pool + p->npool, k->keys, k->n * sizeof(*k->keys));
+	HPA_GROW(p->pool, p->npool + k->len, p->apool);
+	memcpy(p->pool + p->npool, k->bytes, k->len);
 	p->groups[p->ngroups].first = p->npool;
-	p->groups[p->ngroups].n = k->n;
+	p->groups[p->ngroups].len = (uint32_t)k->len;
 	p->groups[p->ngroups].thread = thread;
-	p->npool += k->n;
+	p->npool += k->len;
 	id = (uint32_t)++p->ngroups;
 	HPA_GROW(p->next, p->ngroups + 1, p->anext);
 	p->next[id] = first;
@@ -776,6 +778,26 @@ static void path_add(const struct hpa_profile *prof, struct paths *p, const stru
 		group_of[k->sample] = id;
 }
 
+/* k's keys as varints (at most 5 bytes each). */
+static void path_encode(struct path_keys *k)
+{
+	uint8_t *b;
+	size_t i;
+
+	HPA_GROW(k->bytes, st_mult(k->n, 5), k->alloc_bytes);
+	b = k->bytes;
+	for (i = 0; i < k->n; i++) {
+		uint32_t x = k->keys[i];
+
+		for (; x >= 0x80; x >>= 7)
+			*b++ = (uint8_t)(x | 0x80);
+		*b++ = (uint8_t)x;
+	}
+	k->len = (size_t)(b - k->bytes);
+	if (k->len > UINT32_MAX)   /* 800 million frames in one stack: more than memory holds */
+		HPA_BUG("a stack of %zu frames", k->n);
+}
+
 /*
  * Each sample's keys are made while the table slot of the one before is
  * on its way from memory (one sample behind): with a group per stack the
@@ -783,7 +805,7 @@ static void path_add(const struct hpa_profile *prof, struct paths *p, const stru
  * cache (20 ms of 180k).
  */
 size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint32_t **pool_out,
+		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint8_t **pool_out,
 		       uint32_t *group_of)
 {
 	struct hpa_view view;
@@ -791,33 +813,51 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	struct path_keys ks[2], *cur, *prev = NULL;
 	const struct hpa_frame *frames;
 	size_t i, k, nr, turn = 0;
+	bool by_loc = fmt->loc_key && !opts->focus->set && !opts->ignore->set && !opts->show->set &&
+		      !opts->hide->set;
 
 	memset(&p, 0, sizeof(p));
 	memset(ks, 0, sizeof(ks));
 	hpa_view_init(&view, prof, opts);
 	hpa_hashmap_reserve(&p.by_hash, prof->stacks_nr);   /* at most a group per stack */
 	for (i = 0; i < prof->samples_nr; i++) {
+		const uint32_t *locs;
+		unsigned skip;
 		size_t used;
 
 		if (group_of)
 			group_of[i] = 0;
-		if (!hpa_view_sample(&view, i, &frames, &nr))
+		if (by_loc ? !hpa_view_keeps(&view, i) : !hpa_view_sample(&view, i, &frames, &nr))
 			continue;
 		cur = &ks[turn];
 		turn ^= 1;
 		cur->n = 0;
 		cur->sample = i;
-		HPA_GROW(cur->keys, nr + 1, cur->alloc);
-		for (k = 0; k < nr; k += used) {
-			used = 1;
-			cur->keys[cur->n++] = fmt->key_of(fmt->ctx, frames + k, nr - k, &used);
-			if (!used)
+		if (by_loc) {
+			uint32_t stack = prof->samples[i].stack;
+
+			nr = stack ? hpa_visible_stack(prof, stack, opts->keep_internal, &locs, &skip) : 0;
+			HPA_GROW(cur->keys, nr + 1, cur->alloc);
+			for (k = 0; k < nr; k++) {
+				unsigned first = k ? 0 : skip;
+
+				if (first < view.levels[locs[k]])   /* as hpa_view_stack() */
+					cur->keys[cur->n++] = fmt->loc_key(fmt->ctx, locs[k], first);
+			}
+		} else {
+			HPA_GROW(cur->keys, nr + 1, cur->alloc);
+			for (k = 0; k < nr; k += used) {
 				used = 1;
+				cur->keys[cur->n++] = fmt->key_of(fmt->ctx, frames + k, nr - k, &used);
+				if (!used)
+					used = 1;
+			}
 		}
 		if (!cur->n)
 			cur->keys[cur->n++] = fmt->empty(fmt->ctx);
 		cur->h = hpa_hash_ids(cur->keys, cur->n);
 		hpa_hashmap_prefetch(&p.by_hash, cur->h);
+		path_encode(cur);
 		if (prev)
 			path_add(prof, &p, prev, group_of);
 		prev = cur;
@@ -827,8 +867,10 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	hpa_view_release(&view);
 	hpa_hashmap_release(&p.by_hash);
 	free(p.next);
-	free(ks[0].keys);
-	free(ks[1].keys);
+	for (k = 0; k < 2; k++) {
+		free(ks[k].keys);
+		free(ks[k].bytes);
+	}
 	*out = p.groups;
 	*pool_out = p.pool;
 	return p.ngroups;

@@ -292,6 +292,14 @@ static uint32_t loc_key(void *ctx, const struct hpa_frame *frames, size_t nr, si
 	return frames[0].loc;
 }
 
+/* loc_key()'s whole-location form: the same keys, locations here having one level each. */
+static uint32_t whole_key(void *ctx, uint32_t loc, unsigned first)
+{
+	(void)ctx;
+	(void)first;
+	return loc;
+}
+
 static uint32_t no_key(void *ctx)
 {
 	(void)ctx;
@@ -305,12 +313,13 @@ static void test_tree_paths_growth(void)
 	struct hpa_view_opts vo;
 	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0 };
 	struct hpa_call_tree t;
-	struct hpa_path_format fmt = { loc_key, no_key, NULL };
+	struct hpa_path_format fmt = { loc_key, no_key, NULL, NULL };
 	struct hpa_path_group *g;
 	struct hpa_growth gr;
 	const char *name;
 	int len;
-	uint32_t *pool, c, group_of[8];
+	uint8_t *pool;
+	uint32_t c, group_of[8];
 	size_t n;
 	const double steps[] = { 1, 2, 1, 3 };
 
@@ -384,18 +393,34 @@ static void test_tree_paths_growth(void)
 	CHECK_INT_EQ(n, 2);
 	hpa_call_tree_release(&t);
 
-	/* Key paths: one group per distinct location list, every value type summed. */
+	/* Key paths: one group per distinct location list, every value type summed; keys as varints. */
 	n = hpa_group_paths(&p, &vo, &fmt, &g, &pool, group_of);
 	for (c = 0; c < p.samples_nr; c++)   /* each sample in its stack's group */
 		CHECK_INT_EQ(group_of[c], c < 2 ? c + 1 : c - 1);
 	CHECK_INT_EQ(n, 2);
-	CHECK_INT_EQ(g[0].n, 3);
+	CHECK_INT_EQ(g[0].len, 3);   /* three location ids under 128: a byte each, as varints */
+	CHECK(pool[g[0].first] < 0x80 && pool[g[0].first + 1] < 0x80 && pool[g[0].first + 2] < 0x80);
 	CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ pool[g[0].first], 0 }), "libfoo.so.1+0x2010");
 	CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ pool[g[1].first], 0 }), "libfoo.so.1+0x2040");
 	CHECK_INT_EQ(pool[g[0].first + 2], pool[g[1].first + 2]);
 	CHECK_DBL_EQ(g[0].v[HPA_INUSE_SPACE], 400, 1e-6);
 	CHECK_DBL_EQ(g[1].v[HPA_INUSE_SPACE], 70, 1e-6);
 	CHECK_DBL_EQ(g[0].v[HPA_INUSE_OBJECTS], 2, 1e-6);
+	{
+		/* By location instead of by frame (no filters): the same groups, the same bytes. */
+		struct hpa_path_format by_loc = { loc_key, no_key, NULL, whole_key };
+		struct hpa_path_group *g2;
+		uint8_t *pool2;
+
+		CHECK_INT_EQ(hpa_group_paths(&p, &vo, &by_loc, &g2, &pool2, NULL), 2);
+		for (c = 0; c < 2; c++) {
+			CHECK_INT_EQ(g2[c].len, g[c].len);
+			CHECK(!memcmp(pool2 + g2[c].first, pool + g[c].first, g[c].len));
+			CHECK_DBL_EQ(g2[c].v[HPA_INUSE_SPACE], g[c].v[HPA_INUSE_SPACE], 1e-9);
+		}
+		free(g2);
+		free(pool2);
+	}
 	free(g);
 	free(pool);
 

@@ -24,6 +24,8 @@ static void list_members(struct hpa_seqs *s)
 {
 	size_t k, id;
 
+	if (s->one_each)
+		return;
 	s->member_start = xcalloc(s->nreps + 1, sizeof(*s->member_start));
 	s->members = xmalloc(st_mult(s->kept + 1, sizeof(*s->members)));
 	for (k = 0; k < s->kept; k++)
@@ -47,10 +49,12 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	const struct hpa_frame *frames;
 	struct hpa_view view;
 	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));
+	bool narrow;
 
 	memset(s, 0, sizeof(*s));
 	s->prof = prof;
 	s->nslots = prof->lines_nr + prof->locs_nr + 1;
+	narrow = s->nslots <= (size_t)UINT16_MAX + 1;
 	s->slot_frame = xcalloc(s->nslots, sizeof(*s->slot_frame));
 	s->slot_used = xcalloc(s->nslots, sizeof(*s->slot_used));
 	s->slot_rank = xcalloc(s->nslots, sizeof(*s->slot_rank));
@@ -79,7 +83,10 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		}
 		if (leaf_only && nr > 1)
 			nr = 1;
-		HPA_GROW(s->seq, nseq + (nr ? nr : 1), aseq);
+		if (narrow)
+			HPA_GROW(s->seq16, nseq + (nr ? nr : 1), aseq);
+		else
+			HPA_GROW(s->seq, nseq + (nr ? nr : 1), aseq);
 		off = nseq;
 		for (k = 0; k < nr; k++) {
 			struct hpa_frame f = frames[leaf_first ? k : nr - 1 - k];
@@ -89,11 +96,17 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 				s->slot_used[slot] = true;
 				s->slot_frame[slot] = f;
 			}
-			s->seq[nseq++] = (uint32_t)slot;
+			if (narrow)
+				s->seq16[nseq++] = (uint16_t)slot;
+			else
+				s->seq[nseq++] = (uint32_t)slot;
 		}
 		if (!nr && empty_frame) {
 			s->slot_used[HPA_SEQS_EMPTY_SLOT(s)] = true;
-			s->seq[nseq++] = (uint32_t)HPA_SEQS_EMPTY_SLOT(s);
+			if (narrow)
+				s->seq16[nseq++] = (uint16_t)HPA_SEQS_EMPTY_SLOT(s);
+			else
+				s->seq[nseq++] = (uint32_t)HPA_SEQS_EMPTY_SLOT(s);
 			nr = 1;
 		}
 		/*
@@ -126,6 +139,14 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 static inline uint32_t seq_id(const struct hpa_seqs *s, uint32_t k)
 {
 	return s->one_each ? k : s->seq_of[k];
+}
+
+static inline void seq_prefetch(const struct hpa_seqs *s, size_t i)
+{
+	if (s->seq16)
+		__builtin_prefetch(&s->seq16[i]);
+	else
+		__builtin_prefetch(&s->seq[i]);
 }
 
 /* What the name comparison needs (qsort_r's context: walks may run on several threads). */
@@ -307,8 +328,8 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 			__builtin_prefetch(&s->len[id8]);
 		}
 		if (j + 4 < hi)
-			__builtin_prefetch(&s->seq[s->off[seq_id(s, w->items[j + 4])] + depth]);
-		key = s->len[id] > depth ? s->slot_rank[s->seq[s->off[id] + depth]] : 0;
+			seq_prefetch(s, s->off[seq_id(s, w->items[j + 4])] + depth);
+		key = s->len[id] > depth ? s->slot_rank[hpa_seqs_at(s, s->off[id] + depth)] : 0;
 
 		w->keys[j] = key << 32 | k;
 		if (j > lo && w->keys[j] < w->keys[j - 1])
@@ -375,13 +396,13 @@ static void walk_runs(struct walk *w)
 		}
 		if (w->sp) {
 			const struct run *next = &w->stack[w->sp - 1];
-			__builtin_prefetch(&s->seq[s->off[seq_id(s, w->items[next->lo])] + next->depth]);
+			seq_prefetch(s, s->off[seq_id(s, w->items[next->lo])] + next->depth);
 		}
 
 		if (quiet)
 			w->declined++;
 		else
-			quiet = !v->node(v->ctx, r.depth + 1, s->seq[s->off[first] + r.depth],
+			quiet = !v->node(v->ctx, r.depth + 1, hpa_seqs_at(s, s->off[first] + r.depth),
 					 w->items + r.lo, r.hi - r.lo);
 		if (r.hi - r.lo > 1 && !same_sequence(s, w->items + r.lo, r.hi - r.lo)) {
 			split(w, r.lo, r.hi, r.depth + 1, quiet);
@@ -393,7 +414,7 @@ static void walk_runs(struct walk *w)
 		}
 		/* One sample, or copies of one sequence: its frames in a row. */
 		for (d = r.depth + 1; d < s->len[first]; d++)
-			if (!v->node(v->ctx, d + 1, s->seq[s->off[first] + d], w->items + r.lo, r.hi - r.lo)) {
+			if (!v->node(v->ctx, d + 1, hpa_seqs_at(s, s->off[first] + d), w->items + r.lo, r.hi - r.lo)) {
 				w->declined += s->len[first] - d - 1;
 				break;
 			}
@@ -483,7 +504,7 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	w.tmp = xmalloc(st_mult(n, sizeof(*w.tmp)));
 	if (v->fork && v->join && hpa_processors() > 1)
 		w.fork = &f;
-	if (v->by_sequence)
+	if (v->by_sequence && !s->one_each)
 		for (k = 0; k < s->nreps; k++)
 			w.items[nitems++] = s->members[s->member_start[k]];   /* its first sample */
 	else
@@ -518,6 +539,7 @@ void hpa_seqs_release(struct hpa_seqs *s)
 	free(s->members);
 	free(s->member_start);
 	free(s->seq);
+	free(s->seq16);
 	free(s->slot_frame);
 	free(s->slot_used);
 	free(s->slot_rank);

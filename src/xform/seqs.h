@@ -30,8 +30,10 @@ struct hpa_seqs {
 	size_t *off;                 /* per sequence id: its slots seq[off[id]] ... */
 	uint32_t *len;               /* ... len[id] of them */
 	uint32_t *members;           /* the kept samples of sequence id, ascending (the first ... */
-	size_t *member_start;        /* ... stands for it): members[member_start[id] .. [id + 1]) */
-	uint32_t *seq;
+	size_t *member_start;        /* ... stands for it): members[member_start[id] .. [id + 1]); */
+	                             /* not made when one_each (kept sample k is sequence k) */
+	uint32_t *seq;               /* the slots; or, when every slot fits 16 bits, seq16 */
+	uint16_t *seq16;             /* (half the room, and of the walk's misses): hpa_seqs_at() */
 	size_t nslots;               /* profile slots, and one more: EMPTY_SLOT */
 	struct hpa_frame *slot_frame;   /* a frame of each slot used */
 	bool *slot_used;
@@ -39,6 +41,12 @@ struct hpa_seqs {
 	unsigned rank_bits;
 	double total;                /* the kept samples' values, summed in sample order */
 };
+
+/* The i-th slot of the stored sequences. */
+static inline uint32_t hpa_seqs_at(const struct hpa_seqs *s, size_t i)
+{
+	return s->seq16 ? s->seq16[i] : s->seq[i];
+}
 
 /* The slot of a sample without frames, when collect was asked for one. */
 #define HPA_SEQS_EMPTY_SLOT(s) ((s)->nslots - 1)

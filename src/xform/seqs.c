@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "seqs.h"
+#include "hpa/strip.h"
 #include "hpa/task.h"
 #include "hpa/xalloc.h"
 
@@ -39,6 +40,28 @@ static void list_members(struct hpa_seqs *s)
 	s->member_start[0] = 0;
 }
 
+/*
+ * The innermost frame hpa_view_stack() would give stack st, without the
+ * rest of it (a view without filters): 0 frames or 1.
+ */
+static size_t leaf_frame(const struct hpa_view *view, uint32_t st, struct hpa_frame *leaf)
+{
+	const uint32_t *locs;
+	unsigned skip;
+	size_t n = st ? hpa_visible_stack(view->prof, st, view->opts.keep_internal, &locs, &skip) : 0, j;
+
+	for (j = 0; j < n; j++) {
+		unsigned first = j ? 0 : skip;
+
+		if (first < view->levels[locs[j]]) {
+			leaf->loc = locs[j];
+			leaf->level = first;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* What became of a stack: not seen yet, dropped by the filters, or sequence id - 2. */
 enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
 
@@ -49,7 +72,9 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	const struct hpa_frame *frames;
 	struct hpa_view view;
 	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));
-	bool narrow;
+	bool narrow, leaf_only_fast = leaf_only && !opts->focus->set && !opts->ignore->set &&
+				       !opts->show->set && !opts->hide->set;
+	struct hpa_frame leaf;
 
 	memset(s, 0, sizeof(*s));
 	s->prof = prof;
@@ -66,7 +91,10 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 
 		if (!hpa_view_keeps(&view, i) || stack_seq[st] == STACK_DROPPED)
 			continue;
-		if (!stack_seq[st] && !hpa_view_stack(&view, st, &frames, &nr)) {
+		if (!stack_seq[st] && leaf_only_fast) {   /* the leaf alone: not the whole stack's frames */
+			nr = leaf_frame(&view, st, &leaf);
+			frames = &leaf;
+		} else if (!stack_seq[st] && !hpa_view_stack(&view, st, &frames, &nr)) {
 			stack_seq[st] = STACK_DROPPED;
 			continue;
 		}

@@ -179,16 +179,16 @@ static inline void seq_prefetch(const struct hpa_seqs *s, size_t i)
 
 /* What the name comparison needs (qsort_r's context: walks may run on several threads). */
 struct rank_ctx {
-	const uint32_t *name;
+	const uint32_t *names;       /* the distinct names: the sort orders their indices */
 	const char *(*str)(const void *ctx, uint32_t id);
 	const void *ctx;
 	unsigned char end;           /* the suffix's first byte: what follows each name */
 };
 
-static int cmp_slot_names(const void *a, const void *b, void *arg)
+static int cmp_names(const void *a, const void *b, void *arg)
 {
 	const struct rank_ctx *r = arg;
-	uint32_t x = r->name[*(const uint32_t *)a], y = r->name[*(const uint32_t *)b];
+	uint32_t x = r->names[*(const uint32_t *)a], y = r->names[*(const uint32_t *)b];
 	const unsigned char *p, *q;
 
 	if (x == y)
@@ -205,27 +205,57 @@ static int cmp_slot_names(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
+/*
+ * The distinct names of the slots used are sorted, not the slots: inline
+ * levels and call sites share their function's name, and the tree's rank
+ * sorted 25k slots where 4k names differ.
+ */
 void hpa_seqs_rank(struct hpa_seqs *s, const uint32_t *slot_name,
 		   const char *(*str)(const void *ctx, uint32_t id), const void *ctx, const char *suffix)
 {
-	uint32_t *slots = xmalloc(st_mult(s->nslots, sizeof(*slots)));
-	struct rank_ctx r = { slot_name, str, ctx, (unsigned char)suffix[0] };
+	struct hpa_hashmap place = HPA_HASHMAP_INIT;   /* name id -> its index in names + 1 */
+	uint32_t *names = xmalloc(st_mult(s->nslots, sizeof(*names)));
+	uint32_t *slot_place = xmalloc(st_mult(s->nslots, sizeof(*slot_place)));
+	uint32_t *rank_of;
+	struct rank_ctx r = { NULL, str, ctx, (unsigned char)suffix[0] };
 	size_t n = 0, i;
-	uint32_t rank = 0;
 
+	for (i = 0; i < s->nslots; i++) {
+		uint32_t at;
+
+		if (!s->slot_used[i])
+			continue;
+		at = hpa_hashmap_get(&place, slot_name[i]);
+		if (!at) {
+			names[n] = slot_name[i];
+			at = (uint32_t)++n;
+			hpa_hashmap_put(&place, slot_name[i], at);
+		}
+		slot_place[i] = at - 1;
+	}
+	hpa_hashmap_release(&place);
+	/* rank_of[k]: the rank of names[k] (1, 2, ... in name order) */
+	rank_of = xmalloc(st_mult(n + 1, sizeof(*rank_of)));
+	{
+		uint32_t *order = xmalloc(st_mult(n + 1, sizeof(*order)));
+
+		for (i = 0; i < n; i++)
+			order[i] = (uint32_t)i;
+		r.names = names;
+		qsort_r(order, n, sizeof(*order), cmp_names, &r);
+		for (i = 0; i < n; i++)
+			rank_of[order[i]] = (uint32_t)i + 1;
+		free(order);
+	}
 	for (i = 0; i < s->nslots; i++)
 		if (s->slot_used[i])
-			slots[n++] = (uint32_t)i;
-	qsort_r(slots, n, sizeof(*slots), cmp_slot_names, &r);
-	for (i = 0; i < n; i++) {
-		if (!i || slot_name[slots[i]] != slot_name[slots[i - 1]])
-			rank++;
-		s->slot_rank[slots[i]] = rank;
-	}
+			s->slot_rank[i] = rank_of[slot_place[i]];
 	s->rank_bits = 0;
-	while (rank >> s->rank_bits)
+	while (n >> s->rank_bits)
 		s->rank_bits++;
-	free(slots);
+	free(rank_of);
+	free(slot_place);
+	free(names);
 }
 
 /*

@@ -13,6 +13,8 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 #include "hpa/group.h"
 #include "hpa/growth.h"
 #include "hpa/strbuf.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -369,6 +372,210 @@ static void default_title(char *out, size_t size, const struct hpa_profile *prof
 		 t->diff && t->nodes[0].after - t->nodes[0].before > 0 ? "+" : "", total);
 }
 
+/* The frames order[lo..hi) of the picture, to j->fp; the number drawn. */
+struct frames_job {
+	FILE *fp;
+	const struct tree *t;
+	const struct hpa_profile *prof;
+	const struct hpa_opts *opts;
+	const uint32_t *order;
+	size_t lo, hi, shown;
+	double total, scale, minw, max_delta;
+	int height, top, bottom;
+};
+
+static void write_frames(struct frames_job *j)
+{
+	const struct tree *t = j->t;
+	const struct hpa_profile *prof = j->prof;
+	const struct hpa_opts *opts = j->opts;
+	const uint32_t *order = j->order;
+	FILE *fp = j->fp;
+	double total = j->total, scale = j->scale, minw = j->minw, max_delta = j->max_delta;
+	int height = j->height, top = j->top, bottom = j->bottom;
+	size_t i, shown = 0;
+	char colour[64];
+
+	for (i = j->lo; i < j->hi; i++) {
+		const struct hpa_call_node *nd = &t->nodes[order[i]];
+		double nx = t->x[order[i]], nw = t->width[order[i]];
+		double x = nx * scale + XPAD, w = nw * scale;
+		int y = opts->icicle ? top + (int)nd->depth * FRAME_H :
+			height - bottom - (int)(nd->depth + 1) * FRAME_H;
+		const char *name = node_name(t, order[i]);
+		/* The box says the short name; the tooltip and search have the full one. */
+		const char *label = order[i] ? hpa_profile_str(prof, nd->label) : name;
+		size_t chars = w > 3 ? (size_t)floor((w - 3) / FONTW) : 0, len = utf8_chars(label);   /* text starts 3 px in */
+
+		if (nw <= 0 || nw < minw)
+			continue;
+		shown++;
+		if (t->dumps) {
+			/* Coloured by how steadily it grew (red) or shrank (blue). */
+			double d = nd->after - nd->before;
+			double st = d == 0 || !nd->depth ? 0 : steadiness(t, order[i], d > 0 ? 1 : -1);
+			diff_colour(d > 0 ? st : -st, 1, colour, sizeof(colour));
+		} else if (t->diff)
+			/* The root by its relative change: +0.1% is pale, not the deepest red. */
+			diff_colour(nd->after - nd->before, nd->depth ? max_delta :
+				    fmax(fabs(nd->before), fabs(nd->after)), colour, sizeof(colour));
+		else
+			mem_colour(name, colour, sizeof(colour));
+		fputs("<g data-x=\"", fp);
+		put_fixed(fp, nx / total, 8);
+		fputs("\" data-w=\"", fp);
+		put_fixed(fp, nw / total, 8);
+		fputs("\" data-d=\"", fp);
+		put_uint(fp, nd->depth);
+		fputc('"', fp);
+		if (strcmp(label, name)) {
+			fputs(" data-l=\"", fp);
+			hpa_put_escaped(fp, label, SIZE_MAX);
+			fputc('"', fp);
+		}
+		fputs("><title>", fp);
+		tooltip(fp, t, order[i], t->nodes[0].after, opts);
+		if (t->dumps) {
+			size_t d;
+			fprintf(fp, "; grew in %.0f%% of steps:", steadiness(t, order[i], 1) * 100);
+			for (d = 0; d < t->dumps; d++)
+				fprintf(fp, " %.0f", t->ct.series[(size_t)order[i] * t->dumps + d]);
+		}
+		fputs("</title><rect x=\"", fp);
+		put_fixed(fp, x, 2);
+		fputs("\" y=\"", fp);
+		put_uint(fp, (unsigned)y);   /* y >= 0: frames are drawn inside the picture */
+		fputs("\" width=\"", fp);
+		put_fixed(fp, w, 2);
+		fputs("\" height=\"", fp);
+		put_uint(fp, FRAME_H - 1);
+		fputs("\" fill=\"", fp);
+		fputs(colour, fp);
+		fputs("\" rx=\"2\" ry=\"2\"/><text x=\"", fp);
+		put_fixed(fp, x + 3, 2);
+		fputs("\" y=\"", fp);
+		put_fixed(fp, y + FRAME_H / 2.0 + 4, 1);
+		fputs("\">", fp);
+		if (chars >= 3) {   /* cut on characters before escaping, never inside an entity */
+			hpa_put_escaped(fp, label, len <= chars ? SIZE_MAX : chars - 2);
+			if (len > chars)
+				fputs("..", fp);
+		}
+		fputs("</text></g>\n", fp);
+	}
+	j->shown = shown;
+}
+
+/*
+ * The frames, every other stretch of FRAMES_CHUNK formatted on a second
+ * thread when there are many (formatting 37k frames, 8.7 MB, took as long
+ * as building the tree of 7.5k stacks): this thread formats its stretches
+ * straight into the output and, between them, writes out the other's from
+ * one buffer they take turns on (kept small and reused: a whole half held
+ * in memory cost more, in fresh pages, than it saved).  The same bytes as
+ * one pass.
+ */
+#define FRAMES_CHUNK 1024
+#define FRAMES_SPLIT_MIN (4 * FRAMES_CHUNK)
+
+struct frames_pair {
+	struct frames_job job;        /* the second thread's stretches */
+	struct hpa_strbuf text;       /* the stretch it formatted, until written */
+	size_t ready;                 /* stretches formatted (odd ones: 1, 3, ...) */
+	size_t written;               /* stretches written out by the first thread */
+	bool failed;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static ssize_t text_write(void *cookie, const char *buf, size_t len)
+{
+	hpa_sb_add(cookie, buf, len);
+	return (ssize_t)len;
+}
+
+static void frames_second(void *arg)
+{
+	struct frames_pair *p = arg;
+	struct frames_job *j = &p->job;
+	size_t lo = j->lo, hi = j->hi, k, shown = 0;
+	cookie_io_functions_t io = { NULL, text_write, NULL, NULL };
+
+	for (k = 1; lo + k * FRAMES_CHUNK < hi; k += 2) {
+		pthread_mutex_lock(&p->mu);
+		while (p->written < k - 1)   /* the buffer is free once its last stretch was written */
+			pthread_cond_wait(&p->cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		p->text.len = 0;
+		j->fp = p->failed ? NULL : fopencookie(&p->text, "w", io);
+		if (j->fp) {
+			j->lo = lo + k * FRAMES_CHUNK;
+			j->hi = j->lo + FRAMES_CHUNK < hi ? j->lo + FRAMES_CHUNK : hi;
+			setvbuf(j->fp, NULL, _IOFBF, 64 * 1024);
+			write_frames(j);
+			shown += j->shown;
+			fclose(j->fp);
+		}
+		pthread_mutex_lock(&p->mu);
+		p->failed |= !j->fp;
+		p->ready = k + 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	j->shown = shown;
+}
+
+static size_t write_frames_split(struct frames_job *all)
+{
+	struct frames_pair p;
+	struct hpa_task task;
+	size_t k, shown = 0, lo = all->lo, hi = all->hi;
+
+	if (hi - lo < FRAMES_SPLIT_MIN || hpa_processors() < 2) {
+		write_frames(all);
+		return all->shown;
+	}
+	memset(&p, 0, sizeof(p));
+	p.job = *all;
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	hpa_task_start(&task, frames_second, &p);
+	for (k = 0; lo + k * FRAMES_CHUNK < hi; k++) {
+		struct frames_job j = *all;
+
+		j.lo = lo + k * FRAMES_CHUNK;
+		j.hi = j.lo + FRAMES_CHUNK < hi ? j.lo + FRAMES_CHUNK : hi;
+		if (k % 2 == 0) {
+			write_frames(&j);
+			shown += j.shown;
+		} else {
+			bool failed;
+
+			pthread_mutex_lock(&p.mu);
+			while (p.ready < k + 1)
+				pthread_cond_wait(&p.cv, &p.mu);
+			failed = p.failed;
+			pthread_mutex_unlock(&p.mu);
+			if (failed) {   /* no stream for the second thread: formatted here */
+				write_frames(&j);
+				shown += j.shown;
+			} else {
+				fwrite(p.text.buf, 1, p.text.len, all->fp);
+			}
+		}
+		pthread_mutex_lock(&p.mu);
+		p.written = k + 1;
+		pthread_cond_broadcast(&p.cv);
+		pthread_mutex_unlock(&p.mu);
+	}
+	hpa_task_wait(&task);
+	shown += p.job.shown;   /* what it formatted; the rest was counted here */
+	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.cv);
+	hpa_sb_release(&p.text);
+	return shown;
+}
+
 int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct tree t;
@@ -377,7 +584,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	unsigned width = opts->width ? opts->width : 1200, max_depth = 0;
 	double inner = width - 2.0 * XPAD, total, scale, minw, max_delta = 0;
 	const char *title = opts->title ? opts->title : NULL;
-	char colour[64], deftitle[512];
+	char deftitle[512];
 	int height, top, bottom;
 
 	if (isatty(fileno(fp)))
@@ -466,72 +673,10 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 			"has no %s to draw</text>\n", width / 2, top + FRAME_H, hpa_value_name(opts->value));
 	}
 	fputs("<g id=\"frames\">\n", fp);
-	for (i = 0; total > 0 && i < count; i++) {
-		const struct hpa_call_node *nd = &t.nodes[order[i]];
-		double nx = t.x[order[i]], nw = t.width[order[i]];
-		double x = nx * scale + XPAD, w = nw * scale;
-		int y = opts->icicle ? top + (int)nd->depth * FRAME_H :
-			height - bottom - (int)(nd->depth + 1) * FRAME_H;
-		const char *name = node_name(&t, order[i]);
-		/* The box says the short name; the tooltip and search have the full one. */
-		const char *label = order[i] ? hpa_profile_str(prof, nd->label) : name;
-		size_t chars = w > 3 ? (size_t)floor((w - 3) / FONTW) : 0, len = utf8_chars(label);   /* text starts 3 px in */
-
-		if (nw <= 0 || nw < minw)
-			continue;
-		shown++;
-		if (t.dumps) {
-			/* Coloured by how steadily it grew (red) or shrank (blue). */
-			double d = nd->after - nd->before;
-			double st = d == 0 || !nd->depth ? 0 : steadiness(&t, order[i], d > 0 ? 1 : -1);
-			diff_colour(d > 0 ? st : -st, 1, colour, sizeof(colour));
-		} else if (t.diff)
-			/* The root by its relative change: +0.1% is pale, not the deepest red. */
-			diff_colour(nd->after - nd->before, nd->depth ? max_delta :
-				    fmax(fabs(nd->before), fabs(nd->after)), colour, sizeof(colour));
-		else
-			mem_colour(name, colour, sizeof(colour));
-		fputs("<g data-x=\"", fp);
-		put_fixed(fp, nx / total, 8);
-		fputs("\" data-w=\"", fp);
-		put_fixed(fp, nw / total, 8);
-		fputs("\" data-d=\"", fp);
-		put_uint(fp, nd->depth);
-		fputc('"', fp);
-		if (strcmp(label, name)) {
-			fputs(" data-l=\"", fp);
-			hpa_put_escaped(fp, label, SIZE_MAX);
-			fputc('"', fp);
-		}
-		fputs("><title>", fp);
-		tooltip(fp, &t, order[i], t.nodes[0].after, opts);
-		if (t.dumps) {
-			size_t d;
-			fprintf(fp, "; grew in %.0f%% of steps:", steadiness(&t, order[i], 1) * 100);
-			for (d = 0; d < t.dumps; d++)
-				fprintf(fp, " %.0f", t.ct.series[(size_t)order[i] * t.dumps + d]);
-		}
-		fputs("</title><rect x=\"", fp);
-		put_fixed(fp, x, 2);
-		fputs("\" y=\"", fp);
-		put_uint(fp, (unsigned)y);   /* y >= 0: frames are drawn inside the picture */
-		fputs("\" width=\"", fp);
-		put_fixed(fp, w, 2);
-		fputs("\" height=\"", fp);
-		put_uint(fp, FRAME_H - 1);
-		fputs("\" fill=\"", fp);
-		fputs(colour, fp);
-		fputs("\" rx=\"2\" ry=\"2\"/><text x=\"", fp);
-		put_fixed(fp, x + 3, 2);
-		fputs("\" y=\"", fp);
-		put_fixed(fp, y + FRAME_H / 2.0 + 4, 1);
-		fputs("\">", fp);
-		if (chars >= 3) {   /* cut on characters before escaping, never inside an entity */
-			hpa_put_escaped(fp, label, len <= chars ? SIZE_MAX : chars - 2);
-			if (len > chars)
-				fputs("..", fp);
-		}
-		fputs("</text></g>\n", fp);
+	if (total > 0) {
+		struct frames_job fj = { fp, &t, prof, opts, order, 0, count, 0, total, scale, minw,
+					 max_delta, height, top, bottom };
+		shown = write_frames_split(&fj);
 	}
 	fputs("</g>\n", fp);
 	if (pruned)

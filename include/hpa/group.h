@@ -167,6 +167,7 @@ struct hpa_path_format {
 	uint32_t (*empty)(void *ctx);
 	void *ctx;
 	uint32_t (*loc_key)(void *ctx, uint32_t loc, unsigned first);   /* or NULL */
+	const uint32_t *whole;       /* or NULL: per location, loc_key(loc, 0) once known, else 0 */
 };
 
 /*

@@ -741,7 +741,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 {
 	struct writer w;
 	struct hpa_view_opts vo;
-	struct hpa_path_format fmt = { path_key, path_empty, &w, path_loc_key };
+	struct hpa_path_format fmt = { path_key, path_empty, &w, path_loc_key, NULL };
 	struct hpa_path_group *samples = NULL;
 	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	uint8_t *pool = NULL;
@@ -768,6 +768,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	w.slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w.slot_loc));
 	w.slot0 = hpa_profile_slot0(prof);
 	w.whole = xcalloc(prof->locs_nr + 1, sizeof(*w.whole));
+	fmt.whole = w.whole;
 
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {

@@ -840,9 +840,12 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 			HPA_GROW(cur->keys, nr + 1, cur->alloc);
 			for (k = 0; k < nr; k++) {
 				unsigned first = k ? 0 : skip;
+				uint32_t key;
 
-				if (first < view.levels[locs[k]])   /* as hpa_view_stack() */
-					cur->keys[cur->n++] = fmt->loc_key(fmt->ctx, locs[k], first);
+				if (first >= view.levels[locs[k]])   /* no frame of it left, as in hpa_view_stack() */
+					continue;
+				key = !first && fmt->whole ? fmt->whole[locs[k]] : 0;   /* no call for a known one */
+				cur->keys[cur->n++] = key ? key : fmt->loc_key(fmt->ctx, locs[k], first);
 			}
 		} else {
 			HPA_GROW(cur->keys, nr + 1, cur->alloc);

@@ -313,7 +313,7 @@ static void test_tree_paths_growth(void)
 	struct hpa_view_opts vo;
 	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0 };
 	struct hpa_call_tree t;
-	struct hpa_path_format fmt = { loc_key, no_key, NULL, NULL };
+	struct hpa_path_format fmt = { loc_key, no_key, NULL, NULL, NULL };
 	struct hpa_path_group *g;
 	struct hpa_growth gr;
 	const char *name;
@@ -408,7 +408,7 @@ static void test_tree_paths_growth(void)
 	CHECK_DBL_EQ(g[0].v[HPA_INUSE_OBJECTS], 2, 1e-6);
 	{
 		/* By location instead of by frame (no filters): the same groups, the same bytes. */
-		struct hpa_path_format by_loc = { loc_key, no_key, NULL, whole_key };
+		struct hpa_path_format by_loc = { loc_key, no_key, NULL, whole_key, NULL };
 		struct hpa_path_group *g2;
 		uint8_t *pool2;
 

@@ -75,10 +75,13 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	bool narrow, leaf_only_fast = leaf_only && !opts->focus->set && !opts->ignore->set &&
 				       !opts->show->set && !opts->hide->set;
 	struct hpa_frame leaf;
+	uint32_t *leaf_seq = NULL;   /* leaf_only: per slot (and one more: no frame), its sequence + 1 */
 
 	memset(s, 0, sizeof(*s));
 	s->prof = prof;
 	s->nslots = prof->lines_nr + prof->locs_nr + 1;
+	if (leaf_only)
+		leaf_seq = xcalloc(s->nslots + 1, sizeof(*leaf_seq));
 	narrow = s->nslots <= (size_t)UINT16_MAX + 1;
 	s->slot_frame = xcalloc(s->nslots, sizeof(*s->slot_frame));
 	s->slot_used = xcalloc(s->nslots, sizeof(*s->slot_used));
@@ -111,6 +114,18 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		}
 		if (leaf_only && nr > 1)
 			nr = 1;
+		if (leaf_seq) {   /* one frame at most: stacks with the same one share its sequence */
+			size_t at = nr ? hpa_view_slot(&view, frames[0]) :
+				empty_frame ? HPA_SEQS_EMPTY_SLOT(s) : s->nslots;
+
+			if (leaf_seq[at]) {
+				id = leaf_seq[at] - 1;
+				stack_seq[st] = id + STACK_SEQ;
+				s->seq_of[kept] = id;
+				continue;
+			}
+			leaf_seq[at] = (uint32_t)s->nreps + 1;
+		}
 		if (narrow)
 			HPA_GROW(s->seq16, nseq + (nr ? nr : 1), aseq);
 		else
@@ -157,6 +172,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	list_members(s);
 	hpa_view_release(&view);
 	free(stack_seq);
+	free(leaf_seq);
 }
 
 /*
@@ -313,6 +329,8 @@ struct walk {
 	size_t declined;             /* nodes under declined ones */
 	uint32_t *members;           /* by_sequence: the kept samples of a run's sequences */
 	size_t amembers;
+	uint32_t *members_tmp;       /* sort_u32's room */
+	size_t amembers_tmp;
 	struct fork *fork;           /* while a second thread may still be given a stretch */
 };
 
@@ -329,6 +347,32 @@ static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return (x > y) - (x < y);
+}
+
+/* Sort a[0..n) ascending, least significant 11 bits first, over the bits the largest uses. */
+static void sort_u32(uint32_t *a, size_t n, uint32_t *tmp)
+{
+	size_t count[2048], i;
+	uint32_t max = 0;
+	unsigned shift;
+
+	for (i = 0; i < n; i++)
+		max = a[i] > max ? a[i] : max;
+	for (shift = 0; shift < 32 && max >> shift; shift += 11) {
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[a[i] >> shift & 2047]++;
+		for (i = 0; i < 2048; i++) {
+			size_t c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[count[a[i] >> shift & 2047]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
 }
 
 /* The stacks of items[0..n) end here: end() gets their kept samples, in sample order. */
@@ -355,7 +399,12 @@ static void report_end(struct walk *w, uint32_t depth, const uint32_t *items, si
 		memcpy(w->members + m, s->members + s->member_start[id], c * sizeof(*w->members));
 		m += c;
 	}
-	qsort(w->members, m, sizeof(*w->members), cmp_u32);
+	if (m < 256) {
+		qsort(w->members, m, sizeof(*w->members), cmp_u32);
+	} else {   /* (functions that allocate from many call sites: 360k samples in all) */
+		HPA_GROW(w->members_tmp, m, w->amembers_tmp);
+		sort_u32(w->members, m, w->members_tmp);
+	}
 	w->v->end(w->v->ctx, depth, w->members, m);
 }
 
@@ -537,6 +586,8 @@ static bool try_fork(struct walk *w)
 	b->tmp = xmalloc(st_mult(f->items + 1, sizeof(*b->tmp)));
 	b->members = NULL;
 	b->amembers = 0;
+	b->members_tmp = NULL;
+	b->amembers_tmp = 0;
 	b->declined = 0;
 	memmove(w->stack, w->stack + b->sp, k * sizeof(*w->stack));
 	w->sp = k;
@@ -577,10 +628,12 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 		w.declined += f.second.declined;
 		free(f.second.stack);
 		free(f.second.members);
+		free(f.second.members_tmp);
 		free(f.second.tmp);
 	}
 	free(w.stack);
 	free(w.members);
+	free(w.members_tmp);
 	free(w.items);
 	free(w.keys);
 	free(w.tmp);

@@ -275,11 +275,12 @@ void hpa_seqs_rank(struct hpa_seqs *s, const uint32_t *slot_name,
 }
 
 /*
- * Sorts keys (rank << 32 | kept sample) whose samples are already
- * ascending: stable by rank, so by rank and then sample.  Insertion sort
- * for a few, else least significant byte first over the bytes ranks use.
+ * Sorts keys by their bits [from, from + bits), stably: for the walk,
+ * keys (rank << 32 | kept sample) whose samples are already ascending, by
+ * rank and then sample.  Insertion sort for a few (whole keys compared:
+ * the same order there), else least significant byte first.
  */
-static void sort_keys(uint64_t *keys, size_t n, uint64_t *tmp, unsigned rank_bits)
+static void sort_bits(uint64_t *keys, size_t n, uint64_t *tmp, unsigned from, unsigned bits)
 {
 	size_t i, j, count[256];
 	unsigned shift;
@@ -293,7 +294,7 @@ static void sort_keys(uint64_t *keys, size_t n, uint64_t *tmp, unsigned rank_bit
 		}
 		return;
 	}
-	for (shift = 32; shift < 32 + rank_bits; shift += 8) {
+	for (shift = from; shift < from + bits; shift += 8) {
 		size_t sum = 0;
 
 		memset(count, 0, sizeof(count));
@@ -329,7 +330,7 @@ struct walk {
 	size_t declined;             /* nodes under declined ones */
 	uint32_t *members;           /* by_sequence: the kept samples of a run's sequences */
 	size_t amembers;
-	uint32_t *members_tmp;       /* sort_u32's room */
+	uint64_t *members_tmp;       /* the members sorted as keys, and sort_bits' room */
 	size_t amembers_tmp;
 	struct fork *fork;           /* while a second thread may still be given a stretch */
 };
@@ -347,32 +348,6 @@ static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return (x > y) - (x < y);
-}
-
-/* Sort a[0..n) ascending, least significant 11 bits first, over the bits the largest uses. */
-static void sort_u32(uint32_t *a, size_t n, uint32_t *tmp)
-{
-	size_t count[2048], i;
-	uint32_t max = 0;
-	unsigned shift;
-
-	for (i = 0; i < n; i++)
-		max = a[i] > max ? a[i] : max;
-	for (shift = 0; shift < 32 && max >> shift; shift += 11) {
-		size_t sum = 0;
-
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[a[i] >> shift & 2047]++;
-		for (i = 0; i < 2048; i++) {
-			size_t c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			tmp[count[a[i] >> shift & 2047]++] = a[i];
-		memcpy(a, tmp, n * sizeof(*a));
-	}
 }
 
 /* The stacks of items[0..n) end here: end() gets their kept samples, in sample order. */
@@ -402,8 +377,19 @@ static void report_end(struct walk *w, uint32_t depth, const uint32_t *items, si
 	if (m < 256) {
 		qsort(w->members, m, sizeof(*w->members), cmp_u32);
 	} else {   /* (functions that allocate from many call sites: 360k samples in all) */
-		HPA_GROW(w->members_tmp, m, w->amembers_tmp);
-		sort_u32(w->members, m, w->members_tmp);
+		uint32_t max = 0;
+		unsigned bits = 0;
+
+		HPA_GROW(w->members_tmp, 2 * m, w->amembers_tmp);
+		for (i = 0; i < m; i++) {
+			w->members_tmp[i] = w->members[i];
+			max = w->members[i] > max ? w->members[i] : max;
+		}
+		while (bits < 32 && max >> bits)
+			bits++;
+		sort_bits(w->members_tmp, m, w->members_tmp + m, 0, bits);
+		for (i = 0; i < m; i++)
+			w->members[i] = (uint32_t)w->members_tmp[i];
 	}
 	w->v->end(w->v->ctx, depth, w->members, m);
 }
@@ -443,7 +429,7 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 			sorted = false;
 	}
 	if (!sorted)
-		sort_keys(w->keys + lo, hi - lo, w->tmp, s->rank_bits);
+		sort_bits(w->keys + lo, hi - lo, w->tmp, 32, s->rank_bits);
 	for (j = lo; j < hi; j++)
 		w->items[j] = (uint32_t)w->keys[j];
 	for (end = hi; end > lo;) {

@@ -540,6 +540,12 @@ static size_t write_frames_split(struct frames_job *all)
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
 	hpa_task_start(&task, frames_second, &p);
+	if (!task.started) {   /* no second thread after all: in one pass here */
+		pthread_mutex_destroy(&p.mu);
+		pthread_cond_destroy(&p.cv);
+		write_frames(all);
+		return all->shown;
+	}
 	for (k = 0; lo + k * FRAMES_CHUNK < hi; k++) {
 		struct frames_job j = *all;
 

@@ -77,6 +77,18 @@ bool hpa_view_keeps(const struct hpa_view *v, size_t i);
 bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame **frames,
 		    size_t *nr);
 
+/* Whether any of --focus, --ignore, --show and --hide is set. */
+bool hpa_view_filters(const struct hpa_view_opts *opts);
+
+/*
+ * The locations under hpa_view_stack()'s frames, leaf first, before the
+ * filters: each location's inline levels in a row, the first location's
+ * from level *first on, the others' whole (a caller that keys whole
+ * locations reads these, not the frames one level at a time).
+ */
+size_t hpa_view_locations(const struct hpa_view *v, uint32_t stack, const uint32_t **locs,
+			  unsigned *first);
+
 /*
  * Warn about a --thread without samples and each of --focus, --ignore,
  * --show and --hide that matches no frame of the selected thread's

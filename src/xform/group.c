@@ -12,7 +12,6 @@
 #include "hpa/group.h"
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
-#include "hpa/strip.h"
 #include "hpa/xalloc.h"
 #include "seqs.h"
 
@@ -813,8 +812,7 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	struct path_keys ks[2], *cur, *prev = NULL;
 	const struct hpa_frame *frames;
 	size_t i, k, nr, turn = 0;
-	bool by_loc = fmt->loc_key && !opts->focus->set && !opts->ignore->set && !opts->show->set &&
-		      !opts->hide->set;
+	bool by_loc = fmt->loc_key && !hpa_view_filters(opts);
 
 	memset(&p, 0, sizeof(p));
 	memset(ks, 0, sizeof(ks));
@@ -822,7 +820,7 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	hpa_hashmap_reserve(&p.by_hash, prof->stacks_nr);   /* at most a group per stack */
 	for (i = 0; i < prof->samples_nr; i++) {
 		const uint32_t *locs;
-		unsigned skip;
+		unsigned first;
 		size_t used;
 
 		if (group_of)
@@ -834,18 +832,13 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		cur->n = 0;
 		cur->sample = i;
 		if (by_loc) {
-			uint32_t stack = prof->samples[i].stack;
-
-			nr = stack ? hpa_visible_stack(prof, stack, opts->keep_internal, &locs, &skip) : 0;
+			nr = hpa_view_locations(&view, prof->samples[i].stack, &locs, &first);
 			HPA_GROW(cur->keys, nr + 1, cur->alloc);
 			for (k = 0; k < nr; k++) {
-				unsigned first = k ? 0 : skip;
-				uint32_t key;
+				unsigned from = k ? 0 : first;
+				uint32_t key = !from && fmt->whole ? fmt->whole[locs[k]] : 0;   /* no call for a known one */
 
-				if (first >= view.levels[locs[k]])   /* no frame of it left, as in hpa_view_stack() */
-					continue;
-				key = !first && fmt->whole ? fmt->whole[locs[k]] : 0;   /* no call for a known one */
-				cur->keys[cur->n++] = key ? key : fmt->loc_key(fmt->ctx, locs[k], first);
+				cur->keys[cur->n++] = key ? key : fmt->loc_key(fmt->ctx, locs[k], from);
 			}
 		} else {
 			HPA_GROW(cur->keys, nr + 1, cur->alloc);

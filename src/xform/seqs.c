@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "seqs.h"
-#include "hpa/strip.h"
 #include "hpa/task.h"
 #include "hpa/xalloc.h"
 
@@ -40,26 +39,13 @@ static void list_members(struct hpa_seqs *s)
 	s->member_start[0] = 0;
 }
 
-/*
- * The innermost frame hpa_view_stack() would give stack st, without the
- * rest of it (a view without filters): 0 frames or 1.
- */
-static size_t leaf_frame(const struct hpa_view *view, uint32_t st, struct hpa_frame *leaf)
+/* Slot i of the stored sequences, in whichever width they have. */
+static void seq_set(struct hpa_seqs *s, size_t i, size_t slot)
 {
-	const uint32_t *locs;
-	unsigned skip;
-	size_t n = st ? hpa_visible_stack(view->prof, st, view->opts.keep_internal, &locs, &skip) : 0, j;
-
-	for (j = 0; j < n; j++) {
-		unsigned first = j ? 0 : skip;
-
-		if (first < view->levels[locs[j]]) {
-			leaf->loc = locs[j];
-			leaf->level = first;
-			return 1;
-		}
-	}
-	return 0;
+	if (s->seq16)
+		s->seq16[i] = (uint16_t)slot;
+	else
+		s->seq[i] = (uint32_t)slot;
 }
 
 /* What became of a stack: not seen yet, dropped by the filters, or sequence id - 2. */
@@ -72,8 +58,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	const struct hpa_frame *frames;
 	struct hpa_view view;
 	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));
-	bool narrow, leaf_only_fast = leaf_only && !opts->focus->set && !opts->ignore->set &&
-				       !opts->show->set && !opts->hide->set;
+	bool narrow, leaf_only_fast = leaf_only && !hpa_view_filters(opts);
 	struct hpa_frame leaf;
 	uint32_t *leaf_seq = NULL;   /* leaf_only: per slot (and one more: no frame), its sequence + 1 */
 
@@ -95,7 +80,12 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		if (!hpa_view_keeps(&view, i) || stack_seq[st] == STACK_DROPPED)
 			continue;
 		if (!stack_seq[st] && leaf_only_fast) {   /* the leaf alone: not the whole stack's frames */
-			nr = leaf_frame(&view, st, &leaf);
+			const uint32_t *locs;
+			unsigned first;
+
+			nr = hpa_view_locations(&view, st, &locs, &first) ? 1 : 0;
+			leaf.loc = nr ? locs[0] : 0;
+			leaf.level = first;
 			frames = &leaf;
 		} else if (!stack_seq[st] && !hpa_view_stack(&view, st, &frames, &nr)) {
 			stack_seq[st] = STACK_DROPPED;
@@ -139,17 +129,11 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 				s->slot_used[slot] = true;
 				s->slot_frame[slot] = f;
 			}
-			if (narrow)
-				s->seq16[nseq++] = (uint16_t)slot;
-			else
-				s->seq[nseq++] = (uint32_t)slot;
+			seq_set(s, nseq++, slot);
 		}
 		if (!nr && empty_frame) {
 			s->slot_used[HPA_SEQS_EMPTY_SLOT(s)] = true;
-			if (narrow)
-				s->seq16[nseq++] = (uint16_t)HPA_SEQS_EMPTY_SLOT(s);
-			else
-				s->seq[nseq++] = (uint32_t)HPA_SEQS_EMPTY_SLOT(s);
+			seq_set(s, nseq++, HPA_SEQS_EMPTY_SLOT(s));
 			nr = 1;
 		}
 		/*
@@ -344,12 +328,6 @@ struct fork {
 	bool started;
 };
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* The stacks of items[0..n) end here: end() gets their kept samples, in sample order. */
 static void report_end(struct walk *w, uint32_t depth, const uint32_t *items, size_t n)
 {
@@ -374,9 +352,7 @@ static void report_end(struct walk *w, uint32_t depth, const uint32_t *items, si
 		memcpy(w->members + m, s->members + s->member_start[id], c * sizeof(*w->members));
 		m += c;
 	}
-	if (m < 256) {
-		qsort(w->members, m, sizeof(*w->members), cmp_u32);
-	} else {   /* (functions that allocate from many call sites: 360k samples in all) */
+	{   /* (a function that allocates from many call sites: 360k samples in all) */
 		uint32_t max = 0;
 		unsigned bits = 0;
 

@@ -130,23 +130,42 @@ bool hpa_view_keeps(const struct hpa_view *v, size_t i)
 	return true;
 }
 
+bool hpa_view_filters(const struct hpa_view_opts *o)
+{
+	return o->focus->set || o->ignore->set || o->show->set || o->hide->set;
+}
+
+size_t hpa_view_locations(const struct hpa_view *v, uint32_t stack, const uint32_t **locs,
+			  unsigned *first)
+{
+	size_t n = stack ? hpa_visible_stack(v->prof, stack, v->opts.keep_internal, locs, first) : 0;
+
+	if (n && *first >= v->levels[**locs]) {   /* every level of the leaf's location cut */
+		(*locs)++;
+		n--;
+		*first = 0;
+	}
+	if (!n)
+		*first = 0;
+	return n;
+}
+
 bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame **frames,
 		    size_t *nr)
 {
-	const struct hpa_profile *prof = v->prof;
 	const struct hpa_view_opts *o = &v->opts;
 	const uint32_t *locs;
 	size_t nlocs, n = 0, j, k;
-	unsigned skip;
-	bool filtering = o->focus->set || o->ignore->set || o->show->set || o->hide->set;
+	unsigned first;
+	bool filtering = hpa_view_filters(o);
 	bool focused = !o->focus->set;
 
-	nlocs = stack ? hpa_visible_stack(prof, stack, o->keep_internal, &locs, &skip) : 0;
+	nlocs = hpa_view_locations(v, stack, &locs, &first);
 	for (j = 0; j < nlocs; j++) {
 		size_t levels = v->levels[locs[j]];
 
 		HPA_GROW(v->buf, n + levels, v->buf_alloc);
-		for (k = j == 0 ? skip : 0; k < levels; k++) {
+		for (k = j == 0 ? first : 0; k < levels; k++) {
 			v->buf[n].loc = locs[j];
 			v->buf[n].level = (uint32_t)k;
 			n++;

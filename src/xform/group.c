@@ -526,6 +526,116 @@ static void add(struct keys *k, uint32_t key, size_t sample, const double *vals,
 	}
 }
 
+/* The values of sample i: the view's value, or value types vidx[0 .. nv). */
+static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned nv, size_t i,
+			  double *vals)
+{
+	const struct hpa_profile *prof = view->prof;
+	double w;
+	unsigned v;
+
+	if (!vidx) {
+		vals[0] = hpa_view_value(view, i);
+		return;
+	}
+	w = prof->inputs[prof->samples[i].input - 1].weight;
+	for (v = 0; v < nv; v++)
+		vals[v] = prof->samples[i].v[vidx[v]] * w;
+}
+
+/*
+ * Add values `vals` of frames[0 .. nr) to ks[0 .. nk), as one sample
+ * (stamp: its index, counted once per key and call).  `slots` has room
+ * for nr.
+ */
+static void walk_frames(struct keys *ks, size_t nk, struct hpa_view *view, const struct hpa_frame *frames,
+			size_t nr, uint32_t *slots, const uint32_t *nostack, size_t stamp, const double *vals)
+{
+	size_t f, j;
+
+	for (f = 0; f < nr; f++)
+		slots[f] = (uint32_t)hpa_view_slot(view, frames[f]);
+	for (j = 0; j < nk; j++) {
+		struct keys *k = &ks[j];
+		uint32_t callee = NO_KEY;
+		bool leaf = true;
+
+		for (f = 0; f < nr; f++) {
+			uint32_t key = frame_key(k, frames[f], slots[f]);
+			if (key == NO_KEY)
+				continue;
+			add(k, key, stamp, vals, leaf);
+			if (k->calls && callee != NO_KEY && callee != key)
+				add_edge(k, slots[f], key, callee, stamp, vals);
+			callee = key;
+			leaf = false;
+		}
+		if (leaf)
+			add(k, nostack[j], stamp, vals, true);
+	}
+}
+
+/*
+ * Samples of several inputs (a --base diff, dumps added up) share most of
+ * their stacks: each stack kept is walked once, with the sum of its
+ * samples' values, in the order stacks first appear among the samples.
+ * The totals are the samples' own, added in sample order as a walk of
+ * each sample would.
+ */
+static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *view,
+				const unsigned *vidx, unsigned nv, const uint32_t *nostack, double *total)
+{
+	const struct hpa_profile *prof = view->prof;
+	uint32_t *entry = xcalloc(prof->stacks_nr + 1, sizeof(*entry));   /* stack -> entry + 1 */
+	uint32_t *stack_of = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*stack_of)));
+	double *sum = xcalloc(st_mult(prof->stacks_nr + 1, nv), sizeof(*sum));
+	uint8_t *kept;
+	uint32_t *slots = NULL;
+	double vals[HPA_NVALUES];
+	size_t c, e, n = 0, aslots = 0;
+	unsigned v;
+
+	for (c = 0; c < hpa_view_candidates(view); c++) {
+		size_t i = hpa_view_candidate(view, c);
+		uint32_t st = prof->samples[i].stack;
+
+		if (!hpa_view_keeps(view, i))
+			continue;
+		if (!entry[st]) {
+			stack_of[n] = st;
+			entry[st] = (uint32_t)++n;
+		}
+		sample_values(view, vidx, nv, i, vals);
+		for (v = 0; v < nv; v++)
+			sum[(entry[st] - 1) * nv + v] += vals[v];
+	}
+	kept = xmalloc(n + 1);
+	for (e = 0; e < n; e++) {
+		const struct hpa_frame *frames;
+		size_t nr;
+
+		kept[e] = hpa_view_stack(view, stack_of[e], &frames, &nr);
+		if (!kept[e])
+			continue;
+		HPA_GROW(slots, nr, aslots);
+		walk_frames(ks, nk, view, frames, nr, slots, nostack, e, sum + e * nv);
+	}
+	for (c = 0; c < hpa_view_candidates(view); c++) {
+		size_t i = hpa_view_candidate(view, c);
+
+		if (!hpa_view_keeps(view, i) || !kept[entry[prof->samples[i].stack] - 1])
+			continue;
+		sample_values(view, vidx, nv, i, vals);
+		for (v = 0; v < nv; v++)
+			total[v] += vals[v];
+	}
+	free(slots);
+	free(kept);
+	free(sum);
+	free(stack_of);
+	free(entry);
+}
+
 /*
  * Fill each of ks[0..nk)'s flat/cum in one pass over the view (they differ
  * in granularity only); the view's totals into total[0 .. nv).  Value j is
@@ -540,7 +650,7 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 	uint32_t nostack[8];
 	uint32_t *slots = NULL;       /* the sample's frames' slots, for every granularity */
 	unsigned nv = ks[0].nv, v;
-	size_t i, c, f, nr, j, aslots = 0;
+	size_t i, c, nr, j, aslots = 0;
 
 	for (j = 0; j < nk; j++) {
 		nostack[j] = hpa_strtab_intern(&ks[j].names, "<no stack>");
@@ -548,40 +658,19 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 	}
 	for (v = 0; v < nv; v++)
 		total[v] = 0;
+	if (prof->inputs_nr > 1) {
+		accumulate_by_stack(ks, nk, view, vidx, nv, nostack, total);
+		return;
+	}
 	for (c = 0; c < hpa_view_candidates(view); c++) {
 		i = hpa_view_candidate(view, c);
 		if (!hpa_view_sample(view, i, &frames, &nr))
 			continue;
-		if (!vidx) {
-			vals[0] = hpa_view_value(view, i);
-		} else {
-			double w = prof->inputs[prof->samples[i].input - 1].weight;
-			for (v = 0; v < nv; v++)
-				vals[v] = prof->samples[i].v[vidx[v]] * w;
-		}
+		sample_values(view, vidx, nv, i, vals);
 		for (v = 0; v < nv; v++)
 			total[v] += vals[v];
 		HPA_GROW(slots, nr, aslots);
-		for (f = 0; f < nr; f++)
-			slots[f] = (uint32_t)hpa_view_slot(view, frames[f]);
-		for (j = 0; j < nk; j++) {
-			struct keys *k = &ks[j];
-			uint32_t callee = NO_KEY;
-			bool leaf = true;
-
-			for (f = 0; f < nr; f++) {
-				uint32_t key = frame_key(k, frames[f], slots[f]);
-				if (key == NO_KEY)
-					continue;
-				add(k, key, i, vals, leaf);
-				if (k->calls && callee != NO_KEY && callee != key)
-					add_edge(k, slots[f], key, callee, i, vals);
-				callee = key;
-				leaf = false;
-			}
-			if (leaf)
-				add(k, nostack[j], i, vals, true);
-		}
+		walk_frames(ks, nk, view, frames, nr, slots, nostack, i, vals);
 	}
 	free(slots);
 }

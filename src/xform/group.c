@@ -169,6 +169,32 @@ static const char *names_str(const void *names, uint32_t id)
 	return hpa_strtab_get(names, id);
 }
 
+bool hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
+		    const struct hpa_view_opts *opts, const struct hpa_stack_format *fmt,
+		    struct hpa_strtab *names, uint32_t **slot_name)
+{
+	size_t el = strlen(fmt->empty), pl = strlen(fmt->prefix), sl = strlen(fmt->suffix), i;
+	bool empty_frame;
+
+	/* A stack without frames whose text is prefix + X + suffix: one frame named X, in order. */
+	empty_frame = el > pl + sl && !strncmp(fmt->empty, fmt->prefix, pl) &&
+		!strcmp(fmt->empty + el - sl, fmt->suffix);
+	hpa_seqs_collect(s, prof, opts, !fmt->root_first, fmt->leaf_only, empty_frame);
+	hpa_strtab_init(names);
+	*slot_name = xcalloc(s->nslots, sizeof(**slot_name));
+	for (i = 0; i + 1 < s->nslots; i++)
+		if (s->slot_used[i]) {
+			char *name = fmt->name(prof, s->slot_frame[i]);
+			(*slot_name)[i] = hpa_strtab_intern(names, name);
+			free(name);
+		}
+	if (empty_frame)
+		(*slot_name)[HPA_SEQS_EMPTY_SLOT(s)] =
+			hpa_strtab_intern_len(names, fmt->empty + pl, el - pl - sl);
+	hpa_seqs_rank(s, *slot_name, names_str, names, fmt->suffix);
+	return empty_frame;
+}
+
 double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		       const struct hpa_stack_format *fmt, bool texts, hpa_stack_emit_fn *emit,
 		       void *ctx)
@@ -176,9 +202,8 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 	struct hpa_seqs s;
 	struct walk_stacks w;
 	struct hpa_seqs_visitor visit = { stack_node, stack_end, &w, true, stacks_fork, stacks_join };
-	size_t el = strlen(fmt->empty), i;
 	double total;
-	bool empty_frame;
+	size_t i;
 
 	memset(&w, 0, sizeof(w));
 	w.fmt = fmt;
@@ -187,23 +212,8 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 	w.sl = strlen(fmt->suffix);
 	w.emit = emit;
 	w.ctx = ctx;
-	/* A stack without frames whose text is prefix + X + suffix: one frame named X, in order. */
-	empty_frame = el > w.pl + w.sl && !strncmp(fmt->empty, fmt->prefix, w.pl) &&
-		!strcmp(fmt->empty + el - w.sl, fmt->suffix);
-	hpa_seqs_collect(&s, prof, opts, !fmt->root_first, fmt->leaf_only, empty_frame);
+	hpa_stack_seqs(&s, prof, opts, fmt, &w.names, &w.slot_name);
 	w.s = &s;
-	hpa_strtab_init(&w.names);
-	w.slot_name = xcalloc(s.nslots, sizeof(*w.slot_name));
-	for (i = 0; i + 1 < s.nslots; i++)
-		if (s.slot_used[i]) {
-			char *name = fmt->name(prof, s.slot_frame[i]);
-			w.slot_name[i] = hpa_strtab_intern(&w.names, name);
-			free(name);
-		}
-	if (empty_frame)
-		w.slot_name[HPA_SEQS_EMPTY_SLOT(&s)] =
-			hpa_strtab_intern_len(&w.names, fmt->empty + w.pl, el - w.pl - w.sl);
-	hpa_seqs_rank(&s, w.slot_name, names_str, &w.names, fmt->suffix);
 	w.name_len = xmalloc(st_mult(w.names.nr + 1, sizeof(*w.name_len)));
 	for (i = 0; i < w.names.nr; i++)
 		w.name_len[i] = (uint32_t)strlen(hpa_strtab_get(&w.names, (uint32_t)i));

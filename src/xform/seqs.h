@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpa/group.h"
 #include "hpa/profile.h"
+#include "hpa/strtab.h"
 #include "hpa/view.h"
 
 struct hpa_seqs {
@@ -100,5 +102,15 @@ struct hpa_seqs_visitor {
 /* Returns the number of nodes under declined ones (each counted once, not visited). */
 size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
 void hpa_seqs_release(struct hpa_seqs *s);
+
+/*
+ * (group.c) The view's sequences for stacks written in `fmt`, their slots
+ * named (slot_name[slot]: an id in names; the caller frees both) and
+ * ranked by name as fmt's texts sort.  Returns whether a stack without
+ * frames became one frame (fmt's empty text is a frame's).
+ */
+bool hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
+		    const struct hpa_view_opts *opts, const struct hpa_stack_format *fmt,
+		    struct hpa_strtab *names, uint32_t **slot_name);
 
 #endif

@@ -218,47 +218,79 @@ struct by_names {
 	size_t n;
 };
 
+/* Sequences [lo, hi): the hash of each one's name ranks. */
+struct rank_hashes {
+	const struct hpa_seqs *s;
+	uint64_t *hash;
+	size_t lo, hi;
+};
+
+static void hash_ranks(void *arg)
+{
+	struct rank_hashes *p = arg;
+	const struct hpa_seqs *s = p->s;
+	uint32_t *ranks = NULL;
+	size_t r, d, aranks = 0;
+
+	for (r = p->lo; r < p->hi; r++) {
+		size_t len = s->len[r];
+
+		HPA_GROW(ranks, len, aranks);
+		for (d = 0; d < len; d++)
+			ranks[d] = s->slot_rank[hpa_seqs_at(s, s->off[r] + d)];
+		p->hash[r] = hpa_hash_ids(ranks, len);
+	}
+	free(ranks);
+}
+
 static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 			   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt, size_t dumps)
 {
 	struct hpa_seqs *s = &b->s;
 	struct hpa_hashmap first = HPA_HASHMAP_INIT;   /* hash of ranks -> group + 1, chained by next */
 	struct hpa_strtab names;
-	uint32_t *slot_name, *group_of, *next, *ranks = NULL;
-	size_t r, k, d, aranks = 0;
+	struct rank_hashes half[2];
+	struct hpa_task task;
+	uint32_t *slot_name, *group_of, *next;
+	uint64_t *hash;
+	size_t r, k;
 
 	hpa_stack_seqs(s, prof, vo, fmt, &names, &slot_name);
 	free(slot_name);
 	hpa_strtab_release(&names);
 	group_of = xcalloc(s->nreps + 1, sizeof(*group_of));
 	next = xmalloc(st_mult(s->nreps + 1, sizeof(*next)));
+	hash = xmalloc(st_mult(s->nreps + 1, sizeof(*hash)));
 	b->seq = xmalloc(st_mult(s->nreps + 1, sizeof(*b->seq)));
 	b->n = 0;
+	/* The hashes in two halves side by side (the other grouping is done by now), then the table. */
+	half[0] = (struct rank_hashes){ s, hash, 0, s->nreps / 2 };
+	half[1] = (struct rank_hashes){ s, hash, s->nreps / 2, s->nreps };
+	hpa_task_start(&task, hash_ranks, &half[1]);
+	hash_ranks(&half[0]);
+	hpa_task_wait(&task);
+	hpa_hashmap_reserve(&first, s->nreps);
 	for (r = 0; r < s->nreps; r++) {
-		size_t len = s->len[r];
-		uint64_t h;
 		uint32_t g;
 
-		if (!len)
+		if (r + 16 < s->nreps)
+			hpa_hashmap_prefetch(&first, hash[r + 16]);
+		if (!s->len[r])
 			continue;   /* a stack without frames and no text for one: no group */
-		HPA_GROW(ranks, len, aranks);
-		for (d = 0; d < len; d++)
-			ranks[d] = s->slot_rank[hpa_seqs_at(s, s->off[r] + d)];
-		h = hpa_hash_ids(ranks, len);
-		for (g = hpa_hashmap_get(&first, h); g; g = next[g - 1])
+		for (g = hpa_hashmap_get(&first, hash[r]); g; g = next[g - 1])
 			if (!cmp_seqs(s, b->seq[g - 1], (uint32_t)r))
 				break;
 		if (!g) {
 			g = (uint32_t)++b->n;
 			b->seq[g - 1] = (uint32_t)r;
-			next[g - 1] = hpa_hashmap_get(&first, h);
-			hpa_hashmap_put(&first, h, g);
+			next[g - 1] = hpa_hashmap_get(&first, hash[r]);
+			hpa_hashmap_put(&first, hash[r], g);
 		}
 		group_of[r] = g;
 	}
 	hpa_hashmap_release(&first);
 	free(next);
-	free(ranks);
+	free(hash);
 	b->sample = xmalloc(st_mult(b->n + 1, sizeof(*b->sample)));
 	memset(b->sample, 0xff, (b->n + 1) * sizeof(*b->sample));
 	b->values = xcalloc(st_mult(b->n + 1, dumps), sizeof(*b->values));

@@ -48,8 +48,10 @@ const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, in
 /*
  * Series of every stack ("leaf < caller < ...", or folded root first when
  * `folded`) and every function, ranked: the first `ranked` of each in rank
- * order, best first, the others after them in no particular order (ranked
- * 0: all of them in order).
+ * order, best first (ranked 0: all of them in order).  nstacks and nfuncs
+ * count every series; past the first `ranked`, the arrays may end (where
+ * each text is its own, only those are made) or hold the others in no
+ * particular order.
  */
 void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts, bool folded,
 		size_t ranked, struct hpa_growth *out);

@@ -29,20 +29,29 @@ static char *display_frame(const struct hpa_profile *prof, struct hpa_frame f)
 	return xstrdup(hpa_frame_display(prof, f));
 }
 
+/* Values v[0 .. n) with dust made zero (in place): their gain and rank score. */
+static double score_of(double *v, size_t n, double *gain)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = hpa_dust_to_zero(v[i]);
+	*gain = v[n - 1] - v[0];
+	return (*gain > 0 ? *gain : 0) * hpa_steadiness(v, n, 1);
+}
+
 static void metrics(struct hpa_series *s, size_t n)
 {
 	double mx = (n - 1) / 2.0, num = 0, den = 0;
 	size_t i;
 
+	s->score = score_of(s->v, n, &s->gain);
 	for (i = 0; i < n; i++) {
-		s->v[i] = hpa_dust_to_zero(s->v[i]);
 		num += (i - mx) * (s->v[i] - 0);
 		den += (i - mx) * (i - mx);
 	}
-	s->gain = s->v[n - 1] - s->v[0];
 	s->slope = den > 0 ? num / den : 0;
 	s->steady = hpa_steadiness(s->v, n, 1);
-	s->score = (s->gain > 0 ? s->gain : 0) * s->steady;
 }
 
 /*
@@ -53,6 +62,7 @@ static void metrics(struct hpa_series *s, size_t n)
 struct ties {
 	const struct hpa_seqs *s;    /* NULL: order decides */
 	const uint32_t *seq;         /* per series order: one of its sequences */
+	const uint64_t *prefix;      /* per sequence: its first ranks (rank_prefix), or NULL */
 };
 
 /* Sequences a and b in text order: rank by rank, one that ends first before. */
@@ -70,53 +80,96 @@ static int cmp_seqs(const struct hpa_seqs *s, uint32_t a, uint32_t b)
 	return (la > lb) - (la < lb);
 }
 
+/* Rank order of two series by their score, gain and order (see struct ties). */
+static int cmp_rank(double xs, double xg, uint32_t xo, double ys, double yg, uint32_t yo,
+		    const struct ties *t)
+{
+	if (xs != ys)
+		return xs > ys ? -1 : 1;
+	if (xg != yg)
+		return xg > yg ? -1 : 1;
+	if (t->s) {
+		uint32_t a = t->seq[xo], b = t->seq[yo];
+
+		if (t->prefix && t->prefix[a] != t->prefix[b])
+			return t->prefix[a] < t->prefix[b] ? -1 : 1;
+		return cmp_seqs(t->s, a, b);
+	}
+	return (xo > yo) - (xo < yo);
+}
+
 static int cmp_series(const void *a, const void *b, void *arg)
 {
 	const struct hpa_series *x = a, *y = b;
-	const struct ties *t = arg;
 
-	if (x->score != y->score)
-		return x->score > y->score ? -1 : 1;
-	if (x->gain != y->gain)
-		return x->gain > y->gain ? -1 : 1;
-	if (t->s)
-		return cmp_seqs(t->s, t->seq[x->order], t->seq[y->order]);
-	return (x->order > y->order) - (x->order < y->order);
+	return cmp_rank(x->score, x->gain, x->order, y->score, y->gain, y->order, arg);
 }
 
-/* Is series a ranked after b (the heap below keeps the worst of the best on top)? */
-static bool after(const struct hpa_series *s, const struct ties *t, uint32_t a, uint32_t b)
-{
-	return cmp_series(&s[a], &s[b], (void *)t) > 0;
-}
-
-static void sift_down(const struct hpa_series *s, const struct ties *t, uint32_t *h, size_t n, size_t i)
+/*
+ * h[0 .. k): the best k of indices 0 .. n (k <= n) in rank order, best
+ * first; cmp(&i, &j, ctx) compares two indices (uint32_t).  The first k
+ * are made a heap with the worst on top, then each better one goes in:
+ * a report shows the first 20, not the whole 180k sorted.
+ */
+static void sift_down(uint32_t *h, size_t k, size_t at, int (*cmp)(const void *, const void *, void *),
+		      void *ctx)
 {
 	for (;;) {
-		size_t c = 2 * i + 1, worst = i;
+		size_t c = 2 * at + 1, worst = at;
 		uint32_t x;
 
-		if (c < n && after(s, t, h[c], h[worst]))
+		if (c < k && cmp(&h[c], &h[worst], ctx) > 0)
 			worst = c;
-		if (c + 1 < n && after(s, t, h[c + 1], h[worst]))
+		if (c + 1 < k && cmp(&h[c + 1], &h[worst], ctx) > 0)
 			worst = c + 1;
-		if (worst == i)
+		if (worst == at)
 			return;
-		x = h[i];
-		h[i] = h[worst];
+		x = h[at];
+		h[at] = h[worst];
 		h[worst] = x;
-		i = worst;
+		at = worst;
 	}
+}
+
+static void best_of(uint32_t *h, size_t k, size_t n, int (*cmp)(const void *, const void *, void *),
+		    void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		h[i] = (uint32_t)i;
+	for (i = k / 2; i-- > 0;)
+		sift_down(h, k, i, cmp, ctx);
+	for (i = k; i < n; i++) {
+		uint32_t x = (uint32_t)i;
+
+		if (cmp(&h[0], &x, ctx) > 0) {   /* better than the worst kept */
+			h[0] = x;
+			sift_down(h, k, 0, cmp, ctx);
+		}
+	}
+	qsort_r(h, k, sizeof(*h), cmp, ctx);
+}
+
+struct series_rank {
+	const struct hpa_series *s;
+	const struct ties *t;
+};
+
+static int cmp_series_at(const void *a, const void *b, void *arg)
+{
+	const struct series_rank *r = arg;
+
+	return cmp_series(&r->s[*(const uint32_t *)a], &r->s[*(const uint32_t *)b], (void *)r->t);
 }
 
 /*
  * Rank the nr series: the first `ranked` of them in rank order, best first,
  * the others after them in no particular order (ranked 0: all in order).
- * A report shows the first 20: the best few are picked with a heap, not
- * the whole 180k sorted.
  */
 static void rank_series(struct hpa_series *s, size_t nr, size_t ranked, const struct ties *t)
 {
+	struct series_rank r = { s, t };
 	struct hpa_series *out;
 	uint32_t *h;
 	bool *picked;
@@ -128,23 +181,13 @@ static void rank_series(struct hpa_series *s, size_t nr, size_t ranked, const st
 		return;
 	}
 	h = xmalloc(st_mult(ranked, sizeof(*h)));
-	for (i = 0; i < ranked; i++)   /* the first ones, made a heap; then each better one in */
-		h[i] = (uint32_t)i;
-	for (i = ranked / 2; i-- > 0;)
-		sift_down(s, t, h, ranked, i);
-	for (i = ranked; i < nr; i++) {
-		if (after(s, t, h[0], (uint32_t)i)) {   /* better than the worst kept */
-			h[0] = (uint32_t)i;
-			sift_down(s, t, h, ranked, 0);
-		}
-	}
+	best_of(h, ranked, nr, cmp_series_at, &r);
 	out = xmalloc(st_mult(nr, sizeof(*out)));
 	picked = xcalloc(nr, sizeof(*picked));
 	for (k = 0; k < ranked; k++) {
 		out[k] = s[h[k]];
 		picked[h[k]] = true;
 	}
-	qsort_r(out, ranked, sizeof(*out), cmp_series, (void *)t);
 	for (i = 0; i < nr; i++)
 		if (!picked[i])
 			out[k++] = s[i];
@@ -213,6 +256,7 @@ static bool texts_own(const struct hpa_profile *prof, const struct hpa_stack_for
 struct by_names {
 	struct hpa_seqs s;
 	uint32_t *seq;               /* per group: its first sequence */
+	uint64_t *prefix;            /* per sequence: rank_hashes' */
 	uint32_t *sample;            /* per group: its first sample */
 	double *values;              /* per group: a value per dump */
 	size_t n;
@@ -222,8 +266,16 @@ struct by_names {
 struct rank_hashes {
 	const struct hpa_seqs *s;
 	uint64_t *hash;
+	uint64_t *prefix;            /* NULL when ranks take more than PREFIX_BITS */
 	size_t lo, hi;
 };
+
+/*
+ * A sequence's first three name ranks in 21 bits each, 0 past its end: two
+ * sequences' prefixes compare as their first three ranks do, so most ties
+ * in the rank are broken without reading the sequences.
+ */
+#define PREFIX_BITS 21
 
 static void hash_ranks(void *arg)
 {
@@ -239,6 +291,12 @@ static void hash_ranks(void *arg)
 		for (d = 0; d < len; d++)
 			ranks[d] = s->slot_rank[hpa_seqs_at(s, s->off[r] + d)];
 		p->hash[r] = hpa_hash_ids(ranks, len);
+		if (p->prefix) {
+			uint64_t x = 0;
+			for (d = 0; d < 3; d++)
+				x = x << PREFIX_BITS | (d < len ? ranks[d] : 0);
+			p->prefix[r] = x;
+		}
 	}
 	free(ranks);
 }
@@ -262,10 +320,11 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	next = xmalloc(st_mult(s->nreps + 1, sizeof(*next)));
 	hash = xmalloc(st_mult(s->nreps + 1, sizeof(*hash)));
 	b->seq = xmalloc(st_mult(s->nreps + 1, sizeof(*b->seq)));
+	b->prefix = s->rank_bits <= PREFIX_BITS ? xmalloc(st_mult(s->nreps + 1, sizeof(*b->prefix))) : NULL;
 	b->n = 0;
 	/* The hashes in two halves side by side (the other grouping is done by now), then the table. */
-	half[0] = (struct rank_hashes){ s, hash, 0, s->nreps / 2 };
-	half[1] = (struct rank_hashes){ s, hash, s->nreps / 2, s->nreps };
+	half[0] = (struct rank_hashes){ s, hash, b->prefix, 0, s->nreps / 2 };
+	half[1] = (struct rank_hashes){ s, hash, b->prefix, s->nreps / 2, s->nreps };
 	hpa_task_start(&task, hash_ranks, &half[1]);
 	hash_ranks(&half[0]);
 	hpa_task_wait(&task);
@@ -306,6 +365,57 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	free(group_of);
 }
 
+/* Groups by score and gain (per group id), ties as struct ties says. */
+struct group_rank {
+	const double *score, *gain;
+	const struct ties *t;
+};
+
+static int cmp_groups(const void *a, const void *b, void *arg)
+{
+	const struct group_rank *r = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return cmp_rank(r->score[x], r->gain[x], x, r->score[y], r->gain[y], y, r->t);
+}
+
+/*
+ * The first `ranked` of b's groups as series, best first (all of them
+ * when fewer): scores from the values, the best few picked with a heap of
+ * group ids, and only those made series; 180k series made and ranked cost
+ * 22 ms of a --growth of two dumps.  *kept: how many.
+ */
+static struct hpa_series *top_groups(const struct by_names *b, const struct ties *t, size_t dumps,
+				     size_t ranked, const struct hpa_stack_format *fmt, size_t *kept)
+{
+	struct group_rank r = { NULL, NULL, t };
+	double *score = xmalloc(st_mult(b->n + 1, sizeof(*score)));
+	double *gain = xmalloc(st_mult(b->n + 1, sizeof(*gain)));
+	struct hpa_series *out;
+	uint32_t *h;
+	size_t i, k = ranked < b->n ? ranked : b->n;
+
+	for (i = 0; i < b->n; i++)
+		score[i] = score_of(b->values + i * dumps, dumps, &gain[i]);
+	r.score = score;
+	r.gain = gain;
+	h = xmalloc(st_mult(k + 1, sizeof(*h)));
+	best_of(h, k, b->n, cmp_groups, &r);
+	out = xcalloc(k + 1, sizeof(*out));
+	for (i = 0; i < k; i++) {
+		out[i].sample = b->sample[h[i]];
+		out[i].fmt = fmt;
+		out[i].order = h[i];
+		out[i].v = b->values + (size_t)h[i] * dumps;
+		metrics(&out[i], dumps);
+	}
+	free(h);
+	free(score);
+	free(gain);
+	*kept = k;
+	return out;
+}
+
 /*
  * The series of `fmt`'s groups, one value per dump, from the grouping
  * engine; names without the format's trailing separator, made when asked
@@ -319,20 +429,28 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 	struct hpa_series *out;
 	struct lazy z = { prof, g->dumps, NULL, NULL, 0, 0, 0 };
 	struct by_names b;
-	struct ties ties = { NULL, NULL };
+	struct ties ties = { NULL, NULL, NULL };
 	bool lazy = texts_own(prof, fmt);
 	double total;
 	size_t i, cut = strlen(fmt->suffix);
 
 	hpa_strtab_init(texts);
 	memset(&b, 0, sizeof(b));
-	if (lazy && ranked) {
+	if (lazy && ranked) {   /* grouped by names: only the first few become series */
+		size_t kept;
+
 		group_by_names(&b, prof, vo, fmt, g->dumps);
 		*nr = b.n;
 		*values = b.values;
-		z.sample = b.sample;
-		ties = (struct ties){ &b.s, b.seq };
-	} else if (lazy) {
+		ties = (struct ties){ &b.s, b.seq, b.prefix };
+		out = top_groups(&b, &ties, g->dumps, ranked, fmt, &kept);
+		free(b.sample);
+		free(b.seq);
+		free(b.prefix);
+		hpa_seqs_release(&b.s);
+		return out;
+	}
+	if (lazy) {
 		hpa_walk_stacks(prof, vo, fmt, false, keep_group, &z);
 		*nr = z.n;
 		*values = z.values;
@@ -358,9 +476,6 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 	rank_series(out, *nr, ranked, &ties);
 	free(groups);
 	free(z.sample);
-	free(b.seq);
-	if (ties.s)
-		hpa_seqs_release(&b.s);
 	return out;
 }
 

@@ -153,7 +153,6 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		s->seq_of[kept] = id;
 	}
 	s->one_each = s->nreps == s->kept;   /* ids were given in sample order */
-	list_members(s);
 	hpa_view_release(&view);
 	free(stack_seq);
 	free(leaf_seq);
@@ -559,7 +558,7 @@ static bool try_fork(struct walk *w)
 	return true;
 }
 
-size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
+size_t hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 {
 	/* By sequence, the walk sorts one item per stored sequence, not per sample. */
 	size_t n = (v->by_sequence ? s->nreps : s->kept) + 1, k, nitems = 0;
@@ -568,6 +567,8 @@ size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 
 	memset(&w, 0, sizeof(w));
 	memset(&f, 0, sizeof(f));
+	if (!s->members)
+		list_members(s);   /* made here: a grouping without the walk needs none */
 	w.s = s;
 	w.v = v;
 	w.items = xmalloc(st_mult(n, sizeof(*w.items)));

@@ -33,7 +33,8 @@ struct hpa_seqs {
 	uint32_t *len;               /* ... len[id] of them */
 	uint32_t *members;           /* the kept samples of sequence id, ascending (the first ... */
 	size_t *member_start;        /* ... stands for it): members[member_start[id] .. [id + 1]); */
-	                             /* not made when one_each (kept sample k is sequence k) */
+	                             /* made by the walk, not when one_each (kept sample k is */
+	                             /* sequence k) */
 	uint32_t *seq;               /* the slots; or, when every slot fits 16 bits, seq16 */
 	uint16_t *seq16;             /* (half the room, and of the walk's misses): hpa_seqs_at() */
 	size_t nslots;               /* profile slots, and one more: EMPTY_SLOT */
@@ -100,7 +101,7 @@ struct hpa_seqs_visitor {
 };
 
 /* Returns the number of nodes under declined ones (each counted once, not visited). */
-size_t hpa_seqs_walk(const struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
+size_t hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
 void hpa_seqs_release(struct hpa_seqs *s);
 
 /*

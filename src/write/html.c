@@ -279,6 +279,84 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 }
 
 /*
+ * The page ids of every key top_rows() writes for the value types in
+ * `types`, in the order it would write them: afterwards it only reads
+ * them, and the types' rows can be written side by side.
+ */
+static void assign_ids(struct page *pg, struct groups *gr, unsigned types)
+{
+	size_t g, i;
+	int v;
+
+	for (v = 0; v < HPA_NVALUES; v++) {
+		if (!(types >> v & 1))
+			continue;
+		for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
+			struct hpa_frame_groups *k = &gr->g[g][v];
+
+			hpa_frame_groups_settle(k);
+			for (i = 1; i < k->keys.nr; i++)
+				if (k->flat[i] != 0 || k->cum[i] != 0)
+					key_id(pg, k, &gr->page_id[g], (uint32_t)i);
+		}
+		for (i = 0; i < gr->nedges; i++)
+			if (hpa_dust_to_zero(gr->edges[v][i].value) != 0) {
+				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].caller);
+				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].callee);
+			}
+	}
+}
+
+/* The top rows of the value types in `types`, each into its own buffer (rows[v]). */
+struct rows_job {
+	struct page pg;              /* the page's, writing to no file */
+	struct groups *gr;
+	unsigned types;
+	struct hpa_strbuf *rows;
+};
+
+static void rows_run(void *arg)
+{
+	struct rows_job *j = arg;
+	int v;
+
+	for (v = 0; v < HPA_NVALUES; v++) {
+		if (!(j->types >> v & 1))
+			continue;
+		j->pg.sb = j->rows[v];
+		top_rows(&j->pg, j->gr, v, true);
+		j->rows[v] = j->pg.sb;
+	}
+}
+
+/*
+ * Every type's top rows of the whole view, the types taken in turn by this
+ * thread and a second one (their ids assigned first, as one thread would
+ * assign them).  Only where nothing between two types' rows names a new
+ * string: no threads, no base, one dump.
+ */
+static void rows_side_by_side(struct page *pg, struct groups *gr, unsigned present,
+			      struct hpa_strbuf *rows)
+{
+	struct rows_job mine = { *pg, gr, 0, rows }, other = { *pg, gr, 0, rows };
+	struct hpa_task task;
+	bool turn = false;
+	int v;
+
+	assign_ids(pg, gr, present);
+	for (v = 0; v < HPA_NVALUES; v++) {
+		if (!(present >> v & 1))
+			continue;
+		*(turn ? &other.types : &mine.types) |= 1u << v;
+		turn = !turn;
+	}
+	mine.pg.fp = other.pg.fp = NULL;
+	hpa_task_start(&task, rows_run, &other);
+	rows_run(&mine);
+	hpa_task_wait(&task);
+}
+
+/*
  * Is node i shown for one of the value types in the mask `types`?
  */
 static bool shown_for(const struct hpa_call_tree *t, size_t i, unsigned types)
@@ -576,6 +654,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct thread_samples ts;
 	struct groups_job all_job;
 	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
+	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
+	bool rows_made = false;
 	struct hpa_task all_task;
 	size_t nthr;
 	size_t i;
@@ -588,6 +668,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	}
 	memset(&pg, 0, sizeof(pg));
 	memset(later, 0, sizeof(later));
+	memset(rows, 0, sizeof(rows));
 	pg.prof = prof;
 	pg.opts = opts;
 	pg.fp = fp;
@@ -678,6 +759,10 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	}
 	groups_rest(&all_job);
 	hpa_task_wait(&all_task);
+	if (have_shared && !nthr) {
+		rows_side_by_side(&pg, &all, present, rows);
+		rows_made = true;
+	}
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;
 
@@ -694,7 +779,13 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			spill(&pg);
 		}
 		hpa_sb_addc(&pg.sb, ',');
-		top_rows(&pg, &all, v, true);
+		if (rows_made) {
+			hpa_sb_add(&pg.sb, rows[v].buf, rows[v].len);
+			hpa_sb_release(&rows[v]);
+			spill(&pg);
+		} else {
+			top_rows(&pg, &all, v, true);
+		}
 		if (diff) {   /* each side alone, for the before and after columns */
 			hpa_sb_adds(&pg.sb, ",\"before\":{");
 			top_rows(&pg, &before, v, false);

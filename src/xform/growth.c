@@ -62,7 +62,7 @@ static void metrics(struct hpa_series *s, size_t n)
 struct ties {
 	const struct hpa_seqs *s;    /* NULL: order decides */
 	const uint32_t *seq;         /* per series order: one of its sequences */
-	const uint64_t *prefix;      /* per sequence: its first ranks (rank_prefix), or NULL */
+	const uint64_t *prefix;      /* per sequence: its first ranks (PREFIX_BITS), or NULL */
 };
 
 /* Sequences a and b in text order: rank by rank, one that ends first before. */

@@ -143,6 +143,17 @@ static uint32_t key_id(struct page *pg, const struct hpa_frame_groups *k, uint32
 	return (*cache)[key] - 1;
 }
 
+/* Whether top_rows() writes key i of settled groups k, and the call e. */
+static bool row_written(const struct hpa_frame_groups *k, size_t i)
+{
+	return k->flat[i] != 0 || k->cum[i] != 0;
+}
+
+static bool call_written(const struct hpa_call_edge *e)
+{
+	return hpa_dust_to_zero(e->value) != 0;
+}
+
 /* "NAME":[[key,flat,cum],...] of one granularity's groups; returns their total. */
 static double emit_rows(struct page *pg, const char *name, struct hpa_frame_groups *k,
 			uint32_t **cache)
@@ -153,7 +164,7 @@ static double emit_rows(struct page *pg, const char *name, struct hpa_frame_grou
 	hpa_frame_groups_settle(k);
 	hpa_sb_addf(&pg->sb, "\"%s\":[", name);
 	for (i = 1; i < k->keys.nr; i++) {
-		if (k->flat[i] == 0 && k->cum[i] == 0)
+		if (!row_written(k, i))
 			continue;
 		spill(pg);
 		hpa_sb_adds(&pg->sb, first ? "[" : ",[");
@@ -261,8 +272,7 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 	if (with_calls) {
 		hpa_sb_adds(&pg->sb, ",\"calls\":[");
 		for (i = 0; i < gr->nedges; i++) {
-			double x = hpa_dust_to_zero(edges[i].value);
-			if (x == 0)
+			if (!call_written(&edges[i]))
 				continue;
 			spill(pg);
 			hpa_sb_adds(&pg->sb, first ? "[" : ",[");
@@ -270,7 +280,7 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 			hpa_sb_addc(&pg->sb, ',');
 			jint(&pg->sb, key_id(pg, k, &gr->page_id[0], edges[i].callee));
 			hpa_sb_addc(&pg->sb, ',');
-			jnum(&pg->sb, x);
+			jnum(&pg->sb, edges[i].value);
 			hpa_sb_addc(&pg->sb, ']');
 			first = false;
 		}
@@ -296,11 +306,11 @@ static void assign_ids(struct page *pg, struct groups *gr, unsigned types)
 
 			hpa_frame_groups_settle(k);
 			for (i = 1; i < k->keys.nr; i++)
-				if (k->flat[i] != 0 || k->cum[i] != 0)
+				if (row_written(k, i))
 					key_id(pg, k, &gr->page_id[g], (uint32_t)i);
 		}
 		for (i = 0; i < gr->nedges; i++)
-			if (hpa_dust_to_zero(gr->edges[v][i].value) != 0) {
+			if (call_written(&gr->edges[v][i])) {
 				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].caller);
 				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].callee);
 			}
@@ -309,7 +319,7 @@ static void assign_ids(struct page *pg, struct groups *gr, unsigned types)
 
 /* The top rows of the value types in `types`, each into its own buffer (rows[v]). */
 struct rows_job {
-	struct page pg;              /* the page's, writing to no file */
+	struct page pg;              /* the page's, writing to no file; it only reads string ids */
 	struct groups *gr;
 	unsigned types;
 	struct hpa_strbuf *rows;

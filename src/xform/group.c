@@ -169,7 +169,7 @@ static const char *names_str(const void *names, uint32_t id)
 	return hpa_strtab_get(names, id);
 }
 
-bool hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
+void hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
 		    const struct hpa_view_opts *opts, const struct hpa_stack_format *fmt,
 		    struct hpa_strtab *names, uint32_t **slot_name)
 {
@@ -192,7 +192,6 @@ bool hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
 		(*slot_name)[HPA_SEQS_EMPTY_SLOT(s)] =
 			hpa_strtab_intern_len(names, fmt->empty + pl, el - pl - sl);
 	hpa_seqs_rank(s, *slot_name, names_str, names, fmt->suffix);
-	return empty_frame;
 }
 
 double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opts *opts,

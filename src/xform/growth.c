@@ -383,10 +383,10 @@ static int cmp_groups(const void *a, const void *b, void *arg)
  * The first `ranked` of b's groups as series, best first (all of them
  * when fewer): scores from the values, the best few picked with a heap of
  * group ids, and only those made series; 180k series made and ranked cost
- * 22 ms of a --growth of two dumps.  *kept: how many.
+ * 22 ms of a --growth of two dumps.
  */
 static struct hpa_series *top_groups(const struct by_names *b, const struct ties *t, size_t dumps,
-				     size_t ranked, const struct hpa_stack_format *fmt, size_t *kept)
+				     size_t ranked, const struct hpa_stack_format *fmt)
 {
 	struct group_rank r = { NULL, NULL, t };
 	double *score = xmalloc(st_mult(b->n + 1, sizeof(*score)));
@@ -412,7 +412,27 @@ static struct hpa_series *top_groups(const struct by_names *b, const struct ties
 	free(h);
 	free(score);
 	free(gain);
-	*kept = k;
+	return out;
+}
+
+/* group_series() grouped by names: its groups' values, count and first `ranked` series. */
+static struct hpa_series *series_by_names(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+					  const struct hpa_stack_format *fmt, size_t dumps,
+					  double **values, size_t *nr, size_t ranked)
+{
+	struct by_names b;
+	struct ties ties;
+	struct hpa_series *out;
+
+	group_by_names(&b, prof, vo, fmt, dumps);
+	ties = (struct ties){ &b.s, b.seq, b.prefix };
+	out = top_groups(&b, &ties, dumps, ranked, fmt);
+	*nr = b.n;
+	*values = b.values;
+	free(b.sample);
+	free(b.seq);
+	free(b.prefix);
+	hpa_seqs_release(&b.s);
 	return out;
 }
 
@@ -428,28 +448,14 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 	struct hpa_stack_group *groups = NULL;
 	struct hpa_series *out;
 	struct lazy z = { prof, g->dumps, NULL, NULL, 0, 0, 0 };
-	struct by_names b;
-	struct ties ties = { NULL, NULL, NULL };
+	const struct ties by_order = { NULL, NULL, NULL };
 	bool lazy = texts_own(prof, fmt);
 	double total;
 	size_t i, cut = strlen(fmt->suffix);
 
 	hpa_strtab_init(texts);
-	memset(&b, 0, sizeof(b));
-	if (lazy && ranked) {   /* grouped by names: only the first few become series */
-		size_t kept;
-
-		group_by_names(&b, prof, vo, fmt, g->dumps);
-		*nr = b.n;
-		*values = b.values;
-		ties = (struct ties){ &b.s, b.seq, b.prefix };
-		out = top_groups(&b, &ties, g->dumps, ranked, fmt, &kept);
-		free(b.sample);
-		free(b.seq);
-		free(b.prefix);
-		hpa_seqs_release(&b.s);
-		return out;
-	}
+	if (lazy && ranked)   /* only the first few become series */
+		return series_by_names(prof, vo, fmt, g->dumps, values, nr, ranked);
 	if (lazy) {
 		hpa_walk_stacks(prof, vo, fmt, false, keep_group, &z);
 		*nr = z.n;
@@ -473,7 +479,7 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 		out[i].v = *values + i * g->dumps;
 		metrics(&out[i], g->dumps);
 	}
-	rank_series(out, *nr, ranked, &ties);
+	rank_series(out, *nr, ranked, &by_order);
 	free(groups);
 	free(z.sample);
 	return out;

@@ -107,10 +107,10 @@ void hpa_seqs_release(struct hpa_seqs *s);
 /*
  * (group.c) The view's sequences for stacks written in `fmt`, their slots
  * named (slot_name[slot]: an id in names; the caller frees both) and
- * ranked by name as fmt's texts sort.  Returns whether a stack without
- * frames became one frame (fmt's empty text is a frame's).
+ * ranked by name as fmt's texts sort (a stack without frames is one frame
+ * where fmt's empty text is a frame's).
  */
-bool hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
+void hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
 		    const struct hpa_view_opts *opts, const struct hpa_stack_format *fmt,
 		    struct hpa_strtab *names, uint32_t **slot_name);
 

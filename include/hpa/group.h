@@ -192,6 +192,19 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint8_t **pool,
 		       uint32_t *group_of);
 
+/*
+ * The groups hpa_group_paths() makes with a format that keys locations
+ * (loc_key: each location's levels from `first` on are one key, so equal
+ * keys are equal locations), found without making the keys: by the
+ * locations the view leaves each sample, for a view without filters.  A
+ * group's `first` is its first sample (the caller makes its keys from that
+ * sample's locations, in group order: the keys come out in the same order
+ * as hpa_group_paths() makes them), its len 0.  Values and group_of as
+ * hpa_group_paths()'s.
+ */
+size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+			   struct hpa_path_group **out, uint32_t *group_of);
+
 /* Which of a frame's names (names.h) keys a call tree's nodes. */
 enum hpa_name_kind { HPA_NAME_FULL, HPA_NAME_SHORT, HPA_NAME_DISPLAY, HPA_NAME_FOLDED, HPA_NAME_GRAPH };
 

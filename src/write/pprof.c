@@ -492,6 +492,29 @@ static size_t put_varint(uint8_t *out, uint64_t v)
 	return n;
 }
 
+/*
+ * Group g's keys as varints, made from its first sample's locations as
+ * hpa_group_paths() would have made them (hpa_group_loc_paths()): the
+ * output locations are made here, in group order, as the samples are
+ * written.
+ */
+static size_t lead_keys(struct writer *w, struct hpa_view *view, const struct hpa_path_group *g,
+			uint8_t **buf, size_t *alloc)
+{
+	const uint32_t *locs;
+	unsigned first;
+	size_t nr = hpa_view_locations(view, w->prof->samples[g->first].stack, &locs, &first), k;
+	uint8_t *b;
+
+	HPA_GROW(*buf, st_mult(nr + 1, 5), *alloc);
+	b = *buf;
+	if (!nr)
+		b += put_varint(b, path_empty(w));
+	for (k = 0; k < nr; k++)
+		b += put_varint(b, path_loc_key(w, locs[k], k ? 0 : first));
+	return (size_t)(b - *buf);
+}
+
 /* A proto3 packed repeated field: tag, byte length, the varints (nothing when empty). */
 static size_t put_packed(uint8_t *out, unsigned field, const uint64_t *v, size_t n)
 {
@@ -744,7 +767,10 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	struct hpa_path_format fmt = { path_key, path_empty, &w, path_loc_key, NULL };
 	struct hpa_path_group *samples = NULL;
 	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	uint8_t *pool = NULL;
+	uint8_t *pool = NULL, *keybuf = NULL;
+	size_t akeybuf = 0;
+	struct hpa_view view;
+	bool by_loc;
 	uint32_t *group_of;
 	struct thread_split ts;
 	size_t nsamples, i, j, k, m;
@@ -780,11 +806,20 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		}
 	}
 
-	/* Samples: the view's, grouped by location list; per thread when the profile has threads. */
+	/*
+	 * Samples: the view's, grouped by location list; per thread when the
+	 * profile has threads.  Without filters the groups are found by their
+	 * locations first and each group's keys (and the output locations)
+	 * are made as it is written, while the blocks before are compressed.
+	 */
 	vo = hpa_view_opts(opts);
+	by_loc = !hpa_view_filters(&vo);
 	threads = opts->thread == HPA_THREAD_ALL && has_threads(prof);
 	group_of = threads ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
-	nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool, group_of);
+	if (by_loc)
+		nsamples = hpa_group_loc_paths(prof, &vo, &samples, group_of);
+	else
+		nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool, group_of);
 	if (threads)
 		thread_split_init(&ts, prof, nsamples, group_of);
 	else
@@ -828,23 +863,6 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		}
 	}
 	p.default_sample_type = str(&w, hpa_value_name(opts->value));
-	for (i = 0; i < w.nmaps; i++) {
-		PbMapping *pm = w.maps[i];
-		for (m = 1; m < prof->mappings_nr && w.map_out[m] != pm->id; m++)
-			;
-		pm->has_functions = pm->has_filenames = pm->has_line_numbers = w.map_all_named[m];
-		pm->has_inline_frames = w.map_inline[m];
-	}
-	p.n_mapping = w.nmaps;
-	p.mapping = w.maps;
-	p.n_location = w.nlocs;
-	p.location = w.locs;
-	p.n_function = w.nfuncs;
-	p.function = w.funcs;
-	p.n_string_table = w.strs.nr;
-	p.string_table = xmalloc(st_mult(w.strs.nr, sizeof(char *)));
-	for (i = 0; i < w.strs.nr; i++)
-		p.string_table[i] = w.strs.strs[i];
 
 	/*
 	 * Packed in field order as one message would be, but each sample on
@@ -858,8 +876,13 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		head.sample_type = p.sample_type;
 		protobuf_c_message_pack_to_buffer(&head.base, &gz.base);
 		last_thread = HPA_THREAD_ALL;
+		if (by_loc)
+			hpa_view_init(&view, prof, &vo);
 		for (i = 0; i < nsamples && !gz.failed; i++) {
 			size_t nparts = group_parts(&ts, threads, (uint32_t)i + 1, &samples[i]);
+			size_t nkeys = by_loc ? lead_keys(&w, &view, &samples[i], &keybuf, &akeybuf) :
+				samples[i].len;
+			const uint8_t *keys = by_loc ? keybuf : pool + samples[i].first;
 
 			for (j = 0; j < nparts; j++) {
 				const struct thread_part *part = &ts.out[j];
@@ -892,9 +915,30 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 					label[3] = name_str;
 					nlabels = name_str ? 2 : 1;
 				}
-				put_sample(&gz, pool + samples[i].first, samples[i].len, values, label, nlabels);
+				put_sample(&gz, keys, nkeys, values, label, nlabels);
 			}
 		}
+		if (by_loc)
+			hpa_view_release(&view);
+		/* Every location is made: the mappings' flags, the tables. */
+		for (i = 0; i < w.nmaps; i++) {
+			PbMapping *pm = w.maps[i];
+			for (m = 1; m < prof->mappings_nr && w.map_out[m] != pm->id; m++)
+				;
+			pm->has_functions = pm->has_filenames = pm->has_line_numbers = w.map_all_named[m];
+			pm->has_inline_frames = w.map_inline[m];
+		}
+		p.n_mapping = w.nmaps;
+		p.mapping = w.maps;
+		p.n_location = w.nlocs;
+		p.location = w.locs;
+		p.n_function = w.nfuncs;
+		p.function = w.funcs;
+		p.n_string_table = w.strs.nr;
+		p.string_table = xmalloc(st_mult(w.strs.nr, sizeof(char *)));
+		for (i = 0; i < w.strs.nr; i++)
+			p.string_table[i] = w.strs.strs[i];
+		tail = p;
 		tail.n_sample_type = 0;
 		tail.sample_type = NULL;
 		tail.n_sample = 0;
@@ -907,6 +951,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	free_profile(&p, &w);
 	free(samples);
 	free(pool);
+	free(keybuf);
 	thread_split_release(&ts);
 	free(w.map_out);
 	free(w.map_all_named);

@@ -12,6 +12,7 @@
 #include "hpa/group.h"
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 #include "seqs.h"
 
@@ -462,7 +463,7 @@ static uint32_t str_key(struct keys *k, uint32_t str)
 }
 
 /* The key of frame f, whose slot is `slot` (hpa_view_slot(): the location is read once, here). */
-static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
+static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, size_t slot)
 {
 	const struct hpa_profile *prof = k->prof;
 	const struct hpa_location *l;
@@ -471,8 +472,6 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 	char *key = NULL;
 	uint32_t id;
 
-	if (k->slot_key[slot])
-		return k->slot_key[slot];
 	l = &prof->locs[f.loc];
 	if (l->addr >= HPA_KERNEL_FLOOR) {
 		k->slot_key[slot] = NO_KEY;
@@ -521,18 +520,37 @@ static uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
 	return id;
 }
 
-static void add(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat)
+static inline uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
+{
+	uint32_t key = k->slot_key[slot];
+
+	return key ? key : frame_key_new(k, f, slot);
+}
+
+static inline void add_nv(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat,
+			  unsigned nv)
 {
 	unsigned v;
 
 	if (flat)
-		for (v = 0; v < k->nv; v++)
-			k->flat[key * k->nv + v] += vals[v];
+		for (v = 0; v < nv; v++)
+			k->flat[(size_t)key * nv + v] += vals[v];
 	if (k->stamp[key] != sample + 1) {
 		k->stamp[key] = sample + 1;
-		for (v = 0; v < k->nv; v++)
-			k->cum[key * k->nv + v] += vals[v];
+		for (v = 0; v < nv; v++)
+			k->cum[(size_t)key * nv + v] += vals[v];
 	}
+}
+
+/* Key `key` in sample `sample`: its values to cum once, and to flat when `flat` (the leaf). */
+static inline void add(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat)
+{
+	if (k->nv == 1)   /* the common counts as constants: loops the compiler unrolls */
+		add_nv(k, key, sample, vals, flat, 1);
+	else if (k->nv == HPA_NVALUES)
+		add_nv(k, key, sample, vals, flat, HPA_NVALUES);
+	else
+		add_nv(k, key, sample, vals, flat, k->nv);
 }
 
 /* The values of sample i: the view's value, or value types vidx[0 .. nv). */
@@ -967,6 +985,119 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	}
 	*out = p.groups;
 	*pool_out = p.pool;
+	return p.ngroups;
+}
+
+/* The hashes of samples [lo, hi)'s locations in the view (kept[i]: whether it is in view). */
+struct loc_hashes {
+	const struct hpa_view *view;
+	uint64_t *hash;
+	uint8_t *kept;
+	size_t lo, hi;
+};
+
+static uint64_t locs_hash(const uint32_t *locs, size_t nr, unsigned first)
+{
+	return hpa_hash_ids(locs, nr) ^ first;
+}
+
+static void hash_loc_paths(void *arg)
+{
+	struct loc_hashes *a = arg;
+	const struct hpa_profile *prof = a->view->prof;
+	size_t i;
+
+	for (i = a->lo; i < a->hi; i++) {
+		const uint32_t *locs;
+		unsigned first;
+		size_t nr;
+
+		a->kept[i] = hpa_view_keeps(a->view, i);
+		if (!a->kept[i]) {
+			a->hash[i] = 0;
+			continue;
+		}
+		nr = hpa_view_locations(a->view, prof->samples[i].stack, &locs, &first);
+		a->hash[i] = locs_hash(locs, nr, first);
+	}
+}
+
+/* Whether samples a and b have the same locations in the view. */
+static bool same_locs(const struct hpa_view *view, size_t a, size_t b)
+{
+	const struct hpa_profile *prof = view->prof;
+	const uint32_t *la, *lb;
+	unsigned fa, fb;
+	size_t na = hpa_view_locations(view, prof->samples[a].stack, &la, &fa);
+	size_t nb = hpa_view_locations(view, prof->samples[b].stack, &lb, &fb);
+
+	return na == nb && fa == fb && !memcmp(la, lb, na * sizeof(*la));
+}
+
+/*
+ * The locations' hashes first, each half of the samples on a thread of its
+ * own; then each sample's group in turn, the table slot of the 16th next
+ * on its way from memory (a group per stack: the table is as large as the
+ * profile).  A sample of a new group needs no look at its locations.
+ */
+size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+			   struct hpa_path_group **out, uint32_t *group_of)
+{
+	struct hpa_view view;
+	struct paths p;
+	struct loc_hashes half[2];
+	struct hpa_task task;
+	size_t n = prof->samples_nr, i, v;
+	uint64_t *hash = xmalloc(st_mult(n + 1, sizeof(*hash)));
+	uint8_t *kept = xmalloc(n + 1);
+
+	if (hpa_view_filters(opts))
+		HPA_BUG("grouping by locations with filters");
+	memset(&p, 0, sizeof(p));
+	hpa_view_init(&view, prof, opts);
+	half[0] = (struct loc_hashes){ &view, hash, kept, 0, n / 2 };
+	half[1] = (struct loc_hashes){ &view, hash, kept, n / 2, n };
+	hpa_task_start(&task, hash_loc_paths, &half[1]);
+	hash_loc_paths(&half[0]);
+	hpa_task_wait(&task);
+	hpa_hashmap_reserve(&p.by_hash, prof->stacks_nr);   /* at most a group per stack */
+	for (i = 0; i < n; i++) {
+		const struct hpa_sample *s = &prof->samples[i];
+		double weight;
+		uint32_t first, id;
+
+		if (i + 16 < n)
+			hpa_hashmap_prefetch(&p.by_hash, hash[i + 16]);
+		if (group_of)
+			group_of[i] = 0;
+		if (!kept[i])
+			continue;
+		first = hpa_hashmap_get(&p.by_hash, hash[i]);
+		for (id = first; id; id = p.next[id])
+			if (same_locs(&view, p.groups[id - 1].first, i))
+				break;
+		if (!id) {   /* a new group: ids dense from 1 */
+			HPA_GROW(p.groups, p.ngroups + 1, p.agroups);
+			memset(&p.groups[p.ngroups], 0, sizeof(p.groups[p.ngroups]));
+			p.groups[p.ngroups].first = i;
+			p.groups[p.ngroups].thread = s->thread;
+			id = (uint32_t)++p.ngroups;
+			HPA_GROW(p.next, p.ngroups + 1, p.anext);
+			p.next[id] = first;
+			hpa_hashmap_put(&p.by_hash, hash[i], id);
+		}
+		weight = prof->inputs[s->input - 1].weight;
+		for (v = 0; v < HPA_NVALUES; v++)
+			p.groups[id - 1].v[v] += s->v[v] * weight;
+		if (group_of)
+			group_of[i] = id;
+	}
+	hpa_view_release(&view);
+	hpa_hashmap_release(&p.by_hash);
+	free(p.next);
+	free(hash);
+	free(kept);
+	*out = p.groups;
 	return p.ngroups;
 }
 

@@ -396,6 +396,28 @@ struct keys {
 	size_t nedges, aedges, aedge_stamp, aedge_vals;
 };
 
+/* dst[0 .. nv) += vals[0 .. nv), nv = 1, 2 and 4 written out (the common value counts). */
+static inline void add_vals(double *dst, const double *vals, unsigned nv)
+{
+	unsigned v;
+
+	switch (nv) {
+	case 4:
+		dst[3] += vals[3];
+		dst[2] += vals[2];
+		/* fall through */
+	case 2:
+		dst[1] += vals[1];
+		/* fall through */
+	case 1:
+		dst[0] += vals[0];
+		break;
+	default:
+		for (v = 0; v < nv; v++)
+			dst[v] += vals[v];
+	}
+}
+
 /*
  * The call caller -> callee in sample `sample`, the caller's frame in slot
  * `slot`: counted once per sample.  A call site calls one function nearly
@@ -423,10 +445,8 @@ static void add_edge(struct keys *k, size_t slot, uint32_t caller, uint32_t call
 	}
 	k->edge_by_slot[slot] = (uint64_t)callee << 32 | e;
 	if (k->edge_stamp[e - 1] != sample + 1) {
-		unsigned v;
 		k->edge_stamp[e - 1] = sample + 1;
-		for (v = 0; v < k->nv; v++)
-			k->edge_vals[(e - 1) * k->nv + v] += vals[v];
+		add_vals(k->edge_vals + (size_t)(e - 1) * k->nv, vals, k->nv);
 	}
 }
 
@@ -527,30 +547,17 @@ static inline uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot
 	return key ? key : frame_key_new(k, f, slot);
 }
 
-static inline void add_nv(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat,
-			  unsigned nv)
-{
-	unsigned v;
-
-	if (flat)
-		for (v = 0; v < nv; v++)
-			k->flat[(size_t)key * nv + v] += vals[v];
-	if (k->stamp[key] != sample + 1) {
-		k->stamp[key] = sample + 1;
-		for (v = 0; v < nv; v++)
-			k->cum[(size_t)key * nv + v] += vals[v];
-	}
-}
-
 /* Key `key` in sample `sample`: its values to cum once, and to flat when `flat` (the leaf). */
 static inline void add(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat)
 {
-	if (k->nv == 1)   /* the common counts as constants: loops the compiler unrolls */
-		add_nv(k, key, sample, vals, flat, 1);
-	else if (k->nv == HPA_NVALUES)
-		add_nv(k, key, sample, vals, flat, HPA_NVALUES);
-	else
-		add_nv(k, key, sample, vals, flat, k->nv);
+	unsigned nv = k->nv;
+
+	if (flat)
+		add_vals(k->flat + (size_t)key * nv, vals, nv);
+	if (k->stamp[key] != sample + 1) {
+		k->stamp[key] = sample + 1;
+		add_vals(k->cum + (size_t)key * nv, vals, nv);
+	}
 }
 
 /* The values of sample i: the view's value, or value types vidx[0 .. nv). */

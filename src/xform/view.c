@@ -162,14 +162,16 @@ bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame *
 
 	nlocs = hpa_view_locations(v, stack, &locs, &first);
 	for (j = 0; j < nlocs; j++) {
-		size_t levels = v->levels[locs[j]];
+		uint32_t loc = locs[j];
+		size_t levels = v->levels[loc];
 
 		HPA_GROW(v->buf, n + levels, v->buf_alloc);
-		for (k = j == 0 ? first : 0; k < levels; k++) {
-			v->buf[n].loc = locs[j];
-			v->buf[n].level = (uint32_t)k;
-			n++;
+		if (levels == 1) {   /* most locations: no inline frames */
+			v->buf[n++] = (struct hpa_frame){ loc, 0 };
+			continue;
 		}
+		for (k = j == 0 ? first : 0; k < levels; k++)
+			v->buf[n++] = (struct hpa_frame){ loc, (uint32_t)k };
 	}
 	if (filtering) {
 		size_t kept = 0;

@@ -87,26 +87,48 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t dept
 
 #define BASE_INPUT (UINT32_C(1) << 31)   /* in build.kin: the sample is a base's */
 
-/* Kept samples items[0..n) pass through `node`. */
+/*
+ * Kept samples items[0..n) pass through `node`, a new one: its sums are
+ * made in registers, in item order, and stored once (the same sums as
+ * adding each item to the node's zeros in turn).
+ */
 static void add_kept(const struct build *b, uint32_t node, const uint32_t *items, size_t n)
 {
 	struct hpa_call_tree *t = b->t;
+	double sum[HPA_NVALUES] = { 0 }, before = t->nodes[node].before, after = t->nodes[node].after;
+	unsigned nv = t->values ? b->nv : 0;
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		uint32_t k = items[i], in = b->kin[k];
+		const double *kv = nv ? b->kv + (size_t)k * nv : NULL;
 		double v = b->s->v[k];
 
-		if (t->values)
-			for (j = 0; j < b->nv; j++)
-				t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += b->kv[(size_t)k * b->nv + j];
+		switch (nv) {   /* the common counts written out */
+		case 0:
+			break;
+		case 1:
+			sum[0] += kv[0];
+			break;
+		case 2:
+			sum[0] += kv[0];
+			sum[1] += kv[1];
+			break;
+		default:
+			for (j = 0; j < nv; j++)
+				sum[j] += kv[j];
+		}
 		if (t->dumps)
 			t->series[(size_t)node * t->dumps + (in & ~BASE_INPUT)] += v;
 		if (in & BASE_INPUT)
-			t->nodes[node].before -= v;
+			before -= v;
 		else
-			t->nodes[node].after += v;
+			after += v;
 	}
+	for (j = 0; j < nv; j++)
+		t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += sum[j];
+	t->nodes[node].before = before;
+	t->nodes[node].after = after;
 }
 
 static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)

@@ -383,17 +383,21 @@ struct keys {
 	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
 	uint32_t *str_key;         /* profile string id -> key id + 1, for keys that are one */
 	unsigned nv;               /* values kept per key: 1 (the view's) or HPA_NVALUES */
-	double *flat, *cum;        /* by key id (times nv) */
-	size_t *stamp;             /* sample index + 1 that last added to cum */
+	double *flat;              /* by key id (times nv) */
+	/*
+	 * By key id, a row of 1 + nv: the sample index + 1 that last added
+	 * to the key's cum (exact in a double), then its nv cum values: the
+	 * stamp and the values a frame adds to are one place in memory.
+	 */
+	double *cum;
 	size_t vals_alloc;
 	bool calls;                /* collect the edges too */
 	struct hpa_hashmap edge_of; /* (caller, callee) -> edge index + 1 */
 	struct hpa_call_edge *edges;
-	size_t *edge_stamp;
 	uint64_t *edge_by_slot;     /* per caller frame slot: callee key << 32 | edge index + 1 */
 	struct hpa_strbuf line_key;  /* HPA_BY_LINE's key being made */
-	double *edge_vals;         /* nv values per edge */
-	size_t nedges, aedges, aedge_stamp, aedge_vals;
+	double *edge_vals;         /* per edge, as cum's rows: its stamp, then its nv values */
+	size_t nedges, aedges, aedge_vals;
 };
 
 /* dst[0 .. nv) += vals[0 .. nv), nv = 1, 2 and 4 written out (the common value counts). */
@@ -428,41 +432,39 @@ static void add_edge(struct keys *k, size_t slot, uint32_t caller, uint32_t call
 {
 	uint64_t key = (uint64_t)caller << 32 | callee, last = k->edge_by_slot[slot];
 	uint32_t e = last >> 32 == callee ? (uint32_t)last : 0;
+	double *row;
 
 	if (!e)
 		e = hpa_hashmap_get(&k->edge_of, key);
 	if (!e) {
 		HPA_GROW(k->edges, k->nedges + 1, k->aedges);
-		HPA_GROW(k->edge_stamp, k->nedges + 1, k->aedge_stamp);
-		HPA_GROW(k->edge_vals, (k->nedges + 1) * k->nv, k->aedge_vals);
+		HPA_GROW(k->edge_vals, (k->nedges + 1) * (k->nv + 1), k->aedge_vals);
 		k->edges[k->nedges].caller = caller;
 		k->edges[k->nedges].callee = callee;
 		k->edges[k->nedges].value = 0;
-		k->edge_stamp[k->nedges] = 0;
-		memset(k->edge_vals + k->nedges * k->nv, 0, k->nv * sizeof(*k->edge_vals));
+		memset(k->edge_vals + k->nedges * (k->nv + 1), 0, (k->nv + 1) * sizeof(*k->edge_vals));
 		e = (uint32_t)++k->nedges;
 		hpa_hashmap_put(&k->edge_of, key, e);
 	}
 	k->edge_by_slot[slot] = (uint64_t)callee << 32 | e;
-	if (k->edge_stamp[e - 1] != sample + 1) {
-		k->edge_stamp[e - 1] = sample + 1;
-		add_vals(k->edge_vals + (size_t)(e - 1) * k->nv, vals, k->nv);
+	row = k->edge_vals + (size_t)(e - 1) * (k->nv + 1);
+	if (row[0] != (double)(sample + 1)) {
+		row[0] = (double)(sample + 1);
+		add_vals(row + 1, vals, k->nv);
 	}
 }
 
-/* Make flat/cum/stamp cover every key interned so far. */
+/* Make flat/cum cover every key interned so far. */
 static void grow_values(struct keys *k)
 {
-	size_t old = k->vals_alloc, n = k->names.nr * 2;
+	size_t old = k->vals_alloc, n = k->names.nr * 2, row = k->nv + 1;
 
 	if (k->names.nr <= old)
 		return;
 	k->flat = xgrow(k->flat, old * k->nv * sizeof(*k->flat), st_mult(n * k->nv, sizeof(*k->flat)));
-	k->cum = xgrow(k->cum, old * k->nv * sizeof(*k->cum), st_mult(n * k->nv, sizeof(*k->cum)));
-	k->stamp = xgrow(k->stamp, old * sizeof(*k->stamp), st_mult(n, sizeof(*k->stamp)));
+	k->cum = xgrow(k->cum, old * row * sizeof(*k->cum), st_mult(n * row, sizeof(*k->cum)));
 	memset(k->flat + old * k->nv, 0, (n - old) * k->nv * sizeof(*k->flat));
-	memset(k->cum + old * k->nv, 0, (n - old) * k->nv * sizeof(*k->cum));
-	memset(k->stamp + old, 0, (n - old) * sizeof(*k->stamp));
+	memset(k->cum + old * row, 0, (n - old) * row * sizeof(*k->cum));
 	k->vals_alloc = n;
 }
 
@@ -551,12 +553,13 @@ static inline uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot
 static inline void add(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat)
 {
 	unsigned nv = k->nv;
+	double *row = k->cum + (size_t)key * (nv + 1);
 
 	if (flat)
 		add_vals(k->flat + (size_t)key * nv, vals, nv);
-	if (k->stamp[key] != sample + 1) {
-		k->stamp[key] = sample + 1;
-		add_vals(k->cum + (size_t)key * nv, vals, nv);
+	if (row[0] != (double)(sample + 1)) {
+		row[0] = (double)(sample + 1);
+		add_vals(row + 1, vals, nv);
 	}
 }
 
@@ -727,23 +730,22 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
 		o->total = total[v];
 		o->keys = k->names;   /* the last one owns the table, the others read it */
 		o->keys_borrowed = v + 1 != nv;
-		if (nv == 1) {   /* one value: the arrays are the groups' as they are */
+		o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
+		for (i = 0; i < n; i++)
+			o->cum[i] = k->cum[i * (nv + 1) + 1 + v];
+		if (nv == 1) {   /* one value: the array is the groups' as it is */
 			o->flat = k->flat;
-			o->cum = k->cum;
-			k->flat = k->cum = NULL;
+			k->flat = NULL;
 		} else {
 			o->flat = xmalloc(st_mult(n + 1, sizeof(*o->flat)));
-			o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
-			for (i = 0; i < n; i++) {
+			for (i = 0; i < n; i++)
 				o->flat[i] = k->flat[i * nv + v];
-				o->cum[i] = k->cum[i * nv + v];
-			}
 		}
 		if (edges) {
 			edges[to] = nv == 1 ? k->edges : xmalloc(st_mult(k->nedges + 1, sizeof(**edges)));
 			for (e = 0; e < k->nedges; e++) {
 				edges[to][e] = k->edges[e];
-				edges[to][e].value = k->edge_vals[e * nv + v];
+				edges[to][e].value = k->edge_vals[e * (nv + 1) + 1 + v];
 			}
 		}
 	}
@@ -755,10 +757,8 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
 		free(k->edges);
 	free(k->edge_vals);
 	hpa_hashmap_release(&k->edge_of);
-	free(k->edge_stamp);
 	free(k->edge_by_slot);
 	hpa_sb_release(&k->line_key);
-	free(k->stamp);
 	free(k->slot_key);
 	free(k->str_key);
 }

@@ -5,6 +5,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/profile.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -425,11 +426,34 @@ static uint32_t move_str(struct hpa_profile *prof, const struct hpa_profile *fro
 	return id ? hpa_strtab_intern(&prof->strs, hpa_profile_str(from, id)) : 0;
 }
 
+/* from's frames [0, nr) into to[], each location id moved by `off`. */
+struct frames_copy {
+	uint32_t *to;
+	const uint32_t *from;
+	size_t nr;
+	uint32_t off;
+};
+
+static void copy_frames(void *arg)
+{
+	const struct frames_copy *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		c->to[i] = c->from[i] + c->off;
+}
+
+/*
+ * The frames are copied on a second thread while this one copies the rest
+ * (the profile's largest tables, both written into memory that is new).
+ */
 void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 {
 	struct hpa_input *in;
 	uint32_t input, map_first, moff, loff, soff;
 	size_t i, foff;
+	struct frames_copy fc;
+	struct hpa_task task;
 
 	if (from->inputs_nr != 1 || from->funcs_nr > 1 || from->lines_nr)
 		HPA_BUG("appending %zu inputs with %zu functions", from->inputs_nr, from->funcs_nr - 1);
@@ -471,8 +495,8 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 	if (prof->frames_nr > UINT32_MAX - from->frames_nr || prof->stacks_nr > UINT32_MAX - from->stacks_nr)
 		HPA_BUG("more than 2^32 frames or stacks");
 	HPA_GROW(prof->frames, prof->frames_nr + from->frames_nr + 1, prof->frames_alloc);
-	for (i = 0; i < from->frames_nr; i++)
-		prof->frames[foff + i] = from->frames[i] + loff;
+	fc = (struct frames_copy){ prof->frames + foff, from->frames, from->frames_nr, loff };
+	hpa_task_start(&task, copy_frames, &fc);
 	prof->frames_nr += from->frames_nr;
 	{
 		size_t old_alloc = prof->stacks_alloc;
@@ -500,6 +524,7 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 	}
 	for (i = 0; i < from->threads_nr; i++)
 		hpa_profile_note_thread(prof, from->threads[i].id, from->threads[i].name);
+	hpa_task_wait(&task);
 	hpa_profile_release(from);
 	hpa_profile_assign_mappings(prof, input);
 }

@@ -9,6 +9,7 @@
 #include "hpa/group.h"
 #include "hpa/strip.h"
 #include "hpa/strtab.h"
+#include "hpa/task.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
@@ -92,21 +93,52 @@ static bool same_chain(const struct hpa_profile *prof, const struct hpa_location
  * (hpa_unify_locations); this matches the same code in another build of
  * the program, so --addresses and --proto diff by symbol too.
  */
+/* Stacks [lo, hi): each location's sides (used[]) from its stacks' (side[]). */
+struct sides_part {
+	const struct hpa_profile *prof;
+	const uint8_t *side;
+	uint8_t *used;
+	size_t lo, hi;
+};
+
+static void location_sides(void *arg)
+{
+	const struct sides_part *p = arg;
+	size_t i, k, nr;
+
+	for (i = p->lo; i < p->hi; i++) {
+		const uint32_t *f = hpa_profile_stack(p->prof, (uint32_t)i, &nr);
+		uint8_t s = p->side[i];
+
+		for (k = 0; k < nr && s; k++)
+			p->used[f[k]] |= s;
+	}
+}
+
 static void rekey_base(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;
 	uint8_t *used = xcalloc(prof->locs_nr, sizeof(*used));   /* 1 profile, 2 base */
 	uint8_t *side = xcalloc(prof->stacks_nr, sizeof(*side));  /* the same, by stack */
 	uint32_t *next = xcalloc(prof->locs_nr, sizeof(*next)), *remap;
-	size_t i, k, nr, moved = 0;
+	size_t i, k, moved = 0;
 
 	/* By stack, not by sample: dumps share most stacks, and threads too. */
 	for (i = 0; i < prof->samples_nr; i++)
 		side[prof->samples[i].stack] |= prof->inputs[prof->samples[i].input - 1].is_base ? 2 : 1;
-	for (i = 1; i < prof->stacks_nr; i++) {
-		const uint32_t *f = hpa_profile_stack(prof, (uint32_t)i, &nr);
-		for (k = 0; k < nr && side[i]; k++)
-			used[f[k]] |= side[i];
+	{   /* every frame once: the stacks in two halves side by side, each marking a table of its own */
+		uint8_t *used2 = xcalloc(prof->locs_nr, sizeof(*used2));
+		size_t mid = prof->stacks_nr > 1 ? 1 + (prof->stacks_nr - 1) / 2 : 1;
+		struct sides_part part[2] = { { prof, side, used, 1, mid },
+					      { prof, side, used2, mid, prof->stacks_nr } };
+		struct hpa_task task;
+
+		hpa_task_start(&task, location_sides, &part[1]);
+		location_sides(&part[0]);
+		hpa_task_wait(&task);
+		for (i = 1; i < prof->locs_nr; i++)
+			used[i] |= used2[i];
+		free(used2);
 	}
 	for (i = 1; i < prof->locs_nr; i++) {   /* the profile's symbolized locations, by chain */
 		const struct hpa_location *l = &prof->locs[i];

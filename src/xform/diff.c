@@ -85,14 +85,6 @@ static bool same_chain(const struct hpa_profile *prof, const struct hpa_location
 	return true;
 }
 
-/*
- * The base is re-keyed into the profile by symbolic identity: a frame of
- * the base whose location the profile does not have, but whose inline chain
- * (function, file, line at every level) a location of the profile has,
- * becomes that location.  Locations already meet by module and offset
- * (hpa_unify_locations); this matches the same code in another build of
- * the program, so --addresses and --proto diff by symbol too.
- */
 /* Stacks [lo, hi): each location's sides (used[]) from its stacks' (side[]). */
 struct sides_part {
 	const struct hpa_profile *prof;
@@ -115,6 +107,14 @@ static void location_sides(void *arg)
 	}
 }
 
+/*
+ * The base is re-keyed into the profile by symbolic identity: a frame of
+ * the base whose location the profile does not have, but whose inline chain
+ * (function, file, line at every level) a location of the profile has,
+ * becomes that location.  Locations already meet by module and offset
+ * (hpa_unify_locations); this matches the same code in another build of
+ * the program, so --addresses and --proto diff by symbol too.
+ */
 static void rekey_base(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;

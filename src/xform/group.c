@@ -382,7 +382,7 @@ struct keys {
 	struct hpa_strtab names;   /* key id = string id */
 	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
 	uint32_t *str_key;         /* profile string id -> key id + 1, for keys that are one */
-	unsigned nv;               /* values kept per key: 1 (the view's) or HPA_NVALUES */
+	unsigned nv;               /* values kept per key: 1 (the view's) or the value types asked for */
 	double *flat;              /* by key id (times nv) */
 	/*
 	 * By key id, a row of 1 + nv: the sample index + 1 that last added

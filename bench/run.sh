@@ -120,17 +120,29 @@ fi
 # The ratio to --text is paired: each run of the mode next to a run of
 # --text, the median of their HPA_BENCH_REPEAT ratios (a shared machine's
 # speed drifts between one median and the next, far less within a pair).
+# The pair's order alternates, so that what the first run leaves the
+# second (a warm page cache, memory the kernel has just freed) favours
+# neither.
 pair_ratio() {   # pair_ratio TEXT_PROFILE CMD... -> median of CMD's time / --text's
 	local n=${HPA_BENCH_REPEAT:-5} i t0 t1 t2 p=$1
 	shift
 	: > ratios.txt
 	for ((i = 0; i < n; i++)); do
-		t0=$EPOCHREALTIME
-		"$hpa" --text ./syn "$p" >out.txt 2>err.txt
-		t1=$EPOCHREALTIME
-		"$@" >out.txt 2>err.txt
-		t2=$EPOCHREALTIME
-		echo "$t0 $t1 $t2" | awk '{ printf "%.4f\n", ($3 - $2) / ($2 - $1) }' >> ratios.txt
+		if ((i % 2 == 0)); then
+			t0=$EPOCHREALTIME
+			"$hpa" --text ./syn "$p" >out.txt 2>err.txt
+			t1=$EPOCHREALTIME
+			"$@" >out.txt 2>err.txt
+			t2=$EPOCHREALTIME
+			echo "$t0 $t1 $t2" | awk '{ printf "%.4f\n", ($3 - $2) / ($2 - $1) }' >> ratios.txt
+		else
+			t0=$EPOCHREALTIME
+			"$@" >out.txt 2>err.txt
+			t1=$EPOCHREALTIME
+			"$hpa" --text ./syn "$p" >out.txt 2>err.txt
+			t2=$EPOCHREALTIME
+			echo "$t0 $t1 $t2" | awk '{ printf "%.4f\n", ($2 - $1) / ($3 - $2) }' >> ratios.txt
+		fi
 	done
 	sort -n ratios.txt | awk -v n="$n" '{ s[NR] = $1 } END { printf "%.2f", s[int((n + 1) / 2)] }'
 }

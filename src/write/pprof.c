@@ -870,7 +870,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	 */
 	rc = gz_start(&gz, fp);
 	if (!rc) {
-		PbProfile head = PERFTOOLS__PROFILES__PROFILE__INIT, tail = p;
+		PbProfile head = PERFTOOLS__PROFILES__PROFILE__INIT, tail;
 
 		head.n_sample_type = p.n_sample_type;
 		head.sample_type = p.sample_type;

@@ -422,6 +422,15 @@ static inline void add_vals(double *dst, const double *vals, unsigned nv)
 	}
 }
 
+/* Row `row` (a stamp, then nv values) counts sample `sample` once: its values, unless already in. */
+static inline void add_once(double *row, size_t sample, const double *vals, unsigned nv)
+{
+	if (row[0] != (double)(sample + 1)) {
+		row[0] = (double)(sample + 1);
+		add_vals(row + 1, vals, nv);
+	}
+}
+
 /*
  * The call caller -> callee in sample `sample`, the caller's frame in slot
  * `slot`: counted once per sample.  A call site calls one function nearly
@@ -432,7 +441,6 @@ static void add_edge(struct keys *k, size_t slot, uint32_t caller, uint32_t call
 {
 	uint64_t key = (uint64_t)caller << 32 | callee, last = k->edge_by_slot[slot];
 	uint32_t e = last >> 32 == callee ? (uint32_t)last : 0;
-	double *row;
 
 	if (!e)
 		e = hpa_hashmap_get(&k->edge_of, key);
@@ -447,11 +455,7 @@ static void add_edge(struct keys *k, size_t slot, uint32_t caller, uint32_t call
 		hpa_hashmap_put(&k->edge_of, key, e);
 	}
 	k->edge_by_slot[slot] = (uint64_t)callee << 32 | e;
-	row = k->edge_vals + (size_t)(e - 1) * (k->nv + 1);
-	if (row[0] != (double)(sample + 1)) {
-		row[0] = (double)(sample + 1);
-		add_vals(row + 1, vals, k->nv);
-	}
+	add_once(k->edge_vals + (size_t)(e - 1) * (k->nv + 1), sample, vals, k->nv);
 }
 
 /* Make flat/cum cover every key interned so far. */
@@ -553,14 +557,10 @@ static inline uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot
 static inline void add(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat)
 {
 	unsigned nv = k->nv;
-	double *row = k->cum + (size_t)key * (nv + 1);
 
 	if (flat)
 		add_vals(k->flat + (size_t)key * nv, vals, nv);
-	if (row[0] != (double)(sample + 1)) {
-		row[0] = (double)(sample + 1);
-		add_vals(row + 1, vals, nv);
-	}
+	add_once(k->cum + (size_t)key * (nv + 1), sample, vals, nv);
 }
 
 /* The values of sample i: the view's value, or value types vidx[0 .. nv). */
@@ -862,42 +862,54 @@ struct path_keys {
 	uint64_t h;
 };
 
-/* The group of the keys of sample k->sample (a new one if none has them): its id. */
-static uint32_t path_group(struct paths *p, const struct path_keys *k, int32_t thread)
+/* A new, empty group of sample `sample`'s thread with hash h, chained before `first`: its id (dense from 1). */
+static uint32_t new_group(const struct hpa_profile *prof, struct paths *p, uint64_t h, uint32_t first,
+			  size_t sample)
 {
-	uint32_t first = hpa_hashmap_get(&p->by_hash, k->h), id;
+	uint32_t id;
 
-	for (id = first; id; id = p->next[id])
-		if (p->groups[id - 1].len == k->len && !memcmp(p->pool + p->groups[id - 1].first, k->bytes, k->len))
-			return id;
-	/* a new group: ids dense from 1 */
 	HPA_GROW(p->groups, p->ngroups + 1, p->agroups);
 	memset(&p->groups[p->ngroups], 0, sizeof(p->groups[p->ngroups]));
-	HPA_GROW(p->pool, p->npool + k->len, p->apool);
-	memcpy(p->pool + p->npool, k->bytes, k->len);
-	p->groups[p->ngroups].first = p->npool;
-	p->groups[p->ngroups].len = (uint32_t)k->len;
-	p->groups[p->ngroups].thread = thread;
-	p->npool += k->len;
+	p->groups[p->ngroups].thread = prof->samples[sample].thread;
 	id = (uint32_t)++p->ngroups;
 	HPA_GROW(p->next, p->ngroups + 1, p->anext);
 	p->next[id] = first;
-	hpa_hashmap_put(&p->by_hash, k->h, id);
+	hpa_hashmap_put(&p->by_hash, h, id);
 	return id;
 }
 
-static void path_add(const struct hpa_profile *prof, struct paths *p, const struct path_keys *k,
-		     uint32_t *group_of)
+/* Sample `sample` into group id: its weighted values, and group_of's entry. */
+static void group_add(const struct hpa_profile *prof, struct paths *p, uint32_t id, size_t sample,
+		      uint32_t *group_of)
 {
-	const struct hpa_sample *s = &prof->samples[k->sample];
+	const struct hpa_sample *s = &prof->samples[sample];
 	double weight = prof->inputs[s->input - 1].weight;
-	uint32_t id = path_group(p, k, s->thread);
 	size_t v;
 
 	for (v = 0; v < HPA_NVALUES; v++)
 		p->groups[id - 1].v[v] += s->v[v] * weight;
 	if (group_of)
-		group_of[k->sample] = id;
+		group_of[sample] = id;
+}
+
+/* Sample k->sample into the group of its keys (a new one if none has them). */
+static void path_add(const struct hpa_profile *prof, struct paths *p, const struct path_keys *k,
+		     uint32_t *group_of)
+{
+	uint32_t first = hpa_hashmap_get(&p->by_hash, k->h), id;
+
+	for (id = first; id; id = p->next[id])
+		if (p->groups[id - 1].len == k->len && !memcmp(p->pool + p->groups[id - 1].first, k->bytes, k->len))
+			break;
+	if (!id) {
+		id = new_group(prof, p, k->h, first, k->sample);
+		HPA_GROW(p->pool, p->npool + k->len, p->apool);
+		memcpy(p->pool + p->npool, k->bytes, k->len);
+		p->groups[id - 1].first = p->npool;
+		p->groups[id - 1].len = (uint32_t)k->len;
+		p->npool += k->len;
+	}
+	group_add(prof, p, id, k->sample, group_of);
 }
 
 /* k's keys as varints (at most 5 bytes each). */
@@ -1054,7 +1066,7 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 	struct paths p;
 	struct loc_hashes half[2];
 	struct hpa_task task;
-	size_t n = prof->samples_nr, i, v;
+	size_t n = prof->samples_nr, i;
 	uint64_t *hash = xmalloc(st_mult(n + 1, sizeof(*hash)));
 	uint8_t *kept = xmalloc(n + 1);
 
@@ -1069,8 +1081,6 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 	hpa_task_wait(&task);
 	hpa_hashmap_reserve(&p.by_hash, prof->stacks_nr);   /* at most a group per stack */
 	for (i = 0; i < n; i++) {
-		const struct hpa_sample *s = &prof->samples[i];
-		double weight;
 		uint32_t first, id;
 
 		if (i + 16 < n)
@@ -1083,21 +1093,11 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 		for (id = first; id; id = p.next[id])
 			if (same_locs(&view, p.groups[id - 1].first, i))
 				break;
-		if (!id) {   /* a new group: ids dense from 1 */
-			HPA_GROW(p.groups, p.ngroups + 1, p.agroups);
-			memset(&p.groups[p.ngroups], 0, sizeof(p.groups[p.ngroups]));
-			p.groups[p.ngroups].first = i;
-			p.groups[p.ngroups].thread = s->thread;
-			id = (uint32_t)++p.ngroups;
-			HPA_GROW(p.next, p.ngroups + 1, p.anext);
-			p.next[id] = first;
-			hpa_hashmap_put(&p.by_hash, hash[i], id);
+		if (!id) {
+			id = new_group(prof, &p, hash[i], first, i);
+			p.groups[id - 1].first = i;
 		}
-		weight = prof->inputs[s->input - 1].weight;
-		for (v = 0; v < HPA_NVALUES; v++)
-			p.groups[id - 1].v[v] += s->v[v] * weight;
-		if (group_of)
-			group_of[i] = id;
+		group_add(prof, &p, id, i, group_of);
 	}
 	hpa_view_release(&view);
 	hpa_hashmap_release(&p.by_hash);

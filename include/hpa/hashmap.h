@@ -35,8 +35,19 @@ static inline void hpa_hashmap_prefetch(const struct hpa_hashmap *map, uint64_t 
 /* Store `val` (nonzero) for `key`, replacing any earlier value. */
 void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val);
 
-/* Mix a 64-bit value (splitmix64 finaliser); also used to combine keys. */
-uint64_t hpa_hash64(uint64_t x);
+/*
+ * Mix a 64-bit value (splitmix64 finaliser); also used to combine keys.
+ * Inline: it is called once per address read (millions in a large dump).
+ */
+static inline uint64_t hpa_hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
 
 /* Hash of a sequence of n ids (stacks, key paths, slot sequences). */
 uint64_t hpa_hash_ids(const uint32_t *ids, size_t n);

@@ -186,7 +186,7 @@ struct hpa_profile {
 	 * Direct-mapped cache in front of loc_by_addr: profiles repeat a few
 	 * thousand addresses millions of times.
 	 */
-	struct { uint64_t addr; uint32_t loc; } *loc_cache;
+	struct hpa_loc_cache_slot { uint64_t addr; uint32_t loc; } *loc_cache;
 	unsigned loc_cache_bits;        /* 2^bits slots */
 
 	struct hpa_stack *stacks;       /* [0] is the empty stack */

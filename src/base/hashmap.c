@@ -6,16 +6,6 @@
 #include "hpa/hashmap.h"
 #include "hpa/xalloc.h"
 
-uint64_t hpa_hash64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 /*
  * Two ids a step, each step one multiply and one shift (a bijection of the
  * state for given ids), and the full mix once at the end: a quarter of the

@@ -119,9 +119,18 @@ static uint32_t next_id(size_t nr)
 	return (uint32_t)nr;
 }
 
-uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
+/* The cache's slot of `addr`: one multiply (Fibonacci hashing), the top bits. */
+static inline size_t loc_cache_slot(uint64_t addr, unsigned bits)
 {
-	uint64_t h = hpa_hash64(addr);
+	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
+/*
+ * The location of `addr` past the cache: the table, or a new location.  The
+ * cache grows here, with the table (a new address always comes this way).
+ */
+static HPA_NOINLINE uint32_t intern_loc_miss(struct hpa_profile *prof, uint64_t addr)
+{
 	size_t slot;
 	uint32_t id;
 
@@ -131,9 +140,7 @@ uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 		prof->loc_cache_bits = prof->loc_cache ? prof->loc_cache_bits + 2 : LOC_CACHE_MIN_BITS;
 		prof->loc_cache = xcalloc((size_t)1 << prof->loc_cache_bits, sizeof(*prof->loc_cache));
 	}
-	slot = (size_t)(h >> (64 - prof->loc_cache_bits));
-	if (prof->loc_cache[slot].loc && prof->loc_cache[slot].addr == addr)
-		return prof->loc_cache[slot].loc;
+	slot = loc_cache_slot(addr, prof->loc_cache_bits);
 	id = hpa_hashmap_get(&prof->loc_by_addr, addr);
 	if (id) {
 		prof->loc_cache[slot].addr = addr;
@@ -148,6 +155,17 @@ uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 	prof->locs_nr++;
 	hpa_hashmap_put(&prof->loc_by_addr, addr, id);
 	return id;
+}
+
+uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
+{
+	if (prof->loc_cache) {
+		const struct hpa_loc_cache_slot *c = &prof->loc_cache[loc_cache_slot(addr, prof->loc_cache_bits)];
+
+		if (c->loc && c->addr == addr)
+			return c->loc;
+	}
+	return intern_loc_miss(prof, addr);
 }
 
 uint32_t hpa_profile_new_loc(struct hpa_profile *prof, uint64_t addr)
@@ -222,13 +240,35 @@ uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t 
 /* The locations of `addrs` to the end of frames[], not yet counted in frames_nr. */
 static void tail_locs(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
 {
+	const struct hpa_loc_cache_slot *cache;
+	unsigned bits;
+	uint32_t *to;
 	size_t i;
 
 	if (nr > UINT32_MAX)
 		HPA_BUG("stack of %zu frames", nr);
 	HPA_GROW(prof->frames, prof->frames_nr + nr, prof->frames_alloc);
-	for (i = 0; i < nr; i++)
-		prof->frames[prof->frames_nr + i] = hpa_profile_intern_loc(prof, addrs[i]);
+	/*
+	 * The cache's hit (most addresses of a dump: a few thousand repeat
+	 * millions of times) inline, with the cache in registers: a call per
+	 * address, and the fields read again after each store, cost as much
+	 * again as the lookup.  A miss may grow the cache.
+	 */
+	to = prof->frames + prof->frames_nr;
+	cache = prof->loc_cache;
+	bits = prof->loc_cache_bits;
+	for (i = 0; i < nr; i++) {
+		uint64_t a = addrs[i];
+		const struct hpa_loc_cache_slot *c = cache ? &cache[loc_cache_slot(a, bits)] : NULL;
+
+		if (c && c->loc && c->addr == a) {
+			to[i] = c->loc;
+			continue;
+		}
+		to[i] = intern_loc_miss(prof, a);
+		cache = prof->loc_cache;
+		bits = prof->loc_cache_bits;
+	}
 }
 
 uint32_t hpa_profile_intern_stack(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)

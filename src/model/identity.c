@@ -164,7 +164,8 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 				break;
 		if (!id) {   /* kept: its frames move down to nf (never past where they were) */
 			id = ns++;
-			memmove(prof->frames + nf, f, st.nr * sizeof(*f));
+			if (nf != st.first)   /* the first input's stay where they are */
+				memmove(prof->frames + nf, f, st.nr * sizeof(*f));
 			prof->stacks[id].first = (uint32_t)nf;
 			prof->stacks[id].nr = st.nr;
 			prof->stack_next[id] = first;

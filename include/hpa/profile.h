@@ -203,6 +203,16 @@ struct hpa_profile {
 	uint32_t stacks_unified;
 	bool index_stale;
 	/*
+	 * An input appended (hpa_profile_append) keeps its frames until the
+	 * stacks are unified, which copies only those of stacks it does not
+	 * share: stacks [pending_stack, stacks_nr) index pending_frames, whose
+	 * location ids + pending_loff are this profile's.  Anything else that
+	 * reads or adds frames first calls hpa_profile_settle().
+	 */
+	uint32_t *pending_frames;
+	size_t pending_frames_nr;
+	uint32_t pending_stack, pending_loff;
+	/*
 	 * Per stack, once its locations are marked (strip.h): how many leaf
 	 * frames a report cuts, and the inline levels of the next it cuts too.
 	 */
@@ -286,6 +296,9 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input);
  * to the locations without one.  `from` is released.
  */
 void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from);
+
+/* The frames of an appended input into frames[] now (see pending_frames). */
+void hpa_profile_settle(struct hpa_profile *prof);
 
 /* The location ids of stack `id`, leaf first; *nr is set to their number. */
 static inline const uint32_t *hpa_profile_stack(const struct hpa_profile *prof, uint32_t id,

@@ -71,6 +71,24 @@ static void one_home_per_module(struct hpa_profile *prof, const uint32_t *module
 	hpa_hashmap_release(&home_of);
 }
 
+/* Is stack i one of an appended input whose frames are still pending (profile.h)? */
+static inline bool pending(const struct hpa_profile *prof, size_t i)
+{
+	return prof->pending_frames && i >= prof->pending_stack;
+}
+
+/* The frames of stack i, in frames[] or still pending. */
+static inline uint32_t *frames_of(const struct hpa_profile *prof, size_t i)
+{
+	return (pending(prof, i) ? prof->pending_frames : prof->frames) + prof->stacks[i].first;
+}
+
+/* Where stack i's frames start, counting the pending ones after frames[]. */
+static size_t frames_pos(const struct hpa_profile *prof, size_t i)
+{
+	return (pending(prof, i) ? prof->frames_nr : 0) + prof->stacks[i].first;
+}
+
 /* Stacks [lo, hi): their frames through remap, then their hashes. */
 struct hash_part {
 	struct hpa_profile *prof;
@@ -85,11 +103,12 @@ static void hash_stacks(void *arg)
 	size_t i, k;
 
 	for (i = p->lo; i < p->hi; i++) {
-		uint32_t *f = p->prof->frames + p->prof->stacks[i].first;
+		uint32_t *f = frames_of(p->prof, i);
+		const uint32_t *remap = p->remap + (pending(p->prof, i) ? p->prof->pending_loff : 0);
 		size_t nr = p->prof->stacks[i].nr;
 
 		for (k = 0; k < nr; k++)
-			f[k] = p->remap[f[k]];
+			f[k] = remap[f[k]];
 		p->hash[i] = hpa_hash_ids(f, nr);
 	}
 }
@@ -124,12 +143,13 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 	if (from < prof->stacks_nr) {
 		struct hash_part part[2];
 		struct hpa_task task;
-		size_t lo = from, hi = prof->stacks_nr, mid = prof->stacks[from].first +
-			(prof->frames_nr - prof->stacks[from].first) / 2;
+		size_t end = prof->frames_nr + (prof->pending_frames ? prof->pending_frames_nr : 0);
+		size_t lo = from, hi = prof->stacks_nr, mid = frames_pos(prof, from) +
+			(end - frames_pos(prof, from)) / 2;
 
 		while (lo < hi) {   /* the first stack whose frames start past the middle */
 			size_t m = lo + (hi - lo) / 2;
-			if (prof->stacks[m].first <= mid)
+			if (frames_pos(prof, m) <= mid)
 				lo = m + 1;
 			else
 				hi = m;
@@ -150,7 +170,7 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 		remap[i] = (uint32_t)i;
 	for (i = from; i < prof->stacks_nr; i++) {
 		struct hpa_stack st = prof->stacks[i];
-		const uint32_t *f = prof->frames + st.first;
+		const uint32_t *f = frames_of(prof, i);
 		uint64_t h = hash[i];
 		uint32_t first, id;
 
@@ -162,10 +182,14 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 			if (prof->stacks[id].nr == st.nr &&
 			    !memcmp(prof->frames + prof->stacks[id].first, f, st.nr * sizeof(*f)))
 				break;
-		if (!id) {   /* kept: its frames move down to nf (never past where they were) */
+		if (!id) {   /* kept: its frames move down to nf, or come from those pending */
 			id = ns++;
-			if (nf != st.first)   /* the first input's stay where they are */
+			if (pending(prof, i)) {
+				HPA_GROW(prof->frames, nf + st.nr + 1, prof->frames_alloc);
+				memcpy(prof->frames + nf, f, st.nr * sizeof(*f));
+			} else if (nf != st.first) {   /* the first input's stay where they are */
 				memmove(prof->frames + nf, f, st.nr * sizeof(*f));
+			}
 			prof->stacks[id].first = (uint32_t)nf;
 			prof->stacks[id].nr = st.nr;
 			prof->stack_next[id] = first;
@@ -175,6 +199,9 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 		remap[i] = id;
 	}
 	free(hash);
+	free(prof->pending_frames);   /* those kept are in frames[] now */
+	prof->pending_frames = NULL;
+	prof->pending_frames_nr = 0;
 	if (from < prof->stacks_nr)
 		for (i = 0; i < prof->samples_nr; i++)
 			prof->samples[i].stack = remap[prof->samples[i].stack];
@@ -209,6 +236,7 @@ static void unify(struct hpa_profile *prof, bool last)
 	}
 	if (prof->inputs_nr < 2) {
 		free(module_of_map);
+		hpa_profile_settle(prof);
 		return;   /* one input: its addresses are its locations already */
 	}
 
@@ -244,6 +272,7 @@ static void unify(struct hpa_profile *prof, bool last)
 	free(module_of_map);
 	if (n == old_nr) {   /* nothing matched across inputs: every location kept its id */
 		free(remap);
+		hpa_profile_settle(prof);
 		return;
 	}
 

@@ -5,7 +5,6 @@
 
 #include "hpa/diag.h"
 #include "hpa/profile.h"
-#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -77,6 +76,7 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->loc_cache);
 	free(prof->stacks);
 	free(prof->frames);
+	free(prof->pending_frames);
 	free(prof->stack_next);
 	free(prof->stack_cut);
 	free(prof->stack_cut_levels);
@@ -466,37 +466,37 @@ static uint32_t move_str(struct hpa_profile *prof, const struct hpa_profile *fro
 	return id ? hpa_strtab_intern(&prof->strs, hpa_profile_str(from, id)) : 0;
 }
 
-/* from's frames [0, nr) into to[], each location id moved by `off`. */
-struct frames_copy {
-	uint32_t *to;
-	const uint32_t *from;
-	size_t nr;
-	uint32_t off;
-};
-
-static void copy_frames(void *arg)
+void hpa_profile_settle(struct hpa_profile *prof)
 {
-	const struct frames_copy *c = arg;
-	size_t i;
+	size_t i, foff = prof->frames_nr;
 
-	for (i = 0; i < c->nr; i++)
-		c->to[i] = c->from[i] + c->off;
+	if (!prof->pending_frames)
+		return;
+	HPA_GROW(prof->frames, prof->frames_nr + prof->pending_frames_nr + 1, prof->frames_alloc);
+	for (i = 0; i < prof->pending_frames_nr; i++)
+		prof->frames[foff + i] = prof->pending_frames[i] + prof->pending_loff;
+	for (i = prof->pending_stack; i < prof->stacks_nr; i++)
+		prof->stacks[i].first += (uint32_t)foff;
+	prof->frames_nr += prof->pending_frames_nr;
+	free(prof->pending_frames);
+	prof->pending_frames = NULL;
+	prof->pending_frames_nr = 0;
 }
 
 /*
- * The frames are copied on a second thread while this one copies the rest
- * (the profile's largest tables, both written into memory that is new).
+ * `from`'s frames stay its own until the stacks are unified (pending_frames):
+ * the stacks it shares with the profile, most of a later dump of the same
+ * program, are never copied.
  */
 void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 {
 	struct hpa_input *in;
 	uint32_t input, map_first, moff, loff, soff;
-	size_t i, foff;
-	struct frames_copy fc;
-	struct hpa_task task;
+	size_t i;
 
-	if (from->inputs_nr != 1 || from->funcs_nr > 1 || from->lines_nr)
+	if (from->inputs_nr != 1 || from->funcs_nr > 1 || from->lines_nr || from->pending_frames)
 		HPA_BUG("appending %zu inputs with %zu functions", from->inputs_nr, from->funcs_nr - 1);
+	hpa_profile_settle(prof);   /* one input's frames pending at a time */
 	input = hpa_profile_add_input(prof, from->inputs[0].path);
 	in = hpa_profile_input(prof, input);
 	free(in->path);
@@ -529,15 +529,15 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 		prof->locs[prof->locs_nr++] = l;
 	}
 
-	/* Stacks and their frames as they were added (their index is rebuilt by unification). */
-	foff = prof->frames_nr;
+	/* Stacks as they were added, their frames pending (their index is rebuilt by unification). */
 	soff = (uint32_t)prof->stacks_nr - 1;
 	if (prof->frames_nr > UINT32_MAX - from->frames_nr || prof->stacks_nr > UINT32_MAX - from->stacks_nr)
 		HPA_BUG("more than 2^32 frames or stacks");
-	HPA_GROW(prof->frames, prof->frames_nr + from->frames_nr + 1, prof->frames_alloc);
-	fc = (struct frames_copy){ prof->frames + foff, from->frames, from->frames_nr, loff };
-	hpa_task_start(&task, copy_frames, &fc);
-	prof->frames_nr += from->frames_nr;
+	prof->pending_frames = from->frames;
+	prof->pending_frames_nr = from->frames_nr;
+	prof->pending_stack = (uint32_t)prof->stacks_nr;
+	prof->pending_loff = loff;
+	from->frames = NULL;
 	{
 		size_t old_alloc = prof->stacks_alloc;
 
@@ -547,7 +547,7 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 						 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
 	}
 	for (i = 1; i < from->stacks_nr; i++) {
-		prof->stacks[prof->stacks_nr].first = from->stacks[i].first + (uint32_t)foff;
+		prof->stacks[prof->stacks_nr].first = from->stacks[i].first;
 		prof->stacks[prof->stacks_nr].nr = from->stacks[i].nr;
 		prof->stack_next[prof->stacks_nr++] = 0;
 	}
@@ -564,7 +564,6 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 	}
 	for (i = 0; i < from->threads_nr; i++)
 		hpa_profile_note_thread(prof, from->threads[i].id, from->threads[i].name);
-	hpa_task_wait(&task);
 	hpa_profile_release(from);
 	hpa_profile_assign_mappings(prof, input);
 }

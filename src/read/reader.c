@@ -417,6 +417,7 @@ static int read_input(struct hpa_profile *prof, struct reader *r)
 {
 	int rc;
 
+	hpa_profile_settle(prof);   /* the frames of an input appended before come first */
 	r->prof = prof;
 	r->input = hpa_profile_add_input(prof, r->io.pos.path);
 	r->first_sample = prof->samples_nr;   /* what this input adds comes after */

@@ -379,70 +379,71 @@ static bool shown_for(const struct hpa_call_tree *t, size_t i, unsigned types)
 	return false;
 }
 
-/*
- * The call tree root first: parallel arrays parent (node index, -1 for the
- * root), name (full), label (short), after and before (the base's); nodes
- * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
- * `type` picks the column of a tree built with all_values.  A tree that
- * holds several value types is written once for all of them: `types`
- * (a mask; 0 for `type` alone) are the ones whose shown nodes it keeps,
- * and with `after_only`, a later type's writes just its after column and
- * "shared":true (the page takes the rest from the first type's tree).
- */
-static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, unsigned types,
-		      bool after_only)
-{
-	int32_t *index;
-	size_t i, kept = 0;
-	const char *const cols[] = { "parent", "name", "label", "after", "before" };
-	size_t c;
+static const char *const tree_cols[] = { "parent", "name", "label", "after", "before" };
+enum { COL_PARENT, COL_NAME, COL_LABEL, COL_AFTER, COL_BEFORE };
 
-	if (!types)
-		types = 1u << type;
-	index = xmalloc(st_mult(t->nr + 1, sizeof(*index)));
+/*
+ * Per node of t, its index among those written, or -1: nodes under
+ * TREE_MIN_SHARE for every type in `types` are left out with their
+ * subtrees.  *kept is set to the number written.
+ */
+static int32_t *tree_index(const struct hpa_call_tree *t, unsigned types, size_t *kept)
+{
+	int32_t *index = xmalloc(st_mult(t->nr + 1, sizeof(*index)));
+	size_t i;
+
+	*kept = 0;
 	for (i = 0; i < t->nr; i++) {   /* parents come first: one pass */
 		const struct hpa_call_node *n = &t->nodes[i];
-		index[i] = i && (index[n->parent] < 0 || !shown_for(t, i, types)) ? -1 : (int32_t)kept++;
+		index[i] = i && (index[n->parent] < 0 || !shown_for(t, i, types)) ? -1 : (int32_t)(*kept)++;
 	}
-	hpa_sb_addc(&pg->sb, '{');
-	if (after_only)
-		hpa_sb_adds(&pg->sb, "\"shared\":true");
-	for (c = 0; c < HPA_ARRAY_SIZE(cols); c++) {
-		bool first = true;
-		if (after_only && c != 3)
+	return index;
+}
+
+/* Column c of the nodes written ("name":[...]), after a comma with `comma`. */
+static void tree_col(struct page *pg, const struct hpa_call_tree *t, const int32_t *index, int type,
+		     size_t c, bool comma)
+{
+	bool first = true;
+	size_t i;
+
+	hpa_sb_addf(&pg->sb, "%s\"%s\":[", comma ? "," : "", tree_cols[c]);
+	for (i = 0; i < t->nr; i++) {
+		const struct hpa_call_node *n = &t->nodes[i];
+		if (index[i] < 0)
 			continue;
-		hpa_sb_addf(&pg->sb, "%s\"%s\":[", c || after_only ? "," : "", cols[c]);
-		for (i = 0; i < t->nr; i++) {
-			const struct hpa_call_node *n = &t->nodes[i];
-			if (index[i] < 0)
-				continue;
-			if (!first)
-				hpa_sb_addc(&pg->sb, ',');
-			first = false;
-			spill(pg);
-			switch (c) {
-			case 0:
-				jint(&pg->sb, i ? index[n->parent] : -1);
-				break;
-			case 1:
-				jint(&pg->sb, i ? prof_str_id(pg, n->name) : str_id(pg, "all"));
-				break;
-			case 2:
-				jint(&pg->sb, i ? prof_str_id(pg, n->label) : str_id(pg, "all"));
-				break;
-			case 3:
-				jfix0(&pg->sb, hpa_call_node_value(t, i, type));
-				break;
-			default:
-				jfix0(&pg->sb, hpa_dust_to_zero(n->before));
-				break;
-			}
+		if (!first)
+			hpa_sb_addc(&pg->sb, ',');
+		first = false;
+		spill(pg);
+		switch (c) {
+		case COL_PARENT:
+			jint(&pg->sb, i ? index[n->parent] : -1);
+			break;
+		case COL_NAME:
+			jint(&pg->sb, i ? prof_str_id(pg, n->name) : str_id(pg, "all"));
+			break;
+		case COL_LABEL:
+			jint(&pg->sb, i ? prof_str_id(pg, n->label) : str_id(pg, "all"));
+			break;
+		case COL_AFTER:
+			jfix0(&pg->sb, hpa_call_node_value(t, i, type));
+			break;
+		default:
+			jfix0(&pg->sb, hpa_dust_to_zero(n->before));
+			break;
 		}
-		hpa_sb_addc(&pg->sb, ']');
 	}
+	hpa_sb_addc(&pg->sb, ']');
+}
+
+/* What follows a tree's columns: each dump's value of each node, and the counts. */
+static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int32_t *index, size_t kept,
+		      bool after_only)
+{
 	if (t->dumps && !after_only) {   /* each dump's value of each node: series[node * dumps + dump] */
 		bool first = true;
-		size_t d;
+		size_t i, d;
 		hpa_sb_adds(&pg->sb, ",\"series\":[");
 		for (i = 0; i < t->nr; i++) {
 			if (index[i] < 0)
@@ -459,7 +460,99 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
 	}
 	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t->diff ? "true" : "false",
 		    t->nr + t->omitted - kept);
+}
+
+/*
+ * The call tree root first: parallel arrays parent (node index, -1 for the
+ * root), name (full), label (short), after and before (the base's); nodes
+ * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
+ * `type` picks the column of a tree built with all_values.  A tree that
+ * holds several value types is written once for all of them: `types`
+ * (a mask; 0 for `type` alone) are the ones whose shown nodes it keeps,
+ * and with `after_only`, a later type's writes just its after column and
+ * "shared":true (the page takes the rest from the first type's tree).
+ */
+static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, unsigned types,
+		      bool after_only)
+{
+	size_t kept, c;
+	int32_t *index = tree_index(t, types ? types : 1u << type, &kept);
+
+	hpa_sb_addc(&pg->sb, '{');
+	if (after_only)
+		hpa_sb_adds(&pg->sb, "\"shared\":true");
+	for (c = 0; c < HPA_ARRAY_SIZE(tree_cols); c++)
+		if (!after_only || c == COL_AFTER)
+			tree_col(pg, t, index, type, c, c || after_only);
+	tree_tail(pg, t, index, kept, after_only);
 	free(index);
+}
+
+/*
+ * The shared tree of every value type shown (emit_tree's), its columns of
+ * numbers made on a second thread while this one writes the names (which
+ * take the page's string ids, in the order one thread would take them):
+ * the first type's tree in full into the page, each later type's after
+ * column into later[v].
+ */
+struct tree_numbers {
+	const struct hpa_call_tree *t;
+	const int32_t *index;
+	int lead;
+	unsigned types;
+	struct page parent, numbers;   /* the first type's parent column; its after and before */
+	struct page *later;
+};
+
+static void tree_numbers_run(void *arg)
+{
+	struct tree_numbers *j = arg;
+	int v;
+
+	tree_col(&j->parent, j->t, j->index, j->lead, COL_PARENT, false);
+	tree_col(&j->numbers, j->t, j->index, j->lead, COL_AFTER, true);
+	tree_col(&j->numbers, j->t, j->index, j->lead, COL_BEFORE, true);
+	for (v = j->lead + 1; v < HPA_NVALUES; v++)
+		if (j->types >> v & 1)
+			emit_tree(&j->later[v], j->t, v, j->types, true);
+}
+
+static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int lead, unsigned types,
+			     struct page *later)
+{
+	struct tree_numbers j;
+	struct hpa_strbuf names = HPA_STRBUF_INIT, saved = pg->sb;
+	FILE *fp = pg->fp;
+	struct hpa_task task;
+	size_t kept;
+
+	memset(&j, 0, sizeof(j));
+	j.t = t;
+	j.index = tree_index(t, types, &kept);
+	j.lead = lead;
+	j.types = types;
+	j.later = later;
+	hpa_task_start(&task, tree_numbers_run, &j);
+	pg->sb = names;   /* the names aside: the parent column comes first */
+	pg->fp = NULL;
+	tree_col(pg, t, j.index, lead, COL_NAME, true);
+	tree_col(pg, t, j.index, lead, COL_LABEL, true);
+	names = pg->sb;
+	pg->sb = saved;
+	pg->fp = fp;
+	hpa_task_wait(&task);
+	hpa_sb_addc(&pg->sb, '{');
+	hpa_sb_add(&pg->sb, j.parent.sb.buf, j.parent.sb.len);
+	spill(pg);
+	hpa_sb_add(&pg->sb, names.buf, names.len);
+	spill(pg);
+	hpa_sb_add(&pg->sb, j.numbers.sb.buf, j.numbers.sb.len);
+	spill(pg);
+	tree_tail(pg, t, j.index, kept, false);
+	hpa_sb_release(&j.parent.sb);
+	hpa_sb_release(&j.numbers.sb);
+	hpa_sb_release(&names);
+	free((int32_t *)j.index);
 }
 
 /* A value type's object up to its tree: {"name":...,"objects":...,"tree": */
@@ -758,12 +851,11 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	if (have_shared) {
 		bool lead = true;   /* the first type shown: its tree in full, into the page */
 
-		for (v = 0; v < HPA_NVALUES; v++) {
+		for (v = 0; v < HPA_NVALUES && lead; v++) {
 			if (!(present >> v & 1))
 				continue;
-			if (lead)
-				type_head(&pg, v, true);
-			emit_tree(lead ? &pg : &later[v], &shared, v, present, !lead);
+			type_head(&pg, v, true);
+			emit_shared_tree(&pg, &shared, v, present, later);
 			lead = false;
 		}
 	}

@@ -125,6 +125,14 @@ static inline size_t loc_cache_slot(uint64_t addr, unsigned bits)
 	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
 }
 
+/* The location of `addr` in the cache (2^bits slots, or none), 0 if it is not there. */
+static inline uint32_t loc_cache_find(const struct hpa_loc_cache_slot *cache, unsigned bits, uint64_t addr)
+{
+	const struct hpa_loc_cache_slot *c = cache ? &cache[loc_cache_slot(addr, bits)] : NULL;
+
+	return c && c->loc && c->addr == addr ? c->loc : 0;
+}
+
 /*
  * The location of `addr` past the cache: the table, or a new location.  The
  * cache grows here, with the table (a new address always comes this way).
@@ -159,13 +167,9 @@ static HPA_NOINLINE uint32_t intern_loc_miss(struct hpa_profile *prof, uint64_t 
 
 uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 {
-	if (prof->loc_cache) {
-		const struct hpa_loc_cache_slot *c = &prof->loc_cache[loc_cache_slot(addr, prof->loc_cache_bits)];
+	uint32_t id = loc_cache_find(prof->loc_cache, prof->loc_cache_bits, addr);
 
-		if (c->loc && c->addr == addr)
-			return c->loc;
-	}
-	return intern_loc_miss(prof, addr);
+	return id ? id : intern_loc_miss(prof, addr);
 }
 
 uint32_t hpa_profile_new_loc(struct hpa_profile *prof, uint64_t addr)
@@ -258,14 +262,13 @@ static void tail_locs(struct hpa_profile *prof, const uint64_t *addrs, size_t nr
 	cache = prof->loc_cache;
 	bits = prof->loc_cache_bits;
 	for (i = 0; i < nr; i++) {
-		uint64_t a = addrs[i];
-		const struct hpa_loc_cache_slot *c = cache ? &cache[loc_cache_slot(a, bits)] : NULL;
+		uint32_t id = loc_cache_find(cache, bits, addrs[i]);
 
-		if (c && c->loc && c->addr == a) {
-			to[i] = c->loc;
+		if (id) {
+			to[i] = id;
 			continue;
 		}
-		to[i] = intern_loc_miss(prof, a);
+		to[i] = intern_loc_miss(prof, addrs[i]);
 		cache = prof->loc_cache;
 		bits = prof->loc_cache_bits;
 	}

@@ -525,18 +525,19 @@ static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int
 	FILE *fp = pg->fp;
 	struct hpa_task task;
 	size_t kept;
+	int32_t *index = tree_index(t, types, &kept);
 
 	memset(&j, 0, sizeof(j));
 	j.t = t;
-	j.index = tree_index(t, types, &kept);
+	j.index = index;
 	j.lead = lead;
 	j.types = types;
 	j.later = later;
 	hpa_task_start(&task, tree_numbers_run, &j);
 	pg->sb = names;   /* the names aside: the parent column comes first */
 	pg->fp = NULL;
-	tree_col(pg, t, j.index, lead, COL_NAME, true);
-	tree_col(pg, t, j.index, lead, COL_LABEL, true);
+	tree_col(pg, t, index, lead, COL_NAME, true);
+	tree_col(pg, t, index, lead, COL_LABEL, true);
 	names = pg->sb;
 	pg->sb = saved;
 	pg->fp = fp;
@@ -548,11 +549,11 @@ static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int
 	spill(pg);
 	hpa_sb_add(&pg->sb, j.numbers.sb.buf, j.numbers.sb.len);
 	spill(pg);
-	tree_tail(pg, t, j.index, kept, false);
+	tree_tail(pg, t, index, kept, false);
 	hpa_sb_release(&j.parent.sb);
 	hpa_sb_release(&j.numbers.sb);
 	hpa_sb_release(&names);
-	free((int32_t *)j.index);
+	free(index);
 }
 
 /* A value type's object up to its tree: {"name":...,"objects":...,"tree": */
@@ -849,14 +850,11 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	 */
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	if (have_shared) {
-		bool lead = true;   /* the first type shown: its tree in full, into the page */
-
-		for (v = 0; v < HPA_NVALUES && lead; v++) {
-			if (!(present >> v & 1))
-				continue;
+		for (v = 0; v < HPA_NVALUES && !(present >> v & 1); v++)
+			;   /* the first type shown: its tree in full, into the page */
+		if (v < HPA_NVALUES) {
 			type_head(&pg, v, true);
 			emit_shared_tree(&pg, &shared, v, present, later);
-			lead = false;
 		}
 	}
 	groups_rest(&all_job);

@@ -55,6 +55,7 @@ struct writer {
 	uint64_t *slot_loc;              /* per frame slot: levels << 32 | output id, 0 = not yet */
 	uint32_t *slot0;                 /* per location: the slot of its level 0 (no location read per frame) */
 	uint32_t *whole;                 /* per location: the output id of all its levels, 0 = not yet */
+	uint8_t (*whole_vi)[4];          /* per location: whole's id as a varint, its length last (0: not yet) */
 	PbLocation **locs;
 	size_t nlocs, alocs;
 	struct hpa_hashmap func_by_key;  /* model function id, or label string id | 1<<63 */
@@ -213,6 +214,16 @@ static uint32_t path_key(void *ctx, const struct hpa_frame *frames, size_t nr, s
 	return id;
 }
 
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		out[n++] = (uint8_t)(v | 0x80);
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
 /* path_key() of location loc's levels from `first` on, with no frames to look at. */
 static uint32_t path_loc_key(void *ctx, uint32_t loc, unsigned first)
 {
@@ -225,8 +236,11 @@ static uint32_t path_loc_key(void *ctx, uint32_t loc, unsigned first)
 	l = &w->prof->locs[loc];
 	n = (l->line_nr ? l->line_nr : 1) - first;
 	id = (uint32_t)location_id(w, loc, first, n);
-	if (!first)
+	if (!first) {
 		w->whole[loc] = id;
+		if (id < UINT32_C(1) << 21)   /* three varint bytes at most */
+			w->whole_vi[loc][3] = (uint8_t)put_varint(w->whole_vi[loc], id);
+	}
 	return id;
 }
 
@@ -482,16 +496,6 @@ static int gz_finish(struct gz *g)
 	return g->failed ? hpa_error("cannot write the compressed profile") : 0;
 }
 
-static size_t put_varint(uint8_t *out, uint64_t v)
-{
-	size_t n = 0;
-
-	for (; v >= 0x80; v >>= 7)
-		out[n++] = (uint8_t)(v | 0x80);
-	out[n++] = (uint8_t)v;
-	return n;
-}
-
 /*
  * Group g's keys as varints, made from its first sample's locations as
  * hpa_group_paths() would have made them (hpa_group_loc_paths()): the
@@ -510,8 +514,19 @@ static size_t lead_keys(struct writer *w, struct hpa_view *view, const struct hp
 	b = *buf;
 	if (!nr)
 		b += put_varint(b, path_empty(w));
-	for (k = 0; k < nr; k++)
-		b += put_varint(b, path_loc_key(w, locs[k], k ? 0 : first));
+	k = 0;
+	if (nr && first)   /* the leaf's levels from `first` on */
+		b += put_varint(b, path_loc_key(w, locs[k++], first));
+	for (; k < nr; k++) {
+		const uint8_t *vi = w->whole_vi[locs[k]];
+
+		if (!vi[3]) {
+			b += put_varint(b, path_loc_key(w, locs[k], 0));
+			continue;
+		}
+		memcpy(b, vi, 4);   /* four bytes copied, its length kept */
+		b += vi[3];
+	}
 	return (size_t)(b - *buf);
 }
 
@@ -746,6 +761,30 @@ static size_t thread_split(struct thread_split *ts, uint32_t g, const struct hpa
 	return nout;
 }
 
+/*
+ * The threads of group g's output samples, in their order (ts->tp, last
+ * first), without their values: what the label strings need.  The part no
+ * thread holds is the group's own thread, all threads here.
+ */
+static size_t thread_order(struct thread_split *ts, uint32_t g)
+{
+	const struct hpa_profile *prof = ts->prof;
+	size_t ntp = 0, t;
+	uint32_t i;
+
+	for (i = ts->head[g]; i; i = ts->next[i - 1]) {
+		int32_t thread = prof->samples[i - 1].thread;
+
+		for (t = 0; t < ntp && ts->tp[t].thread != thread; t++)
+			;
+		if (t == ntp) {
+			HPA_GROW(ts->tp, ntp + 1, ts->atp);
+			ts->tp[ntp++].thread = thread;
+		}
+	}
+	return ntp;
+}
+
 /* Group g's output samples (in ts->out): split by thread, or the group itself. */
 static size_t group_parts(struct thread_split *ts, bool threads, uint32_t g, const struct hpa_path_group *grp)
 {
@@ -795,6 +834,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	w.slot0 = hpa_profile_slot0(prof);
 	w.whole = xcalloc(prof->locs_nr + 1, sizeof(*w.whole));
 	fmt.whole = w.whole;
+	w.whole_vi = xcalloc(prof->locs_nr + 1, sizeof(*w.whole_vi));
 
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
@@ -828,10 +868,12 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 
 	/* The thread labels' strings, in sample order, before the value types' (string ids). */
 	for (i = 0; i < nsamples; i++) {
-		size_t nparts = group_parts(&ts, threads, (uint32_t)i + 1, &samples[i]);
+		bool order = threads && samples[i].thread == HPA_THREAD_ALL;
+		size_t nparts = order ? thread_order(&ts, (uint32_t)i + 1) :
+			group_parts(&ts, threads, (uint32_t)i + 1, &samples[i]);
 
 		for (j = 0; j < nparts; j++) {
-			int32_t thread = ts.out[j].thread;
+			int32_t thread = order ? ts.tp[nparts - 1 - j].thread : ts.out[j].thread;
 			const char *name;
 			char tid[16];
 
@@ -959,6 +1001,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	free(w.slot_loc);
 	free(w.slot0);
 	free(w.whole);
+	free(w.whole_vi);
 	hpa_hashmap_release(&w.loc_by_key);
 	hpa_hashmap_release(&w.func_by_key);
 	hpa_strtab_release(&w.strs);

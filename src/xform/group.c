@@ -5,6 +5,8 @@
  */
 #include "hpa/compat.h"
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1054,58 +1056,95 @@ static bool same_locs(const struct hpa_view *view, size_t a, size_t b)
 }
 
 /*
- * The locations' hashes first, each half of the samples on a thread of its
- * own; then each sample's group in turn, the table slot of the 16th next
- * on its way from memory (a group per stack: the table is as large as the
- * profile).  A sample of a new group needs no look at its locations.
+ * Samples into groups by their locations, two threads in a pipeline: this
+ * one hashes the samples' locations in order and says how far it is
+ * (ready); the other takes each hashed sample's group in turn, the table
+ * slot of the 16th next on its way from memory (a group per stack: the
+ * table is as large as the profile).  A sample of a new group needs no
+ * look at its locations.
  */
+struct loc_groups {
+	const struct hpa_view *view;
+	const uint64_t *hash;
+	const uint8_t *kept;
+	size_t n;
+	atomic_size_t ready;          /* samples [0, ready) hashed */
+	struct paths p;
+	uint32_t *group_of;
+};
+
+#define HASH_STEP 2048   /* samples hashed between two words to the grouping thread */
+
+static void group_loc_run(void *arg)
+{
+	struct loc_groups *g = arg;
+	const struct hpa_profile *prof = g->view->prof;
+	struct paths *p = &g->p;
+	size_t i, ready = 0;
+
+	hpa_hashmap_reserve(&p->by_hash, prof->stacks_nr);   /* at most a group per stack */
+	for (i = 0; i < g->n; i++) {
+		uint32_t first, id;
+
+		while (i >= ready) {
+			ready = atomic_load_explicit(&g->ready, memory_order_acquire);
+			if (i >= ready)
+				sched_yield();
+		}
+		if (i + 16 < ready)
+			hpa_hashmap_prefetch(&p->by_hash, g->hash[i + 16]);
+		if (g->group_of)
+			g->group_of[i] = 0;
+		if (!g->kept[i])
+			continue;
+		first = hpa_hashmap_get(&p->by_hash, g->hash[i]);
+		for (id = first; id; id = p->next[id])
+			if (same_locs(g->view, p->groups[id - 1].first, i))
+				break;
+		if (!id) {
+			id = new_group(prof, p, g->hash[i], first, i);
+			p->groups[id - 1].first = i;
+		}
+		group_add(prof, p, id, i, g->group_of);
+	}
+}
+
 size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			   struct hpa_path_group **out, uint32_t *group_of)
 {
 	struct hpa_view view;
-	struct paths p;
-	struct loc_hashes half[2];
+	struct loc_groups g;
+	struct loc_hashes part;
 	struct hpa_task task;
-	size_t n = prof->samples_nr, i;
+	size_t n = prof->samples_nr, lo;
 	uint64_t *hash = xmalloc(st_mult(n + 1, sizeof(*hash)));
 	uint8_t *kept = xmalloc(n + 1);
 
 	if (hpa_view_filters(opts))
 		HPA_BUG("grouping by locations with filters");
-	memset(&p, 0, sizeof(p));
 	hpa_view_init(&view, prof, opts);
-	half[0] = (struct loc_hashes){ &view, hash, kept, 0, n / 2 };
-	half[1] = (struct loc_hashes){ &view, hash, kept, n / 2, n };
-	hpa_task_start(&task, hash_loc_paths, &half[1]);
-	hash_loc_paths(&half[0]);
-	hpa_task_wait(&task);
-	hpa_hashmap_reserve(&p.by_hash, prof->stacks_nr);   /* at most a group per stack */
-	for (i = 0; i < n; i++) {
-		uint32_t first, id;
-
-		if (i + 16 < n)
-			hpa_hashmap_prefetch(&p.by_hash, hash[i + 16]);
-		if (group_of)
-			group_of[i] = 0;
-		if (!kept[i])
-			continue;
-		first = hpa_hashmap_get(&p.by_hash, hash[i]);
-		for (id = first; id; id = p.next[id])
-			if (same_locs(&view, p.groups[id - 1].first, i))
-				break;
-		if (!id) {
-			id = new_group(prof, &p, hash[i], first, i);
-			p.groups[id - 1].first = i;
-		}
-		group_add(prof, &p, id, i, group_of);
+	memset(&g, 0, sizeof(g));
+	g.view = &view;
+	g.hash = hash;
+	g.kept = kept;
+	g.n = n;
+	g.group_of = group_of;
+	atomic_init(&g.ready, 0);
+	/* With one processor the grouping runs at hpa_task_wait(), every sample hashed. */
+	hpa_task_start(&task, group_loc_run, &g);
+	for (lo = 0; lo < n; lo += HASH_STEP) {
+		part = (struct loc_hashes){ &view, hash, kept, lo, lo + HASH_STEP < n ? lo + HASH_STEP : n };
+		hash_loc_paths(&part);
+		atomic_store_explicit(&g.ready, part.hi, memory_order_release);
 	}
+	hpa_task_wait(&task);
 	hpa_view_release(&view);
-	hpa_hashmap_release(&p.by_hash);
-	free(p.next);
+	hpa_hashmap_release(&g.p.by_hash);
+	free(g.p.next);
 	free(hash);
 	free(kept);
-	*out = p.groups;
-	return p.ngroups;
+	*out = g.p.groups;
+	return g.p.ngroups;
 }
 
 void hpa_frame_groups_settle(struct hpa_frame_groups *g)

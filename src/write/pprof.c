@@ -28,6 +28,7 @@
 #include "hpa/group.h"
 #include "hpa/reader.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
 #include "hpa/task.h"
@@ -56,16 +57,50 @@ struct writer {
 	uint32_t *slot0;                 /* per location: the slot of its level 0 (no location read per frame) */
 	uint32_t *whole;                 /* per location: the output id of all its levels, 0 = not yet */
 	uint8_t (*whole_vi)[4];          /* per location: whole's id as a varint, its length last (0: not yet) */
-	PbLocation **locs;
-	size_t nlocs, alocs;
+	struct hpa_strbuf loc_bytes;     /* the locations so far, each a packed field 4 of the profile */
+	size_t nlocs;
 	struct hpa_hashmap func_by_key;  /* model function id, or label string id | 1<<63 */
-	PbFunction **funcs;
-	size_t nfuncs, afuncs;
+	struct hpa_strbuf func_bytes;    /* the functions so far, each a packed field 5 */
+	size_t nfuncs;
+	uint8_t *msg;                    /* one location's message, being made */
+	size_t amsg;
 	uint32_t *map_out;               /* model mapping id -> output id */
 	PbMapping **maps;
 	size_t nmaps, amaps;
 	bool *map_all_named, *map_inline;
 };
+
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		out[n++] = (uint8_t)(v | 0x80);
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+/* A varint field (wire type 0) of a proto3 message: nothing when zero, as protobuf-c packs it. */
+static size_t put_field(uint8_t *out, unsigned field, uint64_t v)
+{
+	size_t n;
+
+	if (!v)
+		return 0;
+	n = put_varint(out, (uint64_t)field << 3);
+	return n + put_varint(out + n, v);
+}
+
+/* Message msg[0..len) as field `field` (wire type 2) of the profile, into sb. */
+static void put_message(struct hpa_strbuf *sb, unsigned field, const uint8_t *msg, size_t len)
+{
+	uint8_t head[16];
+	size_t h = put_varint(head, (uint64_t)field << 3 | 2);
+
+	h += put_varint(head + h, len);
+	hpa_sb_add(sb, head, h);
+	hpa_sb_add(sb, msg, len);
+}
 
 static int64_t str(struct writer *w, const char *s)
 {
@@ -96,37 +131,43 @@ static uint64_t mapping_id(struct writer *w, uint32_t m)
 	return pm->id;
 }
 
+/*
+ * The output function for `key`: made on first use, its message packed
+ * at once (the Function and Location messages are written as protobuf-c
+ * would pack them, without a message object each).
+ */
 static uint64_t function_id(struct writer *w, uint64_t key, const char *name,
 			    const char *system_name, const char *file, uint32_t start_line)
 {
 	uint32_t id = hpa_hashmap_get(&w->func_by_key, key);
-	PbFunction *f;
+	uint8_t msg[64];
+	size_t n = 0;
 
 	if (id)
 		return id;
-	f = xcalloc(1, sizeof(*f));
-	perftools__profiles__function__init(f);
-	HPA_GROW(w->funcs, w->nfuncs + 1, w->afuncs);
-	w->funcs[w->nfuncs++] = f;
-	f->id = w->nfuncs;
-	f->name = str(w, name);
-	f->system_name = str(w, system_name);
-	f->filename = str(w, file);
-	f->start_line = start_line;
-	hpa_hashmap_put(&w->func_by_key, key, (uint32_t)f->id);
-	return f->id;
+	id = (uint32_t)++w->nfuncs;
+	n += put_field(msg + n, 1, id);
+	n += put_field(msg + n, 2, (uint64_t)str(w, name));
+	n += put_field(msg + n, 3, (uint64_t)str(w, system_name));
+	n += put_field(msg + n, 4, (uint64_t)str(w, file));
+	n += put_field(msg + n, 5, start_line);
+	put_message(&w->func_bytes, 5, msg, n);
+	hpa_hashmap_put(&w->func_by_key, key, id);
+	return id;
 }
 
-/* A new, empty output location with the next id. */
-static PbLocation *new_location(struct writer *w)
+/* A Line of a location's message being made: its function and line (function first). */
+static void put_line(struct writer *w, size_t *n, uint64_t function_id, int64_t line)
 {
-	PbLocation *pl = xcalloc(1, sizeof(*pl));
+	uint8_t m[32];
+	size_t k = put_field(m, 1, function_id);
 
-	perftools__profiles__location__init(pl);
-	HPA_GROW(w->locs, w->nlocs + 1, w->alocs);
-	w->locs[w->nlocs++] = pl;
-	pl->id = w->nlocs;
-	return pl;
+	k += put_field(m + k, 2, (uint64_t)line);
+	HPA_GROW(w->msg, *n + k + 16, w->amsg);
+	*n += put_varint(w->msg + *n, 4 << 3 | 2);
+	*n += put_varint(w->msg + *n, k);
+	memcpy(w->msg + *n, m, k);
+	*n += k;
 }
 
 /* The output location for levels [first, first + n) of model location loc. */
@@ -135,66 +176,62 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 	const struct hpa_profile *prof = w->prof;
 	const struct hpa_location *l = &prof->locs[loc];
 	uint64_t key = (uint64_t)loc << 32 | (uint64_t)first << 16 | n;
-	uint32_t id = hpa_hashmap_get(&w->loc_by_key, key);
-	PbLocation *pl;
-	uint32_t i;
+	uint32_t id = hpa_hashmap_get(&w->loc_by_key, key), i, nl;
+	size_t len = 0;
 
 	if (id)
 		return id;
-	pl = new_location(w);
-	pl->address = l->addr;
-	pl->mapping_id = mapping_id(w, l->mapping);
-	pl->n_line = l->line_nr ? n : 1;
-	pl->line = xcalloc(pl->n_line, sizeof(*pl->line));
-	for (i = 0; i < pl->n_line; i++) {
-		PbLine *ln = xcalloc(1, sizeof(*ln));
-
-		perftools__profiles__line__init(ln);
+	id = (uint32_t)++w->nlocs;
+	HPA_GROW(w->msg, 64, w->amsg);
+	len += put_field(w->msg + len, 1, id);
+	len += put_field(w->msg + len, 2, mapping_id(w, l->mapping));
+	len += put_field(w->msg + len, 3, l->addr);
+	nl = l->line_nr ? n : 1;
+	for (i = 0; i < nl; i++) {
 		if (l->line_nr) {
 			const struct hpa_line *hl = &prof->lines[l->line_first + first + i];
 			const struct hpa_function *hf = &prof->funcs[hl->func];
-			ln->function_id = function_id(w, hl->func, hpa_profile_str(prof, hf->name),
-						      hpa_profile_str(prof, hf->system_name),
-						      hpa_profile_str(prof, hf->filename), hf->start_line);
-			ln->line = hl->line;
+			uint64_t f = function_id(w, hl->func, hpa_profile_str(prof, hf->name),
+						 hpa_profile_str(prof, hf->system_name),
+						 hpa_profile_str(prof, hf->filename), hf->start_line);
+			put_line(w, &len, f, hl->line);
 		} else {
 			/* Unknown to hpa: named after its label, as in every hpa report. */
-			struct hpa_frame f = { loc, 0 };
-			char *label = hpa_frame_label(prof, f);
-			ln->function_id = function_id(w, (uint64_t)str(w, label) | (UINT64_C(1) << 63),
-						      label, label, "", 0);
+			struct hpa_frame fr = { loc, 0 };
+			char *label = hpa_frame_label(prof, fr);
+			uint64_t f = function_id(w, (uint64_t)str(w, label) | (UINT64_C(1) << 63),
+						 label, label, "", 0);
 			free(label);
+			put_line(w, &len, f, 0);
 		}
-		pl->line[i] = ln;
 	}
-	if (l->mapping && pl->n_line > 1)
+	put_message(&w->loc_bytes, 4, w->msg, len);
+	if (l->mapping && nl > 1)
 		w->map_inline[l->mapping] = true;
 	if (l->mapping && !l->line_nr)
 		w->map_all_named[l->mapping] = false;
-	hpa_hashmap_put(&w->loc_by_key, key, (uint32_t)pl->id);
-	return pl->id;
+	hpa_hashmap_put(&w->loc_by_key, key, id);
+	return id;
 }
 
 /* The "<no stack>" location of samples without frames (pprof drops empty samples). */
 static uint64_t no_stack_location(struct writer *w)
 {
-	uint64_t key = UINT64_MAX;
+	uint64_t key = UINT64_MAX, f;
 	uint32_t id = hpa_hashmap_get(&w->loc_by_key, key);
-	PbLocation *pl;
-	PbLine *ln;
+	size_t len = 0;
 
 	if (id)
 		return id;
-	pl = new_location(w);
-	ln = xcalloc(1, sizeof(*ln));
-	perftools__profiles__line__init(ln);
-	ln->function_id = function_id(w, (uint64_t)str(w, "<no stack>") | (UINT64_C(1) << 63),
-				      "<no stack>", "<no stack>", "", 0);
-	pl->n_line = 1;
-	pl->line = xcalloc(1, sizeof(*pl->line));
-	pl->line[0] = ln;
-	hpa_hashmap_put(&w->loc_by_key, key, (uint32_t)pl->id);
-	return pl->id;
+	id = (uint32_t)++w->nlocs;
+	f = function_id(w, (uint64_t)str(w, "<no stack>") | (UINT64_C(1) << 63),
+			"<no stack>", "<no stack>", "", 0);
+	HPA_GROW(w->msg, 64, w->amsg);
+	len += put_field(w->msg, 1, id);
+	put_line(w, &len, f, 0);
+	put_message(&w->loc_bytes, 4, w->msg, len);
+	hpa_hashmap_put(&w->loc_by_key, key, id);
+	return id;
 }
 
 /* The grouping engine's key of a frame: consecutive levels of one address are one location. */
@@ -212,16 +249,6 @@ static uint32_t path_key(void *ctx, const struct hpa_frame *frames, size_t nr, s
 	id = (uint32_t)location_id(w, frames[0].loc, frames[0].level, (uint32_t)e);
 	w->slot_loc[slot] = (uint64_t)e << 32 | id;
 	return id;
-}
-
-static size_t put_varint(uint8_t *out, uint64_t v)
-{
-	size_t n = 0;
-
-	for (; v >= 0x80; v >>= 7)
-		out[n++] = (uint8_t)(v | 0x80);
-	out[n++] = (uint8_t)v;
-	return n;
 }
 
 /* path_key() of location loc's levels from `first` on, with no frames to look at. */
@@ -614,24 +641,16 @@ static void free_profile(PbProfile *p, struct writer *w)
 		free(s);
 	}
 	free(p->sample);
-	for (i = 0; i < w->nlocs; i++) {
-		for (j = 0; j < w->locs[i]->n_line; j++)
-			free(w->locs[i]->line[j]);
-		free(w->locs[i]->line);
-		free(w->locs[i]);
-	}
-	for (i = 0; i < w->nfuncs; i++)
-		free(w->funcs[i]);
+	hpa_sb_release(&w->loc_bytes);
+	hpa_sb_release(&w->func_bytes);
+	free(w->msg);
 	for (i = 0; i < w->nmaps; i++)
 		free(w->maps[i]);
 	for (i = 0; i < p->n_sample_type; i++)
 		free(p->sample_type[i]);
 	free(p->sample_type);
 	free(p->period_type);
-	free(w->locs);
-	free(w->funcs);
 	free(w->maps);
-	free(p->string_table);
 }
 
 static const char *thread_name(const struct hpa_profile *prof, int32_t id)
@@ -970,16 +989,26 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 			pm->has_functions = pm->has_filenames = pm->has_line_numbers = w.map_all_named[m];
 			pm->has_inline_frames = w.map_inline[m];
 		}
-		p.n_mapping = w.nmaps;
-		p.mapping = w.maps;
-		p.n_location = w.nlocs;
-		p.location = w.locs;
-		p.n_function = w.nfuncs;
-		p.function = w.funcs;
-		p.n_string_table = w.strs.nr;
-		p.string_table = xmalloc(st_mult(w.strs.nr, sizeof(char *)));
-		for (i = 0; i < w.strs.nr; i++)
-			p.string_table[i] = w.strs.strs[i];
+		/* Fields 3 to 6, then the rest: one message's bytes in field order. */
+		head = (PbProfile)PERFTOOLS__PROFILES__PROFILE__INIT;
+		head.n_mapping = w.nmaps;
+		head.mapping = w.maps;
+		if (!gz.failed)
+			protobuf_c_message_pack_to_buffer(&head.base, &gz.base);
+		if (w.loc_bytes.len)
+			gz_append(&gz.base, w.loc_bytes.len, (const uint8_t *)w.loc_bytes.buf);
+		if (w.func_bytes.len)
+			gz_append(&gz.base, w.func_bytes.len, (const uint8_t *)w.func_bytes.buf);
+		for (i = 0; i < w.strs.nr && !gz.failed; i++) {
+			const char *sv = w.strs.strs[i];
+			size_t len = strlen(sv), h;
+			uint8_t sh[16];
+
+			h = put_varint(sh, 6 << 3 | 2);
+			h += put_varint(sh + h, len);
+			gz_append(&gz.base, h, sh);
+			gz_append(&gz.base, len, (const uint8_t *)sv);
+		}
 		tail = p;
 		tail.n_sample_type = 0;
 		tail.sample_type = NULL;

@@ -292,24 +292,24 @@ static PbValueType *value_type(struct writer *w, const char *type, const char *u
  * even at level 1, was half of writing the file (9 MB packed for 180k
  * stacks), so the packed bytes are cut into blocks of GZ_BLOCK that worker
  * threads compress side by side while this one packs the next, as pigz
- * does: each block is a raw deflate stretch that starts from the last 32
- * KiB of the block before as its dictionary (what a single deflate would
- * look back on) and ends on a byte (Z_SYNC_FLUSH; the last one with
- * Z_FINISH), so the stretches in order are one deflate stream; the CRC-32
- * is combined from the blocks'.  The blocks are cut at the same bytes
- * whoever compresses them, so the file is the same on any number of
- * processors (with one, this thread compresses each block itself).
+ * does: each block is a raw deflate stretch of its own that ends on a byte
+ * (Z_SYNC_FLUSH; the last one with Z_FINISH), so the stretches in order
+ * are one deflate stream; the CRC-32 is combined from the blocks'.  A
+ * stretch does not look back into the block before (pigz's dictionary):
+ * on 180k stacks that dictionary made the file 0.9% smaller and deflate
+ * 5% slower; deflate's hash of 64Ki entries (memLevel 9) takes another
+ * 4% off (in time; the instructions are the same).  The blocks are cut at
+ * the same bytes whoever compresses them, so the file is the same on any
+ * number of processors (with one, this thread compresses each block
+ * itself).
  */
 #define GZ_BLOCK ((size_t)1 << 18)
 #define GZ_SLOTS 4                  /* blocks in flight */
 #define GZ_WORKERS 2
-#define GZ_DICT ((size_t)1 << 15)   /* deflate's window */
 
 struct gz_slot {
 	uint8_t *in, *out;
 	size_t len, out_len, out_alloc;
-	uint8_t dict[GZ_DICT];
-	size_t dict_len;
 	uint32_t crc;
 	bool last, done;
 };
@@ -344,8 +344,7 @@ static void gz_block(struct gz *g, z_stream *z, struct gz_slot *s)
 		s->out_alloc = bound;
 	}
 	s->crc = (uint32_t)crc32(0, s->in, (uInt)s->len);
-	if (deflateReset(z) != Z_OK ||
-	    (s->dict_len && deflateSetDictionary(z, s->dict, (uInt)s->dict_len) != Z_OK)) {
+	if (deflateReset(z) != Z_OK) {
 		g->failed = true;
 		return;
 	}
@@ -362,7 +361,7 @@ static void gz_block(struct gz *g, z_stream *z, struct gz_slot *s)
 static int gz_stream(z_stream *z)
 {
 	memset(z, 0, sizeof(*z));
-	return deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+	return deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY);
 }
 
 static void *gz_worker(void *arg)
@@ -442,12 +441,10 @@ static void gz_submit(struct gz *g, bool last)
 	}
 	if (last)
 		return;
-	/* The next block's slot: written out first; its dictionary, this block's end. */
+	/* The next block's slot: written out first. */
 	if (g->filled >= GZ_SLOTS)
 		gz_write(g, g->filled - GZ_SLOTS + 1);
 	next = &g->slot[g->filled % GZ_SLOTS];
-	next->dict_len = GZ_DICT;   /* every block but the last is GZ_BLOCK long */
-	memcpy(next->dict, s->in + GZ_BLOCK - GZ_DICT, GZ_DICT);
 	next->len = 0;
 }
 

@@ -65,6 +65,8 @@ size_t hpa_g17(char *out, double v);
 /* printf("%lld", v) into out (room for HPA_LLTOA_MAX bytes, no NUL added); returns the length. */
 #define HPA_LLTOA_MAX 20
 size_t hpa_lltoa(char *out, long long v);
+/* printf("%lld", v) appended to sb, written in place. */
+void hpa_sb_add_int(struct hpa_strbuf *sb, long long v);
 
 /*
  * printf("%.*f", prec, v) into out (room for HPA_FIXED_MAX bytes), the

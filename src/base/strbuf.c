@@ -85,11 +85,28 @@ static const char digit_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/* Decimal digits of u (at least 1). */
+static size_t digits10(unsigned long long u)
+{
+	size_t n = 1;
+
+	while (u >= 10000) {
+		u /= 10000;
+		n += 4;
+	}
+	if (u >= 100)
+		n += u >= 1000 ? 3 : 2;
+	else if (u >= 10)
+		n++;
+	return n;
+}
+
+/* Written in place, last digits first, with no copy: the length known first. */
 size_t hpa_lltoa(char *out, long long v)
 {
-	char tmp[HPA_LLTOA_MAX], *p = tmp + sizeof(tmp);
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	size_t n;
+	size_t n = (v < 0) + digits10(u);
+	char *p = out + n;
 
 	while (u >= 100) {
 		unsigned d = (unsigned)(u % 100);
@@ -105,9 +122,15 @@ size_t hpa_lltoa(char *out, long long v)
 	}
 	if (v < 0)
 		*--p = '-';
-	n = (size_t)(tmp + sizeof(tmp) - p);
-	memcpy(out, p, n);
 	return n;
+}
+
+void hpa_sb_add_int(struct hpa_strbuf *sb, long long v)
+{
+	if (sb->alloc - sb->len <= HPA_LLTOA_MAX)
+		grow(sb, HPA_LLTOA_MAX);
+	sb->len += hpa_lltoa(sb->buf + sb->len, v);
+	sb->buf[sb->len] = '\0';
 }
 
 /* |v| = m / 2^s exactly (m < 2^53), read off the IEEE 754 double's fields (frexp and ldexp are calls). */

@@ -83,9 +83,7 @@ static void jstr(struct hpa_strbuf *sb, const char *s)
 /* An integer in decimal, without printf (a page holds millions of them). */
 static void jint(struct hpa_strbuf *sb, long long v)
 {
-	char buf[HPA_LLTOA_MAX];
-
-	hpa_sb_add(sb, buf, hpa_lltoa(buf, v));
+	hpa_sb_add_int(sb, v);
 }
 
 /* As printf's "%.0f": integral values (most) directly, the others by hpa_fixed(), not printf. */

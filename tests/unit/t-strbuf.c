@@ -117,6 +117,25 @@ int main(void)
 		CHECK_INT_EQ(bad, 0);
 	}
 
+	/* hpa_sb_add_int() appends hpa_lltoa()'s digits, growing the buffer from nothing. */
+	{
+		struct hpa_strbuf out = HPA_STRBUF_INIT, want = HPA_STRBUF_INIT;
+		static const long long v[] = { 0, 7, -7, 10, 99, 100, -1000, 12345, 999999999999,
+			LLONG_MIN, LLONG_MAX };
+		size_t k;
+
+		for (i = 0; i < 3000; i++) {
+			k = (size_t)i % (sizeof(v) / sizeof(v[0]));
+			hpa_sb_add_int(&out, v[k]);
+			hpa_sb_addc(&out, ',');
+			hpa_sb_addf(&want, "%lld,", v[k]);
+		}
+		CHECK_INT_EQ(out.len, want.len);
+		CHECK_STR_EQ(out.buf, want.buf);
+		hpa_sb_release(&out);
+		hpa_sb_release(&want);
+	}
+
 	/* hpa_g17() writes what printf("%.17g") writes: carries, ties, every scale. */
 	{
 		static const double g[] = { 1, 1.5, 9.9999999999999982, 99.999999999999986,

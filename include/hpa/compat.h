@@ -15,6 +15,7 @@
 
 #define HPA_NORETURN __attribute__((noreturn))
 #define HPA_NOINLINE __attribute__((noinline))
+#define HPA_ALWAYS_INLINE inline __attribute__((always_inline))
 #define HPA_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #define HPA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -424,40 +424,50 @@ static inline void add_vals(double *dst, const double *vals, unsigned nv)
 	}
 }
 
-/* Row `row` (a stamp, then nv values) counts sample `sample` once: its values, unless already in. */
-static inline void add_once(double *row, size_t sample, const double *vals, unsigned nv)
+/*
+ * Row `row` (a stamp, then nv values) counts the sample whose stamp is
+ * `stamp` (its index + 1, made once per sample) once: its values, unless
+ * already in.
+ */
+static inline void add_once(double *row, double stamp, const double *vals, unsigned nv)
 {
-	if (row[0] != (double)(sample + 1)) {
-		row[0] = (double)(sample + 1);
+	if (row[0] != stamp) {
+		row[0] = stamp;
 		add_vals(row + 1, vals, nv);
 	}
 }
 
+/* A new edge caller -> callee (key: both): its id, from 1. */
+static HPA_NOINLINE uint32_t edge_new(struct keys *k, uint64_t key, uint32_t caller, uint32_t callee)
+{
+	HPA_GROW(k->edges, k->nedges + 1, k->aedges);
+	HPA_GROW(k->edge_vals, (k->nedges + 1) * (k->nv + 1), k->aedge_vals);
+	k->edges[k->nedges].caller = caller;
+	k->edges[k->nedges].callee = callee;
+	k->edges[k->nedges].value = 0;
+	memset(k->edge_vals + k->nedges * (k->nv + 1), 0, (k->nv + 1) * sizeof(*k->edge_vals));
+	hpa_hashmap_put(&k->edge_of, key, (uint32_t)(k->nedges + 1));
+	return (uint32_t)++k->nedges;
+}
+
 /*
- * The call caller -> callee in sample `sample`, the caller's frame in slot
- * `slot`: counted once per sample.  A call site calls one function nearly
- * always, so the edge last found from the caller's slot is asked first.
+ * The call caller -> callee in the sample stamped `stamp`, the caller's
+ * frame in slot `slot`: counted once per sample.  A call site calls one
+ * function nearly always, so the edge last found from the caller's slot is
+ * asked first.
  */
-static void add_edge(struct keys *k, size_t slot, uint32_t caller, uint32_t callee, size_t sample,
-		     const double *vals)
+static HPA_ALWAYS_INLINE void add_edge(struct keys *k, unsigned nv, size_t slot, uint32_t caller,
+					uint32_t callee, double stamp, const double *vals)
 {
 	uint64_t key = (uint64_t)caller << 32 | callee, last = k->edge_by_slot[slot];
 	uint32_t e = last >> 32 == callee ? (uint32_t)last : 0;
 
 	if (!e)
 		e = hpa_hashmap_get(&k->edge_of, key);
-	if (!e) {
-		HPA_GROW(k->edges, k->nedges + 1, k->aedges);
-		HPA_GROW(k->edge_vals, (k->nedges + 1) * (k->nv + 1), k->aedge_vals);
-		k->edges[k->nedges].caller = caller;
-		k->edges[k->nedges].callee = callee;
-		k->edges[k->nedges].value = 0;
-		memset(k->edge_vals + k->nedges * (k->nv + 1), 0, (k->nv + 1) * sizeof(*k->edge_vals));
-		e = (uint32_t)++k->nedges;
-		hpa_hashmap_put(&k->edge_of, key, e);
-	}
+	if (!e)
+		e = edge_new(k, key, caller, callee);
 	k->edge_by_slot[slot] = (uint64_t)callee << 32 | e;
-	add_once(k->edge_vals + (size_t)(e - 1) * (k->nv + 1), sample, vals, k->nv);
+	add_once(k->edge_vals + (size_t)(e - 1) * (nv + 1), stamp, vals, nv);
 }
 
 /* Make flat/cum cover every key interned so far. */
@@ -555,14 +565,13 @@ static inline uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot
 	return key ? key : frame_key_new(k, f, slot);
 }
 
-/* Key `key` in sample `sample`: its values to cum once, and to flat when `flat` (the leaf). */
-static inline void add(struct keys *k, uint32_t key, size_t sample, const double *vals, bool flat)
+/* Key `key` in the sample stamped `stamp`: its values to cum once, and to flat when `flat` (the leaf). */
+static inline void add(struct keys *k, unsigned nv, uint32_t key, double stamp, const double *vals,
+		       bool flat)
 {
-	unsigned nv = k->nv;
-
 	if (flat)
 		add_vals(k->flat + (size_t)key * nv, vals, nv);
-	add_once(k->cum + (size_t)key * (nv + 1), sample, vals, nv);
+	add_once(k->cum + (size_t)key * (nv + 1), stamp, vals, nv);
 }
 
 /* The values of sample i: the view's value, or value types vidx[0 .. nv). */
@@ -582,35 +591,58 @@ static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned 
 		vals[v] = prof->samples[i].v[vidx[v]] * w;
 }
 
+/* One granularity's keys of walk_frames(), nv (k->nv) a constant where it is called. */
+static HPA_ALWAYS_INLINE void walk_keys(struct keys *k, unsigned nv, const struct hpa_frame *frames,
+					size_t nr, const uint32_t *slots, uint32_t nostack, double stamp,
+					const double *vals)
+{
+	uint32_t callee = NO_KEY;
+	bool leaf = true;
+	size_t f;
+
+	for (f = 0; f < nr; f++) {
+		uint32_t key = frame_key(k, frames[f], slots[f]);
+		if (key == NO_KEY)
+			continue;
+		add(k, nv, key, stamp, vals, leaf);
+		if (k->calls && callee != NO_KEY && callee != key)
+			add_edge(k, nv, slots[f], key, callee, stamp, vals);
+		callee = key;
+		leaf = false;
+	}
+	if (leaf)
+		add(k, nv, nostack, stamp, vals, true);
+}
+
 /*
  * Add values `vals` of frames[0 .. nr) to ks[0 .. nk), as one sample
- * (stamp: its index, counted once per key and call).  `slots` has room
+ * (`sample`: its index, counted once per key and call).  `slots` has room
  * for nr.
  */
 static void walk_frames(struct keys *ks, size_t nk, struct hpa_view *view, const struct hpa_frame *frames,
-			size_t nr, uint32_t *slots, const uint32_t *nostack, size_t stamp, const double *vals)
+			size_t nr, uint32_t *slots, const uint32_t *nostack, size_t sample, const double *vals)
 {
+	double stamp = (double)(sample + 1);
 	size_t f, j;
 
 	for (f = 0; f < nr; f++)
 		slots[f] = (uint32_t)hpa_view_slot(view, frames[f]);
 	for (j = 0; j < nk; j++) {
 		struct keys *k = &ks[j];
-		uint32_t callee = NO_KEY;
-		bool leaf = true;
 
-		for (f = 0; f < nr; f++) {
-			uint32_t key = frame_key(k, frames[f], slots[f]);
-			if (key == NO_KEY)
-				continue;
-			add(k, key, stamp, vals, leaf);
-			if (k->calls && callee != NO_KEY && callee != key)
-				add_edge(k, slots[f], key, callee, stamp, vals);
-			callee = key;
-			leaf = false;
+		switch (k->nv) {   /* the common value counts, each its own loop */
+		case 1:
+			walk_keys(k, 1, frames, nr, slots, nostack[j], stamp, vals);
+			break;
+		case 2:
+			walk_keys(k, 2, frames, nr, slots, nostack[j], stamp, vals);
+			break;
+		case 4:
+			walk_keys(k, 4, frames, nr, slots, nostack[j], stamp, vals);
+			break;
+		default:
+			walk_keys(k, k->nv, frames, nr, slots, nostack[j], stamp, vals);
 		}
-		if (leaf)
-			add(k, nostack[j], stamp, vals, true);
 	}
 }
 

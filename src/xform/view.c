@@ -155,24 +155,40 @@ bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame *
 {
 	const struct hpa_view_opts *o = &v->opts;
 	const uint32_t *locs;
-	size_t nlocs, n = 0, j, k;
+	struct hpa_frame *out;
+	const uint32_t *lp;
+	const uint16_t *lev;
+	size_t nlocs, n, j, k;
 	unsigned first;
 	bool filtering = hpa_view_filters(o);
 	bool focused = !o->focus->set;
 
 	nlocs = hpa_view_locations(v, stack, &locs, &first);
+	/* Room for a frame per location left, kept so: only inline levels need more. */
+	HPA_GROW(v->buf, nlocs + 1, v->buf_alloc);
+	out = v->buf;
+	lp = locs;
+	lev = v->levels;
 	for (j = 0; j < nlocs; j++) {
-		uint32_t loc = locs[j];
-		size_t levels = v->levels[loc];
+		uint32_t loc = lp[j];
+		unsigned levels = lev[loc];
 
-		HPA_GROW(v->buf, n + levels, v->buf_alloc);
 		if (levels == 1) {   /* most locations: no inline frames */
-			v->buf[n++] = (struct hpa_frame){ loc, 0 };
+			out->loc = loc;
+			out->level = 0;
+			out++;
 			continue;
 		}
-		for (k = j == 0 ? first : 0; k < levels; k++)
-			v->buf[n++] = (struct hpa_frame){ loc, (uint32_t)k };
+		n = (size_t)(out - v->buf);
+		if (n + levels + (nlocs - j - 1) > v->buf_alloc)
+			HPA_GROW(v->buf, n + levels + (nlocs - j - 1), v->buf_alloc);
+		out = v->buf + n;
+		for (k = j == 0 ? first : 0; k < levels; k++, out++) {
+			out->loc = loc;
+			out->level = (uint32_t)k;
+		}
 	}
+	n = (size_t)(out - v->buf);
 	if (filtering) {
 		size_t kept = 0;
 

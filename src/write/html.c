@@ -60,22 +60,39 @@ static void spill(struct page *pg)
 	pg->sb.buf[0] = '\0';
 }
 
-/* A JSON string, safe inside <script>: '<', '>', '&' and U+2028/9 escaped. */
+/* Whether byte c of a string needs a look in jstr() (0xe2 may start U+2028/9; 0 ends it). */
+static bool jstr_special(unsigned char c)
+{
+	return c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0x7f ||
+	       c == 0xe2;
+}
+
+/*
+ * A JSON string, safe inside <script>: '<', '>', '&' and U+2028/9 escaped.
+ * The bytes between two that need a look are added as one piece.
+ */
 static void jstr(struct hpa_strbuf *sb, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *run = p;
 
 	hpa_sb_addc(sb, '"');
-	for (; *p; p++) {
+	for (;; p++) {
+		if (!jstr_special(*p))
+			continue;
+		hpa_sb_add(sb, run, (size_t)(p - run));
+		run = p + 1;
+		if (!*p)
+			break;
 		if (*p == '"' || *p == '\\')
 			hpa_sb_addf(sb, "\\%c", *p);
-		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
-			hpa_sb_addf(sb, "\\u%04x", *p);
 		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
 			hpa_sb_addf(sb, "\\u%04x", 0x2000 | (p[2] - 0x80));
 			p += 2;
-		} else
+			run = p + 1;
+		} else if (*p == 0xe2)
 			hpa_sb_addc(sb, (char)*p);
+		else
+			hpa_sb_addf(sb, "\\u%04x", *p);
 	}
 	hpa_sb_addc(sb, '"');
 }
@@ -488,8 +505,9 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
 
 /*
  * The shared tree of every value type shown (emit_tree's), its columns of
- * numbers made on a second thread while this one writes the names (which
- * take the page's string ids, in the order one thread would take them):
+ * values made on a second thread while this one writes the parents and the
+ * names (which take the page's string ids, in the order one thread would
+ * take them):
  * the first type's tree in full into the page, each later type's after
  * column into later[v].
  */
@@ -498,7 +516,7 @@ struct tree_numbers {
 	const int32_t *index;
 	int lead;
 	unsigned types;
-	struct page parent, numbers;   /* the first type's parent column; its after and before */
+	struct page parent, numbers;   /* the first type's parent column (this thread's); its after and before */
 	struct page *later;
 };
 
@@ -507,7 +525,6 @@ static void tree_numbers_run(void *arg)
 	struct tree_numbers *j = arg;
 	int v;
 
-	tree_col(&j->parent, j->t, j->index, j->lead, COL_PARENT, false);
 	tree_col(&j->numbers, j->t, j->index, j->lead, COL_AFTER, true);
 	tree_col(&j->numbers, j->t, j->index, j->lead, COL_BEFORE, true);
 	for (v = j->lead + 1; v < HPA_NVALUES; v++)
@@ -532,8 +549,11 @@ static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int
 	j.types = types;
 	j.later = later;
 	hpa_task_start(&task, tree_numbers_run, &j);
-	pg->sb = names;   /* the names aside: the parent column comes first */
+	pg->sb = j.parent.sb;   /* the parent column first, then the names, aside */
 	pg->fp = NULL;
+	tree_col(pg, t, index, lead, COL_PARENT, false);
+	j.parent.sb = pg->sb;
+	pg->sb = names;
 	tree_col(pg, t, index, lead, COL_NAME, true);
 	tree_col(pg, t, index, lead, COL_LABEL, true);
 	names = pg->sb;

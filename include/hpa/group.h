@@ -274,6 +274,9 @@ double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type);
  * everything under them, and counts them in `omitted`.
  */
 bool hpa_call_node_shown(const struct hpa_call_tree *t, size_t i, int type, double min_share);
+/* hpa_call_node_shown() in two steps: the bar for a type (the root's), then a node against it. */
+double hpa_call_node_min(const struct hpa_call_tree *t, int type, double min_share);
+bool hpa_call_node_above(const struct hpa_call_tree *t, size_t i, int type, double min);
 
 /*
  * The view's samples by source line (--list): for every frame with a

@@ -382,14 +382,15 @@ static void rows_side_by_side(struct page *pg, struct groups *gr, unsigned prese
 }
 
 /*
- * Is node i shown for one of the value types in the mask `types`?
+ * Is node i shown for one of the value types in the mask `types`?  min[v]:
+ * hpa_call_node_min() of each type.
  */
-static bool shown_for(const struct hpa_call_tree *t, size_t i, unsigned types)
+static bool shown_for(const struct hpa_call_tree *t, size_t i, unsigned types, const double *min)
 {
 	int v;
 
 	for (v = 0; v < HPA_NVALUES; v++)
-		if (types >> v & 1 && hpa_call_node_shown(t, i, v, TREE_MIN_SHARE))
+		if (types >> v & 1 && hpa_call_node_above(t, i, v, min[v]))
 			return true;
 	return false;
 }
@@ -405,12 +406,16 @@ enum { COL_PARENT, COL_NAME, COL_LABEL, COL_AFTER, COL_BEFORE };
 static int32_t *tree_index(const struct hpa_call_tree *t, unsigned types, size_t *kept)
 {
 	int32_t *index = xmalloc(st_mult(t->nr + 1, sizeof(*index)));
+	double min[HPA_NVALUES];
 	size_t i;
+	int v;
 
+	for (v = 0; v < HPA_NVALUES; v++)
+		min[v] = hpa_call_node_min(t, v, TREE_MIN_SHARE);
 	*kept = 0;
 	for (i = 0; i < t->nr; i++) {   /* parents come first: one pass */
 		const struct hpa_call_node *n = &t->nodes[i];
-		index[i] = i && (index[n->parent] < 0 || !shown_for(t, i, types)) ? -1 : (int32_t)(*kept)++;
+		index[i] = i && (index[n->parent] < 0 || !shown_for(t, i, types, min)) ? -1 : (int32_t)(*kept)++;
 	}
 	return index;
 }

@@ -48,6 +48,7 @@ struct build {
 	uint32_t *path;              /* path[depth]: the node last made at that depth */
 	uint32_t mine;               /* a forked stretch's: LOCAL on ids of its own nodes in path */
 	double cut_below;            /* cut_share of the root's value, when it applies */
+	double min[HPA_NVALUES];     /* per value type: hpa_call_node_min() of min_share */
 	uint32_t cut_depth;          /* the depth of the node being cut under; 0 none */
 	size_t path_alloc;
 };
@@ -158,8 +159,7 @@ static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *
 	if (!(b->topts->min_share > 0))
 		return true;
 	for (type = 0; type < HPA_NVALUES; type++)
-		if ((t->values || type == (int)b->value) &&
-		    hpa_call_node_shown(t, node, type, b->topts->min_share))
+		if ((t->values || type == (int)b->value) && hpa_call_node_above(t, node, type, b->min[type]))
 			return true;
 	/* Shown for no type: left out, with all under it (counted by the walk). */
 	t->nr--;
@@ -293,6 +293,8 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	free(all);
 	if (topts->cut_share > 0 && !t->diff && !t->dumps)
 		b.cut_below = topts->cut_share * t->nodes[0].after;
+	for (i = 0; i < HPA_NVALUES; i++)   /* the root is made: each type's bar, once */
+		b.min[i] = hpa_call_node_min(t, (int)i, topts->min_share);
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
 	t->omitted += hpa_seqs_walk(&s, &visit);
@@ -315,12 +317,21 @@ double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type)
 	return hpa_dust_to_zero(t->values ? t->values[i * HPA_NVALUES + (size_t)type] : t->nodes[i].after);
 }
 
-bool hpa_call_node_shown(const struct hpa_call_tree *t, size_t i, int type, double min_share)
+double hpa_call_node_min(const struct hpa_call_tree *t, int type, double min_share)
 {
-	double min = min_share * fmax(fabs(hpa_call_node_value(t, 0, type)), fabs(t->nodes[0].before));
+	return min_share * fmax(fabs(hpa_call_node_value(t, 0, type)), fabs(t->nodes[0].before));
+}
+
+bool hpa_call_node_above(const struct hpa_call_tree *t, size_t i, int type, double min)
+{
 	double after = hpa_call_node_value(t, i, type), before = t->nodes[i].before;
 
 	return (fabs(after) >= min || fabs(before) >= min) && !(after == 0 && before == 0);
+}
+
+bool hpa_call_node_shown(const struct hpa_call_tree *t, size_t i, int type, double min_share)
+{
+	return hpa_call_node_above(t, i, type, hpa_call_node_min(t, type, min_share));
 }
 
 void hpa_call_tree_release(struct hpa_call_tree *t)

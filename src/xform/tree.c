@@ -91,36 +91,25 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t dept
 /*
  * Kept samples items[0..n) pass through `node`, a new one: its sums are
  * made in registers, in item order, and stored once (the same sums as
- * adding each item to the node's zeros in turn).
+ * adding each item to the node's zeros in turn).  nv: b->nv, or 0 without
+ * all_values; a constant where add_kept() calls it.
  */
-static void add_kept(const struct build *b, uint32_t node, const uint32_t *items, size_t n)
+static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint32_t node,
+					 const uint32_t *items, size_t n)
 {
 	struct hpa_call_tree *t = b->t;
 	double sum[HPA_NVALUES] = { 0 }, before = t->nodes[node].before, after = t->nodes[node].after;
-	unsigned nv = t->values ? b->nv : 0;
+	double *series = t->dumps ? t->series + (size_t)node * t->dumps : NULL;
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		uint32_t k = items[i], in = b->kin[k];
-		const double *kv = nv ? b->kv + (size_t)k * nv : NULL;
 		double v = b->s->v[k];
 
-		switch (nv) {   /* the common counts written out */
-		case 0:
-			break;
-		case 1:
-			sum[0] += kv[0];
-			break;
-		case 2:
-			sum[0] += kv[0];
-			sum[1] += kv[1];
-			break;
-		default:
-			for (j = 0; j < nv; j++)
-				sum[j] += kv[j];
-		}
-		if (t->dumps)
-			t->series[(size_t)node * t->dumps + (in & ~BASE_INPUT)] += v;
+		for (j = 0; j < nv; j++)
+			sum[j] += b->kv[(size_t)k * nv + j];
+		if (series)
+			series[in & ~BASE_INPUT] += v;
 		if (in & BASE_INPUT)
 			before -= v;
 		else
@@ -130,6 +119,26 @@ static void add_kept(const struct build *b, uint32_t node, const uint32_t *items
 		t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += sum[j];
 	t->nodes[node].before = before;
 	t->nodes[node].after = after;
+}
+
+static void add_kept(const struct build *b, uint32_t node, const uint32_t *items, size_t n)
+{
+	switch (b->t->values ? b->nv : 0) {   /* the common counts, each its own loop */
+	case 0:
+		add_items(b, 0, node, items, n);
+		break;
+	case 1:
+		add_items(b, 1, node, items, n);
+		break;
+	case 2:
+		add_items(b, 2, node, items, n);
+		break;
+	case 4:
+		add_items(b, 4, node, items, n);
+		break;
+	default:
+		add_items(b, b->nv, node, items, n);
+	}
 }
 
 static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)

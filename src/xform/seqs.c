@@ -48,13 +48,42 @@ static void seq_set(struct hpa_seqs *s, size_t i, size_t slot)
 		s->seq[i] = (uint32_t)slot;
 }
 
+/*
+ * A stack's frames[0 .. nr) as its sequence of slots from at on, leaf
+ * first or root first, each slot's frame noted the first time it is used.
+ * Always inlined with `narrow` a constant: a loop for each width of slot,
+ * neither asking per frame which it is (seq_set).
+ */
+static HPA_ALWAYS_INLINE void store_seq(struct hpa_seqs *s, size_t at, const struct hpa_view *view,
+					const struct hpa_frame *frames, size_t nr, bool leaf_first,
+					bool narrow)
+{
+	const uint32_t *slot0 = view->slot0;
+	bool *used = s->slot_used;
+	size_t k;
+
+	for (k = 0; k < nr; k++) {
+		struct hpa_frame f = frames[leaf_first ? k : nr - 1 - k];
+		size_t slot = slot0[f.loc] + f.level;
+
+		if (!used[slot]) {
+			used[slot] = true;
+			s->slot_frame[slot] = f;
+		}
+		if (narrow)
+			s->seq16[at + k] = (uint16_t)slot;
+		else
+			s->seq[at + k] = (uint32_t)slot;
+	}
+}
+
 /* What became of a stack: not seen yet, dropped by the filters, or sequence id - 2. */
 enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
 
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame)
 {
-	size_t akept = 0, aseqs = 0, aseq = 0, nseq = 0, c, k, nr;
+	size_t akept = 0, aseqs = 0, aseq = 0, nseq = 0, c, nr;
 	const struct hpa_frame *frames;
 	struct hpa_view view;
 	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));
@@ -121,16 +150,11 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		else
 			HPA_GROW(s->seq, nseq + (nr ? nr : 1), aseq);
 		off = nseq;
-		for (k = 0; k < nr; k++) {
-			struct hpa_frame f = frames[leaf_first ? k : nr - 1 - k];
-			size_t slot = hpa_view_slot(&view, f);
-
-			if (!s->slot_used[slot]) {
-				s->slot_used[slot] = true;
-				s->slot_frame[slot] = f;
-			}
-			seq_set(s, nseq++, slot);
-		}
+		if (narrow)
+			store_seq(s, nseq, &view, frames, nr, leaf_first, true);
+		else
+			store_seq(s, nseq, &view, frames, nr, leaf_first, false);
+		nseq += nr;
 		if (!nr && empty_frame) {
 			s->slot_used[HPA_SEQS_EMPTY_SLOT(s)] = true;
 			seq_set(s, nseq++, HPA_SEQS_EMPTY_SLOT(s));

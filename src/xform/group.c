@@ -596,22 +596,25 @@ static HPA_ALWAYS_INLINE void walk_keys(struct keys *k, unsigned nv, const struc
 					size_t nr, const uint32_t *slots, uint32_t nostack, double stamp,
 					const double *vals)
 {
-	uint32_t callee = NO_KEY;
-	bool leaf = true;
+	uint32_t key = NO_KEY, callee;
 	size_t f;
 
-	for (f = 0; f < nr; f++) {
-		uint32_t key = frame_key(k, frames[f], slots[f]);
+	for (f = 0; f < nr && key == NO_KEY; f++)   /* the leaf: the first frame with a key */
+		key = frame_key(k, frames[f], slots[f]);
+	if (key == NO_KEY) {
+		add(k, nv, nostack, stamp, vals, true);
+		return;
+	}
+	add(k, nv, key, stamp, vals, true);
+	for (callee = key; f < nr; f++) {   /* its callers */
+		key = frame_key(k, frames[f], slots[f]);
 		if (key == NO_KEY)
 			continue;
-		add(k, nv, key, stamp, vals, leaf);
-		if (k->calls && callee != NO_KEY && callee != key)
+		add(k, nv, key, stamp, vals, false);
+		if (k->calls && callee != key)
 			add_edge(k, nv, slots[f], key, callee, stamp, vals);
 		callee = key;
-		leaf = false;
 	}
-	if (leaf)
-		add(k, nv, nostack, stamp, vals, true);
 }
 
 /*

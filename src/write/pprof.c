@@ -598,6 +598,7 @@ static void put_sample(struct gz *g, const uint8_t *locs, size_t len,
 		       const int64_t values[4], const int64_t label[4], size_t nlabels)
 {
 	uint8_t head[32], lenv[10], rest[160];
+	struct gz_slot *slot;
 	size_t i, n = 0, h, body;
 	uint64_t v[4];
 
@@ -619,6 +620,16 @@ static void put_sample(struct gz *g, const uint8_t *locs, size_t len,
 	h += put_varint(head + h, body);
 	h += put_varint(head + h, 1 << 3 | 2);
 	h += put_varint(head + h, len);
+	slot = &g->slot[g->filled % GZ_SLOTS];
+	if (h + len + n < GZ_BLOCK - slot->len) {   /* most samples: into the block being filled, which stays open */
+		uint8_t *o = slot->in + slot->len;
+
+		memcpy(o, head, h);
+		memcpy(o + h, locs, len);
+		memcpy(o + h + len, rest, n);
+		slot->len += h + len + n;
+		return;
+	}
 	gz_append(&g->base, h, head);
 	gz_append(&g->base, len, locs);
 	gz_append(&g->base, n, rest);

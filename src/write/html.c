@@ -512,16 +512,15 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
  * The shared tree of every value type shown (emit_tree's), its columns of
  * values made on a second thread while this one writes the parents and the
  * names (which take the page's string ids, in the order one thread would
- * take them):
- * the first type's tree in full into the page, each later type's after
- * column into later[v].
+ * take them): the first type's tree in full into the page, each later
+ * type's after column into later[v].
  */
 struct tree_numbers {
 	const struct hpa_call_tree *t;
 	const int32_t *index;
 	int lead;
 	unsigned types;
-	struct page parent, numbers;   /* the first type's parent column (this thread's); its after and before */
+	struct page numbers;   /* the first type's after and before columns */
 	struct page *later;
 };
 
@@ -541,7 +540,7 @@ static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int
 			     struct page *later)
 {
 	struct tree_numbers j;
-	struct hpa_strbuf names = HPA_STRBUF_INIT, saved = pg->sb;
+	struct hpa_strbuf cols = HPA_STRBUF_INIT, saved = pg->sb;
 	FILE *fp = pg->fp;
 	struct hpa_task task;
 	size_t kept;
@@ -554,28 +553,23 @@ static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int
 	j.types = types;
 	j.later = later;
 	hpa_task_start(&task, tree_numbers_run, &j);
-	pg->sb = j.parent.sb;   /* the parent column first, then the names, aside */
+	pg->sb = cols;   /* the parents and the names, aside */
 	pg->fp = NULL;
 	tree_col(pg, t, index, lead, COL_PARENT, false);
-	j.parent.sb = pg->sb;
-	pg->sb = names;
 	tree_col(pg, t, index, lead, COL_NAME, true);
 	tree_col(pg, t, index, lead, COL_LABEL, true);
-	names = pg->sb;
+	cols = pg->sb;
 	pg->sb = saved;
 	pg->fp = fp;
 	hpa_task_wait(&task);
 	hpa_sb_addc(&pg->sb, '{');
-	hpa_sb_add(&pg->sb, j.parent.sb.buf, j.parent.sb.len);
-	spill(pg);
-	hpa_sb_add(&pg->sb, names.buf, names.len);
+	hpa_sb_add(&pg->sb, cols.buf, cols.len);
 	spill(pg);
 	hpa_sb_add(&pg->sb, j.numbers.sb.buf, j.numbers.sb.len);
 	spill(pg);
 	tree_tail(pg, t, index, kept, false);
-	hpa_sb_release(&j.parent.sb);
 	hpa_sb_release(&j.numbers.sb);
-	hpa_sb_release(&names);
+	hpa_sb_release(&cols);
 	free(index);
 }
 

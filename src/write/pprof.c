@@ -80,8 +80,8 @@ static size_t put_varint(uint8_t *out, uint64_t v)
 	return n;
 }
 
-/* A varint field (wire type 0) of a proto3 message: nothing when zero, as protobuf-c packs it. */
-static size_t put_field(uint8_t *out, unsigned field, uint64_t v)
+/* A scalar proto3 field (wire type 0): omitted when zero, as protobuf-c packs it. */
+static size_t put_scalar(uint8_t *out, unsigned field, uint64_t v)
 {
 	size_t n;
 
@@ -91,14 +91,20 @@ static size_t put_field(uint8_t *out, unsigned field, uint64_t v)
 	return n + put_varint(out + n, v);
 }
 
-/* Message msg[0..len) as field `field` (wire type 2) of the profile, into sb. */
+/* The head of a length-delimited field (wire type 2) of len bytes: its tag and length. */
+static size_t put_head(uint8_t *out, unsigned field, size_t len)
+{
+	size_t n = put_varint(out, (uint64_t)field << 3 | 2);
+
+	return n + put_varint(out + n, len);
+}
+
+/* Message msg[0..len) as field `field` of the profile, into sb. */
 static void put_message(struct hpa_strbuf *sb, unsigned field, const uint8_t *msg, size_t len)
 {
 	uint8_t head[16];
-	size_t h = put_varint(head, (uint64_t)field << 3 | 2);
 
-	h += put_varint(head + h, len);
-	hpa_sb_add(sb, head, h);
+	hpa_sb_add(sb, head, put_head(head, field, len));
 	hpa_sb_add(sb, msg, len);
 }
 
@@ -146,11 +152,11 @@ static uint64_t function_id(struct writer *w, uint64_t key, const char *name,
 	if (id)
 		return id;
 	id = (uint32_t)++w->nfuncs;
-	n += put_field(msg + n, 1, id);
-	n += put_field(msg + n, 2, (uint64_t)str(w, name));
-	n += put_field(msg + n, 3, (uint64_t)str(w, system_name));
-	n += put_field(msg + n, 4, (uint64_t)str(w, file));
-	n += put_field(msg + n, 5, start_line);
+	n += put_scalar(msg + n, 1, id);
+	n += put_scalar(msg + n, 2, (uint64_t)str(w, name));
+	n += put_scalar(msg + n, 3, (uint64_t)str(w, system_name));
+	n += put_scalar(msg + n, 4, (uint64_t)str(w, file));
+	n += put_scalar(msg + n, 5, start_line);
 	put_message(&w->func_bytes, 5, msg, n);
 	hpa_hashmap_put(&w->func_by_key, key, id);
 	return id;
@@ -160,12 +166,11 @@ static uint64_t function_id(struct writer *w, uint64_t key, const char *name,
 static void put_line(struct writer *w, size_t *n, uint64_t function_id, int64_t line)
 {
 	uint8_t m[32];
-	size_t k = put_field(m, 1, function_id);
+	size_t k = put_scalar(m, 1, function_id);
 
-	k += put_field(m + k, 2, (uint64_t)line);
+	k += put_scalar(m + k, 2, (uint64_t)line);
 	HPA_GROW(w->msg, *n + k + 16, w->amsg);
-	*n += put_varint(w->msg + *n, 4 << 3 | 2);
-	*n += put_varint(w->msg + *n, k);
+	*n += put_head(w->msg + *n, 4, k);
 	memcpy(w->msg + *n, m, k);
 	*n += k;
 }
@@ -183,9 +188,9 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 		return id;
 	id = (uint32_t)++w->nlocs;
 	HPA_GROW(w->msg, 64, w->amsg);
-	len += put_field(w->msg + len, 1, id);
-	len += put_field(w->msg + len, 2, mapping_id(w, l->mapping));
-	len += put_field(w->msg + len, 3, l->addr);
+	len += put_scalar(w->msg + len, 1, id);
+	len += put_scalar(w->msg + len, 2, mapping_id(w, l->mapping));
+	len += put_scalar(w->msg + len, 3, l->addr);
 	nl = l->line_nr ? n : 1;
 	for (i = 0; i < nl; i++) {
 		if (l->line_nr) {
@@ -227,7 +232,7 @@ static uint64_t no_stack_location(struct writer *w)
 	f = function_id(w, (uint64_t)str(w, "<no stack>") | (UINT64_C(1) << 63),
 			"<no stack>", "<no stack>", "", 0);
 	HPA_GROW(w->msg, 64, w->amsg);
-	len += put_field(w->msg, 1, id);
+	len += put_scalar(w->msg, 1, id);
 	put_line(w, &len, f, 0);
 	put_message(&w->loc_bytes, 4, w->msg, len);
 	hpa_hashmap_put(&w->loc_by_key, key, id);
@@ -570,22 +575,10 @@ static size_t put_packed(uint8_t *out, unsigned field, const uint64_t *v, size_t
 			len++;
 		}
 	}
-	p += put_varint(p, (uint64_t)field << 3 | 2);
-	p += put_varint(p, len);
+	p += put_head(p, field, len);
 	for (i = 0; i < n; i++)
 		p += put_varint(p, v[i]);
 	return (size_t)(p - out);
-}
-
-/* A scalar proto3 field: omitted when zero. */
-static size_t put_scalar(uint8_t *out, unsigned field, uint64_t v)
-{
-	size_t n;
-
-	if (!v)
-		return 0;
-	n = put_varint(out, (uint64_t)field << 3);   /* wire type 0: varint */
-	return n + put_varint(out + n, v);
 }
 
 /*
@@ -610,16 +603,13 @@ static void put_sample(struct gz *g, const uint8_t *locs, size_t len,
 		size_t lablen = put_scalar(lab, 1, (uint64_t)label[2 * i]);
 
 		lablen += put_scalar(lab + lablen, 2, (uint64_t)label[2 * i + 1]);
-		n += put_varint(rest + n, 3 << 3 | 2);
-		n += put_varint(rest + n, lablen);
+		n += put_head(rest + n, 3, lablen);
 		memcpy(rest + n, lab, lablen);
 		n += lablen;
 	}
 	body = 1 + put_varint(lenv, len) + len + n;   /* field 1's tag, length, varints; then the rest */
-	h = put_varint(head, 2 << 3 | 2);
-	h += put_varint(head + h, body);
-	h += put_varint(head + h, 1 << 3 | 2);
-	h += put_varint(head + h, len);
+	h = put_head(head, 2, body);
+	h += put_head(head + h, 1, len);
 	slot = &g->slot[g->filled % GZ_SLOTS];
 	if (h + len + n < GZ_BLOCK - slot->len) {   /* most samples: into the block being filled, which stays open */
 		uint8_t *o = slot->in + slot->len;
@@ -1012,8 +1002,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 			size_t len = strlen(sv), h;
 			uint8_t sh[16];
 
-			h = put_varint(sh, 6 << 3 | 2);
-			h += put_varint(sh + h, len);
+			h = put_head(sh, 6, len);
 			gz_append(&gz.base, h, sh);
 			gz_append(&gz.base, len, (const uint8_t *)sv);
 		}

@@ -167,7 +167,7 @@ bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame *
 	/* Room for a frame per location left, kept so: only inline levels need more. */
 	HPA_GROW(v->buf, nlocs + 1, v->buf_alloc);
 	out = v->buf;
-	lp = locs;
+	lp = locs;   /* copies in registers: locs's address was taken, v is written through out */
 	lev = v->levels;
 	for (j = 0; j < nlocs; j++) {
 		uint32_t loc = lp[j];
@@ -180,8 +180,7 @@ bool hpa_view_stack(struct hpa_view *v, uint32_t stack, const struct hpa_frame *
 			continue;
 		}
 		n = (size_t)(out - v->buf);
-		if (n + levels + (nlocs - j - 1) > v->buf_alloc)
-			HPA_GROW(v->buf, n + levels + (nlocs - j - 1), v->buf_alloc);
+		HPA_GROW(v->buf, n + levels + (nlocs - j - 1), v->buf_alloc);
 		out = v->buf + n;
 		for (k = j == 0 ? first : 0; k < levels; k++, out++) {
 			out->loc = loc;

@@ -691,16 +691,22 @@ static struct hpa_view_opts thread_view(const struct hpa_profile *prof, struct h
 	return vo;
 }
 
-static bool value_present(const struct hpa_profile *prof, enum hpa_value v)
+/*
+ * The value types the page shows, as a mask: the in-use ones always, the
+ * others where some sample has them (jemalloc without prof_accum writes
+ * zeros).  One pass over the samples for all of them, stopped once every
+ * type is found: a profile without them is read once, not once per type.
+ */
+static unsigned values_present(const struct hpa_profile *prof)
 {
+	unsigned present = 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS, all = (1u << HPA_NVALUES) - 1, v;
 	size_t i;
 
-	if (v == HPA_INUSE_SPACE || v == HPA_INUSE_OBJECTS)
-		return true;
-	for (i = 0; i < prof->samples_nr; i++)
-		if (prof->samples[i].v[v] != 0)
-			return true;
-	return false;
+	for (i = 0; i < prof->samples_nr && present != all; i++)
+		for (v = 0; v < HPA_NVALUES; v++)
+			if (prof->samples[i].v[v] != 0)
+				present |= 1u << v;
+	return present;
 }
 
 static const char *format_name(enum hpa_format f)
@@ -818,9 +824,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
 	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
-	for (v = 0; v < HPA_NVALUES; v++)
-		if (value_present(prof, (enum hpa_value)v))
-			present |= 1u << v;
+	present = values_present(prof);
 	summary(&pg, nthr);
 	/*
 	 * Each view's groups once, for every value type shown; the whole

@@ -388,7 +388,7 @@ static const struct opt_def options[] = {
 	      "--stats: a saved /proc/PID/smaps (or smaps_rollup): splits memory outside the allocator"),
 	PARSE("rss", rss, parse_size, "SIZE", NULL, "--stats: the process's RSS, e.g. 3.7GB"),
 	{ "quiet", 'q', K_FLAG, F(quiet), 0, NULL, NULL, "Other", "no warnings (errors still print)", false },
-	FLAG("timing", timing, NULL, "print each pass's time to stderr (read, symbolize per module, write, ...)"),
+	FLAG("timing", timing, NULL, "print each pass's time (read, symbolize per module, write, ...) and the peak RSS to stderr"),
 	{ "help", 'h', K_HELP, 0, 0, NULL, NULL, NULL, "print this help and exit", false },
 	{ "version", 'V', K_VERSION, 0, 0, NULL, NULL, NULL, "print the version and exit", false },
 };

@@ -464,5 +464,6 @@ int hpa_run(const struct hpa_opts *opts)
 	hpa_profile_release(&prof);
 	free(order);
 	hpa_timing(t0, "total");
+	hpa_timing_peak_rss();
 	return rc;
 }

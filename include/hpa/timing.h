@@ -18,4 +18,11 @@ void hpa_timing(double since, const char *fmt, ...) HPA_PRINTF(2, 3);
 /* The same for a time already summed, in seconds. */
 void hpa_timing_secs(double secs, const char *fmt, ...) HPA_PRINTF(2, 3);
 
+/*
+ * With --timing, the most memory the process has held so far (its peak
+ * resident set, threads included), after the total: "hpa: timing: peak
+ * RSS  44.5 MiB".
+ */
+void hpa_timing_peak_rss(void);
+
 #endif

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "hpa/timing.h"
@@ -44,4 +45,14 @@ void hpa_timing_secs(double secs, const char *fmt, ...)
 	va_start(ap, fmt);
 	print(secs, fmt, ap);
 	va_end(ap);
+}
+
+void hpa_timing_peak_rss(void)
+{
+	struct rusage ru;
+
+	if (!hpa_timing_on || getrusage(RUSAGE_SELF, &ru) != 0)
+		return;
+	/* Linux counts ru_maxrss in KiB. */
+	fprintf(stderr, "hpa: timing: %-44s %9.1f MiB\n", "peak RSS", (double)ru.ru_maxrss / 1024);
 }

@@ -1,0 +1,1 @@
+--timing --show_bytes --sysroot nowhere example/demo example/demo.heap 2>&1 >/dev/null | awk '/^hpa: timing: total / { t = NR } /^hpa: timing: peak RSS / { print (t && NR == t + 1 && $(NF - 1) >= 1 && $NF == "MiB") ? "peak RSS in MiB, after the total" : "bad: " $0 }'

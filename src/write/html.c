@@ -12,7 +12,6 @@
 #include "hpa/compat.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -204,49 +203,36 @@ struct groups {
 };
 
 /*
- * Granularities [from, to) of gr (the calls with the first), for the value
- * types in the mask `values` (those the page shows): one pass over the view.
+ * Every granularity of gr (the calls with the first), for the value types
+ * in the mask `values` (those the page shows): one pass over the view,
+ * which reads each frame's slot once for the three (hpa_group_frames_all).
  */
-static void groups_part(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
-			unsigned values, struct groups *gr, size_t from, size_t to)
-{
-	hpa_group_frames_all(prof, vo, grans + from, to - from, gr->g + from, values,
-			     from ? NULL : gr->edges, from ? NULL : &gr->nedges);
-}
-
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
 			   unsigned values, struct groups *gr)
 {
 	memset(gr, 0, sizeof(*gr));
-	groups_part(prof, vo, values, gr, 0, HPA_ARRAY_SIZE(grans));
+	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, values, gr->edges,
+			     &gr->nedges);
 }
 
 /*
- * The whole view's groups beside the call tree: the functions and calls on
- * a second thread, the call tree on this one, and the lines and files on
- * whichever is done first (the shares differ with the profile: lines cost
- * most where stacks are deep in distinct lines).
+ * The whole view's groups on a second thread, beside the call tree on this
+ * one.  In one pass, not split by granularity between the threads: that
+ * pass costs 0.72 of the two it was (callgrind, 180k stacks: 703 -> 503 M
+ * instructions), less than the other thread could take from it.
  */
 struct groups_job {
 	const struct hpa_profile *prof;
 	const struct hpa_view_opts *vo;
 	unsigned values;
 	struct groups *out;
-	atomic_bool rest_taken;
 };
-
-static void groups_rest(struct groups_job *j)
-{
-	if (!atomic_exchange(&j->rest_taken, true))
-		groups_part(j->prof, j->vo, j->values, j->out, 1, HPA_ARRAY_SIZE(grans));
-}
 
 static void groups_job_run(void *arg)
 {
 	struct groups_job *j = arg;
 
-	groups_part(j->prof, j->vo, j->values, j->out, 0, 1);
-	groups_rest(j);
+	groups_compute(j->prof, j->vo, j->values, j->out);
 }
 
 static void groups_release(struct groups *gr)
@@ -830,12 +816,10 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	 * Each view's groups once, for every value type shown; the whole
 	 * view's beside the rest (groups_job): they only read the profile.
 	 */
-	memset(&all, 0, sizeof(all));
 	all_job.prof = prof;
 	all_job.vo = &vo;
 	all_job.values = present;
 	all_job.out = &all;
-	atomic_init(&all_job.rest_taken, false);
 	hpa_task_start(&all_task, groups_job_run, &all_job);
 	if (diff) {
 		struct hpa_view_opts side = vo;
@@ -878,7 +862,6 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			emit_shared_tree(&pg, &shared, v, present, later);
 		}
 	}
-	groups_rest(&all_job);
 	hpa_task_wait(&all_task);
 	if (have_shared && !nthr) {
 		rows_side_by_side(&pg, &all, present, rows);

@@ -618,6 +618,50 @@ static HPA_ALWAYS_INLINE void walk_keys(struct keys *k, unsigned nv, const struc
 }
 
 /*
+ * Several granularities' keys at once (--html's functions, lines and
+ * files): walk_keys() for each of ks[0 .. nk), in one pass over the
+ * frames, each slot read once.  Only a kernel frame has no key, at every
+ * granularity alike (frame_key_new), so the leaf and the frames skipped
+ * are the same for all, and each key's sums get the same values in the
+ * same order as a walk per granularity would add them.  The calls are the
+ * first's.  Always inlined with nk (2 or 3) and nv constants.
+ */
+static HPA_ALWAYS_INLINE void walk_keys_n(struct keys *ks, size_t nk, unsigned nv,
+					  const struct hpa_frame *frames, size_t nr, const uint32_t *slots,
+					  const uint32_t *nostack, double stamp, const double *vals)
+{
+	struct keys *k0 = &ks[0], *k1 = &ks[1], *k2 = &ks[2];   /* k2: with nk 3 only */
+	uint32_t key = NO_KEY, callee;
+	size_t f;
+
+	for (f = 0; f < nr && key == NO_KEY; f++)   /* the leaf: the first frame with a key */
+		key = frame_key(k0, frames[f], slots[f]);
+	if (key == NO_KEY) {
+		add(k0, nv, nostack[0], stamp, vals, true);
+		add(k1, nv, nostack[1], stamp, vals, true);
+		if (nk == 3)
+			add(k2, nv, nostack[2], stamp, vals, true);
+		return;
+	}
+	add(k0, nv, key, stamp, vals, true);
+	add(k1, nv, frame_key(k1, frames[f - 1], slots[f - 1]), stamp, vals, true);
+	if (nk == 3)
+		add(k2, nv, frame_key(k2, frames[f - 1], slots[f - 1]), stamp, vals, true);
+	for (callee = key; f < nr; f++) {   /* its callers */
+		key = frame_key(k0, frames[f], slots[f]);
+		if (key == NO_KEY)
+			continue;
+		add(k0, nv, key, stamp, vals, false);
+		add(k1, nv, frame_key(k1, frames[f], slots[f]), stamp, vals, false);
+		if (nk == 3)
+			add(k2, nv, frame_key(k2, frames[f], slots[f]), stamp, vals, false);
+		if (k0->calls && callee != key)
+			add_edge(k0, nv, slots[f], key, callee, stamp, vals);
+		callee = key;
+	}
+}
+
+/*
  * Add values `vals` of frames[0 .. nr) to ks[0 .. nk), as one sample
  * (`sample`: its index, counted once per key and call).  `slots` has room
  * for nr.
@@ -630,6 +674,14 @@ static void walk_frames(struct keys *ks, size_t nk, struct hpa_view *view, const
 
 	for (f = 0; f < nr; f++)
 		slots[f] = (uint32_t)hpa_view_slot(view, frames[f]);
+	if (nk == 3 && ks[0].nv == 2) {   /* --html's three, the common value counts: one pass */
+		walk_keys_n(ks, 3, 2, frames, nr, slots, nostack, stamp, vals);
+		return;
+	}
+	if (nk == 3 && ks[0].nv == 4) {
+		walk_keys_n(ks, 3, 4, frames, nr, slots, nostack, stamp, vals);
+		return;
+	}
 	for (j = 0; j < nk; j++) {
 		struct keys *k = &ks[j];
 

@@ -470,7 +470,9 @@ static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int3
 
 /*
  * The call tree root first: parallel arrays parent (node index, -1 for the
- * root), name (full), label (short), after and before (the base's); nodes
+ * root), name (full), label (short), after, and before (the base's: in a
+ * diff only, the page reads it nowhere else; a tree of 7.5k stacks has
+ * 87k nodes of zeros there); nodes
  * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
  * `type` picks the column of a tree built with all_values.  A tree that
  * holds several value types is written once for all of them: `types`
@@ -488,7 +490,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
 	if (after_only)
 		hpa_sb_adds(&pg->sb, "\"shared\":true");
 	for (c = 0; c < HPA_ARRAY_SIZE(tree_cols); c++)
-		if (!after_only || c == COL_AFTER)
+		if ((!after_only || c == COL_AFTER) && (c != COL_BEFORE || t->diff))
 			tree_col(pg, t, index, type, c, c || after_only);
 	tree_tail(pg, t, index, kept, after_only);
 	free(index);
@@ -498,7 +500,8 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
  * The shared tree of every value type shown (emit_tree's), its columns of
  * values made on a second thread while this one writes the parents and the
  * names (which take the page's string ids, in the order one thread would
- * take them): the first type's tree in full into the page, each later
+ * take them): the first type's tree in full into the page (its before
+ * column in a diff only), each later
  * type's after column into later[v].
  */
 struct tree_numbers {
@@ -516,7 +519,8 @@ static void tree_numbers_run(void *arg)
 	int v;
 
 	tree_col(&j->numbers, j->t, j->index, j->lead, COL_AFTER, true);
-	tree_col(&j->numbers, j->t, j->index, j->lead, COL_BEFORE, true);
+	if (j->t->diff)
+		tree_col(&j->numbers, j->t, j->index, j->lead, COL_BEFORE, true);
 	for (v = j->lead + 1; v < HPA_NVALUES; v++)
 		if (j->types >> v & 1)
 			emit_tree(&j->later[v], j->t, v, j->types, true);

@@ -144,7 +144,8 @@ static uint32_t *layout(struct tree *t, size_t *count)
 	return order;
 }
 
-void hpa_put_escaped(FILE *fp, const char *s, size_t max_chars)
+/* s escaped for XML text and attributes, at most max_chars characters of it, into sb. */
+static void sb_escaped(struct hpa_strbuf *sb, const char *s, size_t max_chars)
 {
 	const unsigned char *p = (const unsigned char *)s, *run = p;   /* run: written as is */
 	size_t chars = 0;
@@ -185,13 +186,22 @@ void hpa_put_escaped(FILE *fp, const char *s, size_t max_chars)
 			continue;
 		}
 		if (p > run)
-			fwrite(run, 1, (size_t)(p - run), fp);
-		fputs(esc, fp);
+			hpa_sb_add(sb, run, (size_t)(p - run));
+		hpa_sb_adds(sb, esc);
 		p += ok ? len : 1;
 		run = p;
 	}
 	if (p > run)
-		fwrite(run, 1, (size_t)(p - run), fp);
+		hpa_sb_add(sb, run, (size_t)(p - run));
+}
+
+void hpa_put_escaped(FILE *fp, const char *s, size_t max_chars)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+
+	sb_escaped(&sb, s, max_chars);
+	fwrite(sb.buf ? sb.buf : "", 1, sb.len, fp);
+	hpa_sb_release(&sb);
 }
 
 static size_t utf8_chars(const char *s)
@@ -277,54 +287,42 @@ static void human(char *out, size_t size, double v, const struct hpa_opts *opts)
 	hpa_format_total(out, size, v, &o);
 }
 
-/* printf("%u", v). */
-static void put_uint(FILE *fp, unsigned v)
-{
-	char b[16];
-	size_t n = sizeof(b);
-
-	do
-		b[--n] = (char)('0' + v % 10);
-	while (v /= 10);
-	fwrite(b + n, 1, sizeof(b) - n, fp);
-}
-
 /* printf("%.*f", prec, v), faster (hpa_fixed). */
-static void put_fixed(FILE *fp, double v, unsigned prec)
+static void put_fixed(struct hpa_strbuf *sb, double v, unsigned prec)
 {
 	char b[HPA_FIXED_MAX];
 
-	fwrite(b, 1, hpa_fixed(b, v, prec), fp);
+	hpa_sb_add(sb, b, hpa_fixed(b, v, prec));
 }
 
-static void tooltip(FILE *fp, const struct tree *t, uint32_t id, double total,
+static void tooltip(struct hpa_strbuf *sb, const struct tree *t, uint32_t id, double total,
 		    const struct hpa_opts *opts)
 {
 	const struct hpa_call_node *nd = &t->nodes[id];
 	char a[HPA_FIXED_MAX], b[48], ha[48];
 	double delta = nd->after - nd->before;
 
-	hpa_put_escaped(fp, node_name(t, id), SIZE_MAX);
+	sb_escaped(sb, node_name(t, id), SIZE_MAX);
 	hpa_fixed(a, nd->after, 0);
 	human(ha, sizeof(ha), nd->after, opts);
 	if (!t->diff) {
-		fputs("&#10;", fp);
+		hpa_sb_adds(sb, "&#10;");
 		if (!hpa_value_is_objects(opts->value)) {   /* "12 objects", not "12 objects (12 objects)" */
-			fputs(a, fp);
-			fputs(" bytes (", fp);
+			hpa_sb_adds(sb, a);
+			hpa_sb_adds(sb, " bytes (");
 		}
-		fputs(ha, fp);
-		fputs(hpa_value_is_objects(opts->value) ? ", " : "), ", fp);
-		put_fixed(fp, total ? nd->after * 100 / total : 0, 2);
-		fputc('%', fp);
+		hpa_sb_adds(sb, ha);
+		hpa_sb_adds(sb, hpa_value_is_objects(opts->value) ? ", " : "), ");
+		put_fixed(sb, total ? nd->after * 100 / total : 0, 2);
+		hpa_sb_addc(sb, '%');
 		return;
 	}
 	snprintf(b, sizeof(b), "%.0f", nd->before);
-	fprintf(fp, "&#10;%s \xe2\x86\x92 %s (%s), \xce\x94 %+.0f", b, a, ha, delta);
+	hpa_sb_addf(sb, "&#10;%s \xe2\x86\x92 %s (%s), \xce\x94 %+.0f", b, a, ha, delta);
 	if (nd->before != 0)
-		fprintf(fp, " (%+.1f%%)", delta * 100 / nd->before);
+		hpa_sb_addf(sb, " (%+.1f%%)", delta * 100 / nd->before);
 	else if (nd->after != 0)
-		fputs(" (new)", fp);
+		hpa_sb_adds(sb, " (new)");
 }
 
 static const char *base_name(const char *path)
@@ -372,7 +370,7 @@ static void default_title(char *out, size_t size, const struct hpa_profile *prof
 		 t->diff && t->nodes[0].after - t->nodes[0].before > 0 ? "+" : "", total);
 }
 
-/* The frames order[lo..hi) of the picture, to j->fp; the number drawn. */
+/* The frames order[lo..hi) of the picture, to fp; the number drawn. */
 struct frames_job {
 	FILE *fp;
 	const struct tree *t;
@@ -384,13 +382,13 @@ struct frames_job {
 	int height, top, bottom;
 };
 
-static void write_frames(struct frames_job *j)
+/* The frames of j (order[lo..hi)) appended to sb. */
+static void write_frames(struct frames_job *j, struct hpa_strbuf *sb)
 {
 	const struct tree *t = j->t;
 	const struct hpa_profile *prof = j->prof;
 	const struct hpa_opts *opts = j->opts;
 	const uint32_t *order = j->order;
-	FILE *fp = j->fp;
 	double total = j->total, scale = j->scale, minw = j->minw, max_delta = j->max_delta;
 	int height = j->height, top = j->top, bottom = j->bottom;
 	size_t i, shown = 0;
@@ -421,164 +419,165 @@ static void write_frames(struct frames_job *j)
 				    fmax(fabs(nd->before), fabs(nd->after)), colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
-		fputs("<g data-x=\"", fp);
-		put_fixed(fp, nx / total, 8);
-		fputs("\" data-w=\"", fp);
-		put_fixed(fp, nw / total, 8);
-		fputs("\" data-d=\"", fp);
-		put_uint(fp, nd->depth);
-		fputc('"', fp);
+		hpa_sb_adds(sb, "<g data-x=\"");
+		put_fixed(sb, nx / total, 8);
+		hpa_sb_adds(sb, "\" data-w=\"");
+		put_fixed(sb, nw / total, 8);
+		hpa_sb_adds(sb, "\" data-d=\"");
+		hpa_sb_add_int(sb, nd->depth);
+		hpa_sb_addc(sb, '"');
 		if (strcmp(label, name)) {
-			fputs(" data-l=\"", fp);
-			hpa_put_escaped(fp, label, SIZE_MAX);
-			fputc('"', fp);
+			hpa_sb_adds(sb, " data-l=\"");
+			sb_escaped(sb, label, SIZE_MAX);
+			hpa_sb_addc(sb, '"');
 		}
-		fputs("><title>", fp);
-		tooltip(fp, t, order[i], t->nodes[0].after, opts);
+		hpa_sb_adds(sb, "><title>");
+		tooltip(sb, t, order[i], t->nodes[0].after, opts);
 		if (t->dumps) {
 			size_t d;
-			fprintf(fp, "; grew in %.0f%% of steps:", steadiness(t, order[i], 1) * 100);
+			hpa_sb_addf(sb, "; grew in %.0f%% of steps:", steadiness(t, order[i], 1) * 100);
 			for (d = 0; d < t->dumps; d++)
-				fprintf(fp, " %.0f", t->ct.series[(size_t)order[i] * t->dumps + d]);
+				hpa_sb_addf(sb, " %.0f", t->ct.series[(size_t)order[i] * t->dumps + d]);
 		}
-		fputs("</title><rect x=\"", fp);
-		put_fixed(fp, x, 2);
-		fputs("\" y=\"", fp);
-		put_uint(fp, (unsigned)y);   /* y >= 0: frames are drawn inside the picture */
-		fputs("\" width=\"", fp);
-		put_fixed(fp, w, 2);
-		fputs("\" height=\"", fp);
-		put_uint(fp, FRAME_H - 1);
-		fputs("\" fill=\"", fp);
-		fputs(colour, fp);
-		fputs("\" rx=\"2\" ry=\"2\"/><text x=\"", fp);
-		put_fixed(fp, x + 3, 2);
-		fputs("\" y=\"", fp);
-		put_fixed(fp, y + FRAME_H / 2.0 + 4, 1);
-		fputs("\">", fp);
+		hpa_sb_adds(sb, "</title><rect x=\"");
+		put_fixed(sb, x, 2);
+		hpa_sb_adds(sb, "\" y=\"");
+		hpa_sb_add_int(sb, y);   /* y >= 0: frames are drawn inside the picture */
+		hpa_sb_adds(sb, "\" width=\"");
+		put_fixed(sb, w, 2);
+		hpa_sb_adds(sb, "\" height=\"");
+		hpa_sb_add_int(sb, FRAME_H - 1);
+		hpa_sb_adds(sb, "\" fill=\"");
+		hpa_sb_adds(sb, colour);
+		hpa_sb_adds(sb, "\" rx=\"2\" ry=\"2\"/><text x=\"");
+		put_fixed(sb, x + 3, 2);
+		hpa_sb_adds(sb, "\" y=\"");
+		put_fixed(sb, y + FRAME_H / 2.0 + 4, 1);
+		hpa_sb_adds(sb, "\">");
 		if (chars >= 3) {   /* cut on characters before escaping, never inside an entity */
-			hpa_put_escaped(fp, label, len <= chars ? SIZE_MAX : chars - 2);
+			sb_escaped(sb, label, len <= chars ? SIZE_MAX : chars - 2);
 			if (len > chars)
-				fputs("..", fp);
+				hpa_sb_adds(sb, "..");
 		}
-		fputs("</text></g>\n", fp);
+		hpa_sb_adds(sb, "</text></g>\n");
 	}
 	j->shown = shown;
 }
 
 /*
- * The frames, every other stretch of FRAMES_CHUNK formatted on a second
- * thread when there are many (formatting 37k frames, 8.7 MB, took as long
- * as building the tree of 7.5k stacks): this thread formats its stretches
- * straight into the output and, between them, writes out the other's from
- * one buffer they take turns on (kept small and reused: a whole half held
- * in memory cost more, in fresh pages, than it saved).  The same bytes as
- * one pass.
+ * The frames, formatted into a buffer (as many short pieces through stdio
+ * cost a quarter of the instructions of a 7.5k-stack graph) and written
+ * out FRAMES_CHUNK frames at a time.  Every other stretch is formatted on
+ * a second thread when there are many (formatting 37k frames, 8.7 MB, took
+ * as long as building the tree of 7.5k stacks): this thread formats its
+ * stretches and, between them, writes out the other's from one buffer they
+ * take turns on (kept small and reused: a whole half held in memory cost
+ * more, in fresh pages, than it saved).  The same bytes as one pass.
  */
 #define FRAMES_CHUNK 1024
 #define FRAMES_SPLIT_MIN (4 * FRAMES_CHUNK)
 
 struct frames_pair {
 	struct frames_job job;        /* the second thread's stretches */
-	struct hpa_strbuf text;       /* the stretch it formatted, until written */
+	/*
+	 * The stretch it formatted, until written: formatted in a buffer only
+	 * it touches, then copied here in one piece.  Formatted straight into
+	 * the buffer the first thread reads, every short append met lines the
+	 * other processor held (a stretch took it twice as long as the first
+	 * thread its own).  The first thread frees it at the end.
+	 */
+	const char *text;
+	size_t text_len;
 	size_t ready;                 /* stretches formatted (odd ones: 1, 3, ...) */
 	size_t written;               /* stretches written out by the first thread */
-	bool failed;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
 
-static ssize_t text_write(void *cookie, const char *buf, size_t len)
+/* Stretch k of all's frames (FRAMES_CHUNK of them) into sb, emptied first. */
+static size_t write_stretch(const struct frames_job *all, size_t k, struct hpa_strbuf *sb)
 {
-	hpa_sb_add(cookie, buf, len);
-	return (ssize_t)len;
+	struct frames_job j = *all;
+
+	j.lo = all->lo + k * FRAMES_CHUNK;
+	j.hi = j.lo + FRAMES_CHUNK < all->hi ? j.lo + FRAMES_CHUNK : all->hi;
+	sb->len = 0;
+	write_frames(&j, sb);
+	return j.shown;
 }
 
 static void frames_second(void *arg)
 {
 	struct frames_pair *p = arg;
 	struct frames_job *j = &p->job;
-	size_t lo = j->lo, hi = j->hi, k, shown = 0;
-	cookie_io_functions_t io = { NULL, text_write, NULL, NULL };
+	struct hpa_strbuf text = HPA_STRBUF_INIT, scratch = HPA_STRBUF_INIT;
+	size_t k, shown = 0;
 
-	for (k = 1; lo + k * FRAMES_CHUNK < hi; k += 2) {
+	for (k = 1; j->lo + k * FRAMES_CHUNK < j->hi; k += 2) {
+		shown += write_stretch(j, k, &scratch);
 		pthread_mutex_lock(&p->mu);
 		while (p->written < k - 1)   /* the buffer is free once its last stretch was written */
 			pthread_cond_wait(&p->cv, &p->mu);
 		pthread_mutex_unlock(&p->mu);
-		p->text.len = 0;
-		j->fp = p->failed ? NULL : fopencookie(&p->text, "w", io);
-		if (j->fp) {
-			j->lo = lo + k * FRAMES_CHUNK;
-			j->hi = j->lo + FRAMES_CHUNK < hi ? j->lo + FRAMES_CHUNK : hi;
-			setvbuf(j->fp, NULL, _IOFBF, 64 * 1024);
-			write_frames(j);
-			shown += j->shown;
-			fclose(j->fp);
-		}
+		text.len = 0;
+		hpa_sb_add(&text, scratch.buf ? scratch.buf : "", scratch.len);
 		pthread_mutex_lock(&p->mu);
-		p->failed |= !j->fp;
+		p->text = text.buf;
+		p->text_len = text.len;
 		p->ready = k + 1;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 	}
 	j->shown = shown;
+	hpa_sb_release(&scratch);
 }
 
 static size_t write_frames_split(struct frames_job *all)
 {
 	struct frames_pair p;
 	struct hpa_task task;
-	size_t k, shown = 0, lo = all->lo, hi = all->hi;
+	struct hpa_strbuf mine = HPA_STRBUF_INIT;
+	size_t k, shown = 0;
+	bool second = all->hi - all->lo >= FRAMES_SPLIT_MIN && hpa_processors() >= 2;
 
-	if (hi - lo < FRAMES_SPLIT_MIN || hpa_processors() < 2) {
-		write_frames(all);
-		return all->shown;
-	}
 	memset(&p, 0, sizeof(p));
-	p.job = *all;
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.cv, NULL);
-	hpa_task_start(&task, frames_second, &p);
-	if (!task.started) {   /* no second thread after all: in one pass here */
-		pthread_mutex_destroy(&p.mu);
-		pthread_cond_destroy(&p.cv);
-		write_frames(all);
-		return all->shown;
-	}
-	for (k = 0; lo + k * FRAMES_CHUNK < hi; k++) {
-		struct frames_job j = *all;
-
-		j.lo = lo + k * FRAMES_CHUNK;
-		j.hi = j.lo + FRAMES_CHUNK < hi ? j.lo + FRAMES_CHUNK : hi;
-		if (k % 2 == 0) {
-			write_frames(&j);
-			shown += j.shown;
-		} else {
-			bool failed;
-
-			pthread_mutex_lock(&p.mu);
-			while (p.ready < k + 1)
-				pthread_cond_wait(&p.cv, &p.mu);
-			failed = p.failed;
-			pthread_mutex_unlock(&p.mu);
-			if (failed) {   /* no stream for the second thread: formatted here */
-				write_frames(&j);
-				shown += j.shown;
-			} else {
-				fwrite(p.text.buf, 1, p.text.len, all->fp);
-			}
+	if (second) {
+		p.job = *all;
+		pthread_mutex_init(&p.mu, NULL);
+		pthread_cond_init(&p.cv, NULL);
+		hpa_task_start(&task, frames_second, &p);
+		second = task.started;   /* no second thread after all: every stretch here */
+		if (!second) {
+			pthread_mutex_destroy(&p.mu);
+			pthread_cond_destroy(&p.cv);
 		}
+	}
+	for (k = 0; all->lo + k * FRAMES_CHUNK < all->hi; k++) {
+		if (!second || k % 2 == 0) {
+			shown += write_stretch(all, k, &mine);
+			if (mine.len)
+				fwrite(mine.buf, 1, mine.len, all->fp);
+			continue;
+		}
+		pthread_mutex_lock(&p.mu);
+		while (p.ready < k + 1)
+			pthread_cond_wait(&p.cv, &p.mu);
+		pthread_mutex_unlock(&p.mu);
+		if (p.text_len)
+			fwrite(p.text, 1, p.text_len, all->fp);
 		pthread_mutex_lock(&p.mu);
 		p.written = k + 1;
 		pthread_cond_broadcast(&p.cv);
 		pthread_mutex_unlock(&p.mu);
 	}
-	hpa_task_wait(&task);
-	shown += p.job.shown;   /* what it formatted; the rest was counted here */
-	pthread_mutex_destroy(&p.mu);
-	pthread_cond_destroy(&p.cv);
-	hpa_sb_release(&p.text);
+	if (second) {
+		hpa_task_wait(&task);
+		shown += p.job.shown;   /* what it formatted; the rest was counted here */
+		pthread_mutex_destroy(&p.mu);
+		pthread_cond_destroy(&p.cv);
+	}
+	free((char *)p.text);
+	hpa_sb_release(&mine);
 	return shown;
 }
 

@@ -310,6 +310,14 @@ static PbValueType *value_type(struct writer *w, const char *type, const char *u
  */
 #define GZ_BLOCK ((size_t)1 << 18)
 #define GZ_SLOTS 4                  /* blocks in flight */
+/*
+ * What is packed goes to the blocks through a stage of GZ_STAGE bytes only
+ * this thread touches, copied into a block in one piece.  Written straight
+ * into a block, every short append met cache lines a worker had last read
+ * (the blocks are reused): on the development machine that made the
+ * packing thread wait at nearly each new line.
+ */
+#define GZ_STAGE ((size_t)1 << 16)
 #define GZ_WORKERS 2
 
 struct gz_slot {
@@ -335,6 +343,8 @@ struct gz {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	z_stream z;                  /* the packing thread's, with no worker */
+	uint8_t *stage;              /* bytes packed, not yet in a block */
+	size_t staged;
 };
 
 /* Compress slot s with stream z (raw deflate, level 1). */
@@ -453,10 +463,9 @@ static void gz_submit(struct gz *g, bool last)
 	next->len = 0;
 }
 
-static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+/* data[0 .. len) into the blocks, each handed over once full. */
+static void gz_put(struct gz *g, const uint8_t *data, size_t len)
 {
-	struct gz *g = (struct gz *)buf;
-
 	while (len) {
 		struct gz_slot *s = &g->slot[g->filled % GZ_SLOTS];
 		size_t n = len < GZ_BLOCK - s->len ? len : GZ_BLOCK - s->len;
@@ -468,6 +477,29 @@ static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
 		if (s->len == GZ_BLOCK)
 			gz_submit(g, false);
 	}
+}
+
+static void gz_flush_stage(struct gz *g)
+{
+	gz_put(g, g->stage, g->staged);
+	g->staged = 0;
+}
+
+static void gz_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+{
+	struct gz *g = (struct gz *)buf;
+
+	if (!len)
+		return;
+	if (len > GZ_STAGE / 2) {   /* a large piece (the locations, say): in one copy, in order */
+		gz_flush_stage(g);
+		gz_put(g, data, len);
+		return;
+	}
+	if (len > GZ_STAGE - g->staged)
+		gz_flush_stage(g);
+	memcpy(g->stage + g->staged, data, len);
+	g->staged += len;
 }
 
 static int gz_start(struct gz *g, FILE *fp)
@@ -482,6 +514,7 @@ static int gz_start(struct gz *g, FILE *fp)
 	atomic_init(&g->failed, false);
 	for (k = 0; k < GZ_SLOTS; k++)
 		g->slot[k].in = xmalloc(GZ_BLOCK);
+	g->stage = xmalloc(GZ_STAGE);
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	want = hpa_processors() > 1 ? GZ_WORKERS : 0;
@@ -500,6 +533,7 @@ static int gz_finish(struct gz *g)
 	uint8_t tail[8];
 	size_t k;
 
+	gz_flush_stage(g);
 	gz_submit(g, true);
 	gz_write(g, g->filled);
 	if (g->workers) {
@@ -522,6 +556,7 @@ static int gz_finish(struct gz *g)
 		free(g->slot[k].in);
 		free(g->slot[k].out);
 	}
+	free(g->stage);
 	return g->failed ? hpa_error("cannot write the compressed profile") : 0;
 }
 
@@ -591,7 +626,6 @@ static void put_sample(struct gz *g, const uint8_t *locs, size_t len,
 		       const int64_t values[4], const int64_t label[4], size_t nlabels)
 {
 	uint8_t head[32], lenv[10], rest[160];
-	struct gz_slot *slot;
 	size_t i, n = 0, h, body;
 	uint64_t v[4];
 
@@ -610,14 +644,15 @@ static void put_sample(struct gz *g, const uint8_t *locs, size_t len,
 	body = 1 + put_varint(lenv, len) + len + n;   /* field 1's tag, length, varints; then the rest */
 	h = put_head(head, 2, body);
 	h += put_head(head + h, 1, len);
-	slot = &g->slot[g->filled % GZ_SLOTS];
-	if (h + len + n < GZ_BLOCK - slot->len) {   /* most samples: into the block being filled, which stays open */
-		uint8_t *o = slot->in + slot->len;
+	if (h + len + n > GZ_STAGE - g->staged && h + len + n <= GZ_STAGE)
+		gz_flush_stage(g);
+	if (h + len + n <= GZ_STAGE - g->staged) {   /* nearly all samples: into the stage at once */
+		uint8_t *o = g->stage + g->staged;
 
 		memcpy(o, head, h);
 		memcpy(o + h, locs, len);
 		memcpy(o + h + len, rest, n);
-		slot->len += h + len + n;
+		g->staged += h + len + n;
 		return;
 	}
 	gz_append(&g->base, h, head);

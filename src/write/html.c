@@ -472,8 +472,8 @@ static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int3
  * The call tree root first: parallel arrays parent (node index, -1 for the
  * root), name (full), label (short), after, and before (the base's: in a
  * diff only, the page reads it nowhere else; a tree of 7.5k stacks has
- * 87k nodes of zeros there); nodes
- * under TREE_MIN_SHARE of the larger total are left out with their subtrees.
+ * 87k nodes of zeros there); nodes under TREE_MIN_SHARE of the larger
+ * total are left out with their subtrees.
  * `type` picks the column of a tree built with all_values.  A tree that
  * holds several value types is written once for all of them: `types`
  * (a mask; 0 for `type` alone) are the ones whose shown nodes it keeps,
@@ -501,8 +501,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
  * values made on a second thread while this one writes the parents and the
  * names (which take the page's string ids, in the order one thread would
  * take them): the first type's tree in full into the page (its before
- * column in a diff only), each later
- * type's after column into later[v].
+ * column in a diff only), each later type's after column into later[v].
  */
 struct tree_numbers {
 	const struct hpa_call_tree *t;

@@ -591,46 +591,21 @@ static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned 
 		vals[v] = prof->samples[i].v[vidx[v]] * w;
 }
 
-/* One granularity's keys of walk_frames(), nv (k->nv) a constant where it is called. */
-static HPA_ALWAYS_INLINE void walk_keys(struct keys *k, unsigned nv, const struct hpa_frame *frames,
-					size_t nr, const uint32_t *slots, uint32_t nostack, double stamp,
-					const double *vals)
-{
-	uint32_t key = NO_KEY, callee;
-	size_t f;
-
-	for (f = 0; f < nr && key == NO_KEY; f++)   /* the leaf: the first frame with a key */
-		key = frame_key(k, frames[f], slots[f]);
-	if (key == NO_KEY) {
-		add(k, nv, nostack, stamp, vals, true);
-		return;
-	}
-	add(k, nv, key, stamp, vals, true);
-	for (callee = key; f < nr; f++) {   /* its callers */
-		key = frame_key(k, frames[f], slots[f]);
-		if (key == NO_KEY)
-			continue;
-		add(k, nv, key, stamp, vals, false);
-		if (k->calls && callee != key)
-			add_edge(k, nv, slots[f], key, callee, stamp, vals);
-		callee = key;
-	}
-}
-
 /*
- * Several granularities' keys at once (--html's functions, lines and
- * files): walk_keys() for each of ks[0 .. nk), in one pass over the
- * frames, each slot read once.  Only a kernel frame has no key, at every
- * granularity alike (frame_key_new), so the leaf and the frames skipped
- * are the same for all, and each key's sums get the same values in the
- * same order as a walk per granularity would add them.  The calls are the
- * first's.  Always inlined with nk (2 or 3) and nv constants.
+ * The keys of frames[0 .. nr) at ks[0 .. nk) (nk 1 to 3: --html's
+ * functions, lines and files at once), the sample's values to each key's
+ * cum once and to the leaf's flat, the calls to ks[0]'s edges: one pass
+ * over the frames, each slot read once.  Only a kernel frame has no key,
+ * at every granularity alike (frame_key_new), so the leaf and the frames
+ * skipped are the same for all, and each key's sums get the same values in
+ * the same order as a walk per granularity would add them.  Always
+ * inlined with nk and nv (k->nv) constants where it is called.
  */
-static HPA_ALWAYS_INLINE void walk_keys_n(struct keys *ks, size_t nk, unsigned nv,
-					  const struct hpa_frame *frames, size_t nr, const uint32_t *slots,
-					  const uint32_t *nostack, double stamp, const double *vals)
+static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
+					const struct hpa_frame *frames, size_t nr, const uint32_t *slots,
+					const uint32_t *nostack, double stamp, const double *vals)
 {
-	struct keys *k0 = &ks[0], *k1 = &ks[1], *k2 = &ks[2];   /* k2: with nk 3 only */
+	struct keys *k0 = &ks[0], *k1 = nk >= 2 ? &ks[1] : k0, *k2 = nk == 3 ? &ks[2] : k0;   /* used as nk says */
 	uint32_t key = NO_KEY, callee;
 	size_t f;
 
@@ -638,13 +613,15 @@ static HPA_ALWAYS_INLINE void walk_keys_n(struct keys *ks, size_t nk, unsigned n
 		key = frame_key(k0, frames[f], slots[f]);
 	if (key == NO_KEY) {
 		add(k0, nv, nostack[0], stamp, vals, true);
-		add(k1, nv, nostack[1], stamp, vals, true);
+		if (nk >= 2)
+			add(k1, nv, nostack[1], stamp, vals, true);
 		if (nk == 3)
 			add(k2, nv, nostack[2], stamp, vals, true);
 		return;
 	}
 	add(k0, nv, key, stamp, vals, true);
-	add(k1, nv, frame_key(k1, frames[f - 1], slots[f - 1]), stamp, vals, true);
+	if (nk >= 2)
+		add(k1, nv, frame_key(k1, frames[f - 1], slots[f - 1]), stamp, vals, true);
 	if (nk == 3)
 		add(k2, nv, frame_key(k2, frames[f - 1], slots[f - 1]), stamp, vals, true);
 	for (callee = key; f < nr; f++) {   /* its callers */
@@ -652,7 +629,8 @@ static HPA_ALWAYS_INLINE void walk_keys_n(struct keys *ks, size_t nk, unsigned n
 		if (key == NO_KEY)
 			continue;
 		add(k0, nv, key, stamp, vals, false);
-		add(k1, nv, frame_key(k1, frames[f], slots[f]), stamp, vals, false);
+		if (nk >= 2)
+			add(k1, nv, frame_key(k1, frames[f], slots[f]), stamp, vals, false);
 		if (nk == 3)
 			add(k2, nv, frame_key(k2, frames[f], slots[f]), stamp, vals, false);
 		if (k0->calls && callee != key)
@@ -675,11 +653,11 @@ static void walk_frames(struct keys *ks, size_t nk, struct hpa_view *view, const
 	for (f = 0; f < nr; f++)
 		slots[f] = (uint32_t)hpa_view_slot(view, frames[f]);
 	if (nk == 3 && ks[0].nv == 2) {   /* --html's three, the common value counts: one pass */
-		walk_keys_n(ks, 3, 2, frames, nr, slots, nostack, stamp, vals);
+		walk_keys(ks, 3, 2, frames, nr, slots, nostack, stamp, vals);
 		return;
 	}
 	if (nk == 3 && ks[0].nv == 4) {
-		walk_keys_n(ks, 3, 4, frames, nr, slots, nostack, stamp, vals);
+		walk_keys(ks, 3, 4, frames, nr, slots, nostack, stamp, vals);
 		return;
 	}
 	for (j = 0; j < nk; j++) {
@@ -687,16 +665,16 @@ static void walk_frames(struct keys *ks, size_t nk, struct hpa_view *view, const
 
 		switch (k->nv) {   /* the common value counts, each its own loop */
 		case 1:
-			walk_keys(k, 1, frames, nr, slots, nostack[j], stamp, vals);
+			walk_keys(k, 1, 1, frames, nr, slots, nostack + j, stamp, vals);
 			break;
 		case 2:
-			walk_keys(k, 2, frames, nr, slots, nostack[j], stamp, vals);
+			walk_keys(k, 1, 2, frames, nr, slots, nostack + j, stamp, vals);
 			break;
 		case 4:
-			walk_keys(k, 4, frames, nr, slots, nostack[j], stamp, vals);
+			walk_keys(k, 1, 4, frames, nr, slots, nostack + j, stamp, vals);
 			break;
 		default:
-			walk_keys(k, k->nv, frames, nr, slots, nostack[j], stamp, vals);
+			walk_keys(k, 1, k->nv, frames, nr, slots, nostack + j, stamp, vals);
 		}
 	}
 }

@@ -317,6 +317,21 @@ static bool shows_threads(const struct hpa_opts *opts)
 		opts->mode == HPA_MODE_PROTO || opts->mode == HPA_MODE_HTML;
 }
 
+/*
+ * Whether this run's report needs each thread's own samples stored apart
+ * (hpa_profile_split_threads): views of one thread (--thread N,
+ * --threads) and the page's thread tabs, which it has with two threads or
+ * more.  --proto's thread labels read a sample one thread holds whole as
+ * that thread's (hpa_sample_own_thread); the other reports read the
+ * all-threads samples only.
+ */
+static bool splits_threads(const struct hpa_opts *opts, const struct hpa_profile *prof)
+{
+	if (opts->thread != HPA_THREAD_ALL || opts->mode == HPA_MODE_THREADS)
+		return true;
+	return opts->mode == HPA_MODE_HTML && prof->threads_nr >= 2;
+}
+
 int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_profile prof;
@@ -370,6 +385,8 @@ int hpa_run(const struct hpa_opts *opts)
 	if (!rc)
 		rc = check_bases(&prof, opts);
 	t = hpa_now();
+	if (!rc && splits_threads(opts, &prof))
+		hpa_profile_split_threads(&prof);
 	if (!rc)
 		hpa_unsample_profile(&prof);
 	if (!rc)

@@ -133,6 +133,15 @@ struct hpa_sample {
 	uint32_t stack;    /* stack id, 0 for the empty stack */
 	int32_t thread;    /* HPA_THREAD_ALL or a jemalloc thread id */
 	uint32_t input;
+	/*
+	 * Of an all-threads sample: HPA_THREAD_ALL, or the one thread that
+	 * holds all of it (the record's only per-thread line, with the same
+	 * counts).  That thread's sample is then this one, not stored apart:
+	 * half the samples of a profile whose stacks each come from one thread.
+	 * hpa_profile_split_threads() stores it apart for the readers of
+	 * per-thread samples that do not look here.
+	 */
+	int32_t sole_thread;
 	double v[HPA_NVALUES];
 };
 
@@ -276,6 +285,30 @@ struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t sta
 					  int32_t thread, uint32_t input,
 					  const double v[HPA_NVALUES]);
 
+/*
+ * The sample last added, an all-threads one, is also thread `thread`'s own
+ * sample, whole (its only per-thread line, with the same counts).
+ */
+void hpa_profile_set_sole_thread(struct hpa_profile *prof, int32_t thread);
+
+/*
+ * The thread whose own sample s is: its thread, or the one that holds all
+ * of an all-threads sample; HPA_THREAD_ALL when it is no thread's own.
+ */
+static inline int32_t hpa_sample_own_thread(const struct hpa_sample *s)
+{
+	return s->thread != HPA_THREAD_ALL ? s->thread : s->sole_thread;
+}
+
+/* Whether some sample is a thread's own (jemalloc's "tN:" lines, pprof thread labels). */
+bool hpa_profile_has_thread_samples(const struct hpa_profile *prof);
+
+/*
+ * Each sample held by one thread (sole_thread) gets that thread's own
+ * sample stored apart, right after it: the samples as read, one per line.
+ */
+void hpa_profile_split_threads(struct hpa_profile *prof);
+
 /* Record a thread seen in a jemalloc header; a later name replaces NULL. */
 void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *name);
 
@@ -375,7 +408,11 @@ static inline size_t hpa_frame_slot(const struct hpa_profile *prof, struct hpa_f
 /* Per location, the slot of its level 0 (a new array): hpa_frame_slot() without reading locations. */
 uint32_t *hpa_profile_slot0(const struct hpa_profile *prof);
 
-/* Sum of value `v` over the samples of `thread`, in sample order, weighted. */
+/*
+ * Sum of value `v` over the samples of `thread` (HPA_THREAD_ALL: the
+ * all-threads ones; a thread: its own, hpa_sample_own_thread), in sample
+ * order, weighted.
+ */
 double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread);
 
 #endif

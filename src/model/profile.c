@@ -301,8 +301,53 @@ struct hpa_sample *hpa_profile_add_sample(struct hpa_profile *prof, uint32_t sta
 	s->stack = stack;
 	s->thread = thread;
 	s->input = input;
+	s->sole_thread = HPA_THREAD_ALL;
 	memcpy(s->v, v, sizeof(s->v));
 	return s;
+}
+
+void hpa_profile_set_sole_thread(struct hpa_profile *prof, int32_t thread)
+{
+	struct hpa_sample *s = prof->samples_nr ? &prof->samples[prof->samples_nr - 1] : NULL;
+
+	if (!s || s->thread != HPA_THREAD_ALL || s->sole_thread != HPA_THREAD_ALL || thread == HPA_THREAD_ALL)
+		HPA_BUG("sole thread %d of no all-threads sample", (int)thread);
+	s->sole_thread = thread;
+}
+
+bool hpa_profile_has_thread_samples(const struct hpa_profile *prof)
+{
+	size_t i;
+
+	for (i = 0; i < prof->samples_nr; i++)
+		if (hpa_sample_own_thread(&prof->samples[i]) != HPA_THREAD_ALL)
+			return true;
+	return false;
+}
+
+void hpa_profile_split_threads(struct hpa_profile *prof)
+{
+	size_t i, n = 0, k;
+	struct hpa_sample *to;
+
+	for (i = 0; i < prof->samples_nr; i++)
+		n += prof->samples[i].sole_thread != HPA_THREAD_ALL;
+	if (!n)
+		return;
+	to = xmalloc(st_mult(prof->samples_nr + n, sizeof(*to)));
+	for (i = k = 0; i < prof->samples_nr; i++) {
+		to[k] = prof->samples[i];
+		to[k].sole_thread = HPA_THREAD_ALL;
+		if (prof->samples[i].sole_thread != HPA_THREAD_ALL) {
+			to[++k] = prof->samples[i];
+			to[k].thread = prof->samples[i].sole_thread;
+			to[k].sole_thread = HPA_THREAD_ALL;
+		}
+		k++;
+	}
+	free(prof->samples);
+	prof->samples = to;
+	prof->samples_nr = prof->samples_alloc = k;
 }
 
 void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *name)
@@ -458,7 +503,8 @@ double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32
 	size_t i;
 
 	for (i = 0; i < prof->samples_nr; i++)
-		if (prof->samples[i].thread == thread)
+		if (prof->samples[i].thread == thread ||
+		    (thread != HPA_THREAD_ALL && prof->samples[i].sole_thread == thread))
 			total += prof->samples[i].v[v] * prof->inputs[prof->samples[i].input - 1].weight;
 	return total;
 }

@@ -10,14 +10,34 @@
 
 #include "read.h"
 
-/* The record being read: one "@" line and the counter lines under it. */
+/*
+ * The record being read: one "@" line and the counter lines under it.
+ * A thread line right after the "t*:" line, with the same counts, is
+ * held back: if it is the record's only one, that thread holds the whole
+ * record and its sample is the all-threads one (hpa_sample.sole_thread),
+ * the common case, which would otherwise store every sample twice.
+ * Anything else sent for the record first sends what is held, so the
+ * samples keep the order of the lines.
+ */
 struct record {
 	bool open;                   /* its stack is the one last given to read_stack() */
 	bool has_total;              /* a "t*:" line was seen */
+	bool total_last;             /* the sample last sent is the "t*:" line's */
+	bool held;                   /* a thread line is held back: held_thread, total's counts */
+	int32_t held_thread;
+	uint64_t total[HPA_NVALUES]; /* the "t*:" line's counts */
 	uint64_t thread_sum[HPA_NVALUES];
 	uint64_t thread_lines;
 	uint64_t line;               /* line of the "@" */
 };
+
+/* The thread line held back, as a sample of its own: another line follows. */
+static void send_held(struct reader *r, struct record *rec)
+{
+	if (rec->held)
+		read_send_sample(r, rec->held_thread, rec->total);   /* its notes were taken */
+	rec->held = false;
+}
 
 static void add_saturating(uint64_t *acc, uint64_t v)
 {
@@ -32,6 +52,8 @@ static void close_record(struct reader *r, struct record *rec)
 	if (!rec->open)
 		return;
 	r->io.pos.line = rec->line;   /* notes point at the "@" line */
+	if (rec->held)
+		read_pipe_sole_thread(r, rec->held_thread);
 	if (!rec->has_total && rec->thread_lines) {
 		/*
 		 * jeprof would drop the record from the global profile; the
@@ -99,16 +121,28 @@ static int counter_line(struct reader *r, struct record *rec, const char *line)
 		return read_err(r, "unexpected text after counts: \"%s\"",
 				read_quote(p, q, sizeof(q)));
 	if (thread == HPA_THREAD_ALL) {
+		send_held(r, rec);
 		rec->has_total = true;
-	} else {
-		rec->thread_lines++;
-		for (i = 0; i < HPA_NVALUES; i++)
-			add_saturating(&rec->thread_sum[i], raw[i]);
-		hpa_profile_note_thread(r->prof, thread, NULL);
-		if (r->prof->no_thread_samples)
-			return 0;
+		rec->total_last = true;
+		memcpy(rec->total, raw, sizeof(rec->total));
+		read_add_sample(r, thread, raw);
+		return 0;
 	}
-	read_add_sample(r, thread, raw);
+	rec->thread_lines++;
+	for (i = 0; i < HPA_NVALUES; i++)
+		add_saturating(&rec->thread_sum[i], raw[i]);
+	hpa_profile_note_thread(r->prof, thread, NULL);
+	if (r->prof->no_thread_samples)
+		return 0;
+	if (rec->total_last && !memcmp(raw, rec->total, sizeof(rec->total))) {
+		read_sample_notes(r, raw);
+		rec->held = true;
+		rec->held_thread = thread;
+	} else {
+		send_held(r, rec);
+		read_add_sample(r, thread, raw);
+	}
+	rec->total_last = false;
 	return 0;
 }
 

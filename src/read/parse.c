@@ -261,10 +261,9 @@ int parse_addrs(struct reader *r, const char *p)
 	}
 }
 
-void read_add_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES])
+void read_sample_notes(struct reader *r, const uint64_t raw[HPA_NVALUES])
 {
 	const struct hpa_input *in = hpa_profile_input(r->prof, r->input);
-	double v[HPA_NVALUES];
 	unsigned notes, i;
 
 	for (i = 0; i < HPA_NVALUES; i++) {
@@ -274,11 +273,24 @@ void read_add_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NV
 		}
 	}
 	notes = hpa_unsample_notes(in->sampling, raw);   /* unsampling is a pass of its own */
-	for (i = 0; i < HPA_NVALUES; i++)
-		v[i] = (double)raw[i];
 	if (notes & HPA_UNSAMPLE_BYTES_WITHOUT_OBJECTS)
 		read_note(r, NOTE_BYTES_WITHOUT_OBJECTS);
 	if (notes & HPA_UNSAMPLE_OBJECTS_WITHOUT_BYTES)
 		read_note(r, NOTE_OBJECTS_WITHOUT_BYTES);
+}
+
+void read_send_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES])
+{
+	double v[HPA_NVALUES];
+	unsigned i;
+
+	for (i = 0; i < HPA_NVALUES; i++)
+		v[i] = (double)raw[i];
 	read_pipe_sample(r, thread, v);
+}
+
+void read_add_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES])
+{
+	read_sample_notes(r, raw);
+	read_send_sample(r, thread, raw);
 }

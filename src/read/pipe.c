@@ -19,6 +19,8 @@
  *                                         a new stack (jemalloc writes each once)
  *   STACK_INTERN n, then n addresses:     the stack, found or added
  *   SAMPLE, the thread, the 4 values:     a sample of the stack last stored
+ *   SOLE, the thread:                     the sample last stored is also that
+ *                                         thread's own (hpa_profile_set_sole_thread)
  */
 #include "hpa/compat.h"
 
@@ -34,7 +36,7 @@
 #define PIPE_QUEUE 3                   /* full batches waiting at most */
 #define PREFETCH_AHEAD 128             /* words: 512 bytes, eight cache lines */
 
-enum { OP_STACK_ADD, OP_STACK_INTERN, OP_SAMPLE };
+enum { OP_STACK_ADD, OP_STACK_INTERN, OP_SAMPLE, OP_SOLE };
 #define OP_SHIFT 30
 #define OP_ARG_MASK ((UINT32_C(1) << OP_SHIFT) - 1)
 #define SAMPLE_WORDS (2 + HPA_NVALUES * sizeof(double) / sizeof(uint32_t))
@@ -77,6 +79,9 @@ static void store(struct read_pipe *p, const struct batch *b)
 			memcpy(v, &b->w[i + 2], sizeof(v));
 			hpa_profile_add_sample(p->prof, p->stack, (int32_t)b->w[i + 1], p->input, v);
 			i += SAMPLE_WORDS;
+		} else if (op == OP_SOLE) {
+			hpa_profile_set_sole_thread(p->prof, (int32_t)b->w[i + 1]);
+			i += 2;
 		} else {
 			HPA_GROW(p->addrs, arg + 1, p->addrs_alloc);
 			memcpy(p->addrs, &b->w[i + 1], arg * sizeof(*p->addrs));
@@ -208,6 +213,14 @@ void read_pipe_sample(struct reader *r, int32_t thread, const double v[HPA_NVALU
 	w[0] = (uint32_t)OP_SAMPLE << OP_SHIFT;
 	w[1] = (uint32_t)thread;
 	memcpy(w + 2, v, HPA_NVALUES * sizeof(*v));
+}
+
+void read_pipe_sole_thread(struct reader *r, int32_t thread)
+{
+	uint32_t *w = room(r, 2);
+
+	w[0] = (uint32_t)OP_SOLE << OP_SHIFT;
+	w[1] = (uint32_t)thread;
 }
 
 void read_pipe_end(struct reader *r)

@@ -97,6 +97,11 @@ int parse_addrs(struct reader *r, const char *p);
  */
 void read_stack(struct reader *r, bool intern);
 void read_add_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES]);
+/* read_add_sample() in two: the notes its counts call for, and the sample itself. */
+void read_sample_notes(struct reader *r, const uint64_t raw[HPA_NVALUES]);
+void read_send_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES]);
+/* The sample last given (all threads) is also `thread`'s own, whole: hpa_profile_set_sole_thread(). */
+void read_pipe_sole_thread(struct reader *r, int32_t thread);
 void read_pipe_sample(struct reader *r, int32_t thread, const double v[HPA_NVALUES]);
 void read_pipe_end(struct reader *r);
 

@@ -696,17 +696,6 @@ static const char *thread_name(const struct hpa_profile *prof, int32_t id)
 	return NULL;
 }
 
-/* Whether the profile has per-thread samples (jemalloc's "tN:" lines, pprof thread labels). */
-static bool has_threads(const struct hpa_profile *prof)
-{
-	size_t i;
-
-	for (i = 0; i < prof->samples_nr; i++)
-		if (prof->samples[i].thread != HPA_THREAD_ALL)
-			return true;
-	return false;
-}
-
 /* One output sample of a group: a thread's share, or what no thread holds. */
 struct thread_part {
 	int32_t thread;
@@ -723,7 +712,8 @@ struct thread_part {
  * in a group exactly when that one is (group_of: the all-threads
  * grouping).  Each group's thread samples are chained in sample order
  * (two ids per sample and group, where a table of per-thread sums for the
- * whole profile took 14 MB on 180k stacks), and a group's sums are made
+ * whole profile took 14 MB on 180k stacks); an all-threads sample one
+ * thread holds whole is that thread's own too (hpa_sample_own_thread).  A group's sums are made
  * when it is written, twice: once for the label strings, once for the
  * samples.
  */
@@ -752,7 +742,7 @@ static void thread_split_init(struct thread_split *ts, const struct hpa_profile 
 		const struct hpa_sample *s = &prof->samples[i];
 		uint32_t g;
 
-		if (s->thread == HPA_THREAD_ALL || prof->inputs[s->input - 1].weight == 0 ||
+		if (hpa_sample_own_thread(s) == HPA_THREAD_ALL || prof->inputs[s->input - 1].weight == 0 ||
 		    !(g = group_of_stack[s->stack]))
 			continue;
 		ts->next[i] = ts->head[g];
@@ -783,12 +773,14 @@ static size_t thread_split(struct thread_split *ts, uint32_t g, const struct hpa
 		const struct hpa_sample *s = &prof->samples[i - 1];
 		double weight = prof->inputs[s->input - 1].weight;
 
-		for (t = 0; t < ntp && ts->tp[t].thread != s->thread; t++)
+		int32_t thread = hpa_sample_own_thread(s);
+
+		for (t = 0; t < ntp && ts->tp[t].thread != thread; t++)
 			;   /* a stack has few threads */
 		if (t == ntp) {
 			HPA_GROW(ts->tp, ntp + 1, ts->atp);
 			memset(&ts->tp[ntp], 0, sizeof(ts->tp[ntp]));
-			ts->tp[ntp++].thread = s->thread;
+			ts->tp[ntp++].thread = thread;
 		}
 		for (k = 0; k < HPA_NVALUES; k++) {
 			ts->tp[t].v[k] += s->v[k] * weight;
@@ -825,7 +817,7 @@ static size_t thread_order(struct thread_split *ts, uint32_t g)
 	uint32_t i;
 
 	for (i = ts->head[g]; i; i = ts->next[i - 1]) {
-		int32_t thread = prof->samples[i - 1].thread;
+		int32_t thread = hpa_sample_own_thread(&prof->samples[i - 1]);
 
 		for (t = 0; t < ntp && ts->tp[t].thread != thread; t++)
 			;
@@ -906,7 +898,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	 */
 	vo = hpa_view_opts(opts);
 	by_loc = !hpa_view_filters(&vo);
-	threads = opts->thread == HPA_THREAD_ALL && has_threads(prof);
+	threads = opts->thread == HPA_THREAD_ALL && hpa_profile_has_thread_samples(prof);
 	group_of = threads ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
 	if (by_loc)
 		nsamples = hpa_group_loc_paths(prof, &vo, &samples, group_of);

@@ -65,7 +65,11 @@ static void jemalloc_threads(void)
 	CHECK_DBL_EQ(total(&p, HPA_ALLOC_SPACE, HPA_THREAD_ALL), 400, 0);
 	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 1), 264, 0);
 	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 0), 100, 0);
-	CHECK_INT_EQ(p.samples_nr, 6);
+	/* The second record's only thread line, t1 with its t* counts, is that sample's sole thread. */
+	CHECK_INT_EQ(p.samples_nr, 5);
+	CHECK_INT_EQ(p.samples[3].thread, HPA_THREAD_ALL);
+	CHECK_INT_EQ(p.samples[3].sole_thread, 1);
+	CHECK_INT_EQ(p.samples[0].sole_thread, HPA_THREAD_ALL);
 	/*
 	 * Four addresses.  jemalloc writes each backtrace once, so each "@" is a
 	 * stack id of its own, not looked up: the repeated one is a third id
@@ -74,11 +78,11 @@ static void jemalloc_threads(void)
 	CHECK_INT_EQ(p.locs_nr - 1, 4);
 	CHECK_INT_EQ(p.stacks_nr - 1, 3);
 	CHECK_INT_EQ(p.frames_nr, 9);
-	CHECK(p.samples[0].stack != p.samples[5].stack);
+	CHECK(p.samples[0].stack != p.samples[4].stack);
 	{
 		size_t n0, n5;
 		const uint32_t *f0 = hpa_profile_stack(&p, p.samples[0].stack, &n0);
-		const uint32_t *f5 = hpa_profile_stack(&p, p.samples[5].stack, &n5);
+		const uint32_t *f5 = hpa_profile_stack(&p, p.samples[4].stack, &n5);
 		CHECK_INT_EQ(n0, 3);
 		CHECK_INT_EQ(n5, 3);
 		CHECK(!memcmp(f0, f5, 3 * sizeof(*f0)));
@@ -369,36 +373,70 @@ static void pipe_sized(void)
 	enum { RECORDS = 30000 };   /* 7 words a stack + 10 a sample per thread line */
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 	struct hpa_profile p;
-	size_t i, nr;
+	size_t i, j, nr, shared = 0;
 	const uint32_t *f;
-	double sum = 0, objs = 0;
+	double sum = 0, objs = 0, per_thread[3] = { 0 };
 
 	hpa_sb_adds(&sb, "heap_v2/0\n");
 	for (i = 0; i < RECORDS; i++) {
-		/* record i: 0x1000+i 0x20 0x30 0x40 0x50 0x60, on thread i % 3 */
-		hpa_sb_addf(&sb, "@ 0x%zx 0x20 0x30 0x40 0x50 0x60\n  t*: %zu: %zu [0: 0]\n"
-			    "  t%zu: %zu: %zu [0: 0]\n", 0x1000 + i, i % 5 + 1,
-			    (i % 5 + 1) * 16, i % 3, i % 5 + 1, (i % 5 + 1) * 16);
-		sum += (double)((i % 5 + 1) * 16);
-		objs += (double)(i % 5 + 1);
+		size_t n = i % 5 + 1;
+
+		/* record i: 0x1000+i 0x20 0x30 0x40 0x50 0x60, on thread i % 3, every 7th on i % 3 and the next too */
+		hpa_sb_addf(&sb, "@ 0x%zx 0x20 0x30 0x40 0x50 0x60\n", 0x1000 + i);
+		if (i % 7) {
+			hpa_sb_addf(&sb, "  t*: %zu: %zu [0: 0]\n  t%zu: %zu: %zu [0: 0]\n", n, n * 16, i % 3, n, n * 16);
+		} else {
+			hpa_sb_addf(&sb, "  t*: %zu: %zu [0: 0]\n  t%zu: %zu: %zu [0: 0]\n  t%zu: %zu: %zu [0: 0]\n",
+				    2 * n, 2 * n * 16, i % 3, n, n * 16, (i + 1) % 3, n, n * 16);
+			per_thread[(i + 1) % 3] += (double)(n * 16);
+			n *= 2;
+			shared++;
+		}
+		per_thread[i % 3] += (double)(i % 7 ? n * 16 : n * 8);
+		sum += (double)(n * 16);
+		objs += (double)n;
 	}
 	hpa_profile_init(&p);
 	CHECK_INT_EQ(read_text(&p, sb.buf, sb.len), 0);
-	CHECK_INT_EQ(p.samples_nr, 2 * RECORDS);
+	/* A record one thread holds is one sample; one two threads share, three. */
+	CHECK_INT_EQ(p.samples_nr, RECORDS + 2 * shared);
 	CHECK_INT_EQ(p.stacks_nr, RECORDS + 1);
 	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), sum, 0);
 	CHECK_DBL_EQ(total(&p, HPA_INUSE_OBJECTS, HPA_THREAD_ALL), objs, 0);
-	/* In order: sample 2k is record k's t* line, 2k + 1 its thread line, same stack. */
-	for (i = 0; i < RECORDS; i += 997) {
-		CHECK_INT_EQ(p.samples[2 * i].thread, HPA_THREAD_ALL);
-		CHECK_INT_EQ(p.samples[2 * i + 1].thread, (int)(i % 3));
-		CHECK_INT_EQ(p.samples[2 * i].stack, p.samples[2 * i + 1].stack);
-		CHECK_DBL_EQ(p.samples[2 * i].v[HPA_INUSE_SPACE], (double)((i % 5 + 1) * 16), 0);
-		f = hpa_profile_stack(&p, p.samples[2 * i].stack, &nr);
-		CHECK_INT_EQ(nr, 6);
-		CHECK_INT_EQ(p.locs[f[0]].addr, 0x1000 + i);
-		CHECK_INT_EQ(p.locs[f[5]].addr, 0x60);
+	for (i = 0; i < 3; i++)
+		CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, (int32_t)i), per_thread[i], 0);
+	CHECK(hpa_profile_has_thread_samples(&p));
+	for (i = j = 0; i < RECORDS; i++) {
+		CHECK_INT_EQ(p.samples[j].thread, HPA_THREAD_ALL);
+		CHECK_INT_EQ(p.samples[j].sole_thread, i % 7 ? (int)(i % 3) : HPA_THREAD_ALL);
+		if (!(i % 7)) {
+			CHECK_INT_EQ(p.samples[j + 1].thread, (int)(i % 3));
+			CHECK_INT_EQ(p.samples[j + 2].thread, (int)((i + 1) % 3));
+			CHECK_INT_EQ(p.samples[j + 2].stack, p.samples[j].stack);
+		}
+		j += i % 7 ? 1 : 3;
 	}
+	/* Stored apart, in order: record k's t* line, then its thread lines, same stack. */
+	hpa_profile_split_threads(&p);
+	CHECK_INT_EQ(p.samples_nr, 2 * RECORDS + shared);
+	for (i = 0; i < 3; i++)
+		CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, (int32_t)i), per_thread[i], 0);
+	for (i = j = 0; i < RECORDS; i++) {
+		CHECK_INT_EQ(p.samples[j].thread, HPA_THREAD_ALL);
+		CHECK_INT_EQ(p.samples[j].sole_thread, HPA_THREAD_ALL);
+		CHECK_INT_EQ(p.samples[j + 1].thread, (int)(i % 3));
+		CHECK_INT_EQ(p.samples[j + 1].sole_thread, HPA_THREAD_ALL);
+		CHECK_INT_EQ(p.samples[j].stack, p.samples[j + 1].stack);
+		CHECK_DBL_EQ(p.samples[j + 1].v[HPA_INUSE_SPACE], (double)((i % 5 + 1) * 16), 0);
+		if (i % 997 == 0) {
+			f = hpa_profile_stack(&p, p.samples[j].stack, &nr);
+			CHECK_INT_EQ(nr, 6);
+			CHECK_INT_EQ(p.locs[f[0]].addr, 0x1000 + i);
+			CHECK_INT_EQ(p.locs[f[5]].addr, 0x60);
+		}
+		j += i % 7 ? 2 : 3;
+	}
+	CHECK_INT_EQ(j, p.samples_nr);
 	hpa_profile_release(&p);
 
 	/* The same with a bad line near the end: an error, not a crash or a hang. */

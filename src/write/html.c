@@ -215,26 +215,6 @@ static void groups_compute(const struct hpa_profile *prof, const struct hpa_view
 			     &gr->nedges);
 }
 
-/*
- * The whole view's groups on a second thread, beside the call tree on this
- * one.  In one pass, not split by granularity between the threads: that
- * pass costs 0.72 of the two it was (callgrind, 180k stacks: 703 -> 503 M
- * instructions), less than the other thread could take from it.
- */
-struct groups_job {
-	const struct hpa_profile *prof;
-	const struct hpa_view_opts *vo;
-	unsigned values;
-	struct groups *out;
-};
-
-static void groups_job_run(void *arg)
-{
-	struct groups_job *j = arg;
-
-	groups_compute(j->prof, j->vo, j->values, j->out);
-}
-
 static void groups_release(struct groups *gr)
 {
 	size_t g, v;
@@ -341,30 +321,47 @@ static void rows_run(void *arg)
 }
 
 /*
- * Every type's top rows of the whole view, the types taken in turn by this
- * thread and a second one (their ids assigned first, as one thread would
- * assign them).  Only where nothing between two types' rows names a new
+ * Every type's top rows of the whole view, on a second thread (their ids
+ * assigned: the job only reads them, while this thread names the tree's
+ * strings).  Only where nothing between two types' rows names a new
  * string: no threads, no base, one dump.
  */
-static void rows_side_by_side(struct page *pg, struct groups *gr, unsigned present,
-			      struct hpa_strbuf *rows)
+static void rows_start(struct hpa_task *task, struct rows_job *job, struct page *pg,
+		       struct groups *gr, unsigned present, struct hpa_strbuf *rows)
 {
-	struct rows_job mine = { *pg, gr, 0, rows }, other = { *pg, gr, 0, rows };
-	struct hpa_task task;
-	bool turn = false;
-	int v;
+	job->pg = *pg;
+	job->pg.fp = NULL;
+	job->gr = gr;
+	job->types = present;
+	job->rows = rows;
+	hpa_task_start(task, rows_run, job);
+}
 
-	assign_ids(pg, gr, present);
-	for (v = 0; v < HPA_NVALUES; v++) {
-		if (!(present >> v & 1))
-			continue;
-		*(turn ? &other.types : &mine.types) |= 1u << v;
-		turn = !turn;
-	}
-	mine.pg.fp = other.pg.fp = NULL;
-	hpa_task_start(&task, rows_run, &other);
-	rows_run(&mine);
-	hpa_task_wait(&task);
+/*
+ * The whole view's groups on a second thread, beside the call tree on this
+ * one.  In one pass, not split by granularity between the threads: that
+ * pass costs 0.72 of the two it was (callgrind, 180k stacks: 703 -> 503 M
+ * instructions), less than the other thread could take from it.  With
+ * `ids` (one dump, no base, no thread tabs) that thread then gives every
+ * row's key its page id, before the tree names any string: this thread
+ * waits for it once the tree is made, and the rows are then written on
+ * the second thread while this one writes the tree (rows_start).
+ */
+struct groups_job {
+	const struct hpa_profile *prof;
+	const struct hpa_view_opts *vo;
+	unsigned values;
+	struct groups *out;
+	struct page *ids;            /* the page whose ids the rows get here, or NULL */
+};
+
+static void groups_job_run(void *arg)
+{
+	struct groups_job *j = arg;
+
+	groups_compute(j->prof, j->vo, j->values, j->out);
+	if (j->ids)
+		assign_ids(j->ids, j->out, j->values);
 }
 
 /*
@@ -772,7 +769,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
 	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
 	bool rows_made = false;
-	struct hpa_task all_task;
+	struct hpa_task all_task, rows_task;
+	struct rows_job rows_job;
 	size_t nthr;
 	size_t i;
 	unsigned present = 0;   /* the value types the page shows */
@@ -823,6 +821,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	all_job.vo = &vo;
 	all_job.values = present;
 	all_job.out = &all;
+	all_job.ids = !diff && prof->inputs_nr <= 1 && !nthr ? &pg : NULL;
 	hpa_task_start(&all_task, groups_job_run, &all_job);
 	if (diff) {
 		struct hpa_view_opts side = vo;
@@ -852,11 +851,17 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		}
 	}
 	/*
-	 * The shared tree's JSON while the groups are still being made: each
-	 * type's object starts with its tree, the first type's written now and
-	 * the later ones' (numbers only, no names) kept aside.
+	 * The shared tree's JSON: each type's object starts with its tree,
+	 * the first type's written now and the later ones' (numbers only, no
+	 * names) kept aside; written while the rows are (one dump, no base,
+	 * no threads: their ids given first), or else while the groups are
+	 * still being made.
 	 */
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
+	if (all_job.ids) {   /* the rows' ids given: the rows beside the tree */
+		hpa_task_wait(&all_task);
+		rows_start(&rows_task, &rows_job, &pg, &all, present, rows);
+	}
 	if (have_shared) {
 		for (v = 0; v < HPA_NVALUES && !(present >> v & 1); v++)
 			;   /* the first type shown: its tree in full, into the page */
@@ -865,11 +870,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			emit_shared_tree(&pg, &shared, v, present, later);
 		}
 	}
-	hpa_task_wait(&all_task);
-	if (have_shared && !nthr) {
-		rows_side_by_side(&pg, &all, present, rows);
-		rows_made = true;
-	}
+	hpa_task_wait(all_job.ids ? &rows_task : &all_task);
+	rows_made = all_job.ids != NULL;
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;
 

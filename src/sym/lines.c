@@ -358,9 +358,25 @@ decline:
 	return -1;
 }
 
-const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr)
+/* The first of sorted pcs[from, npcs) whose CU-relative address is at or above addr. */
+static size_t first_pc_at(const uint64_t *pcs, size_t from, size_t npcs, uint64_t bias, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nrows;
+	size_t lo = from, hi = npcs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pcs[mid] < bias || pcs[mid] - bias < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The last of rows [from, nrows) at or below addr; row `from` is. */
+static size_t last_row_at(const struct cu_lines *t, size_t from, uint64_t addr)
+{
+	size_t lo = from + 1, hi = t->nrows;
 
 	while (lo < hi) {   /* the first row above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -369,9 +385,95 @@ const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (!lo || t->rows[lo - 1].end)
+	return lo - 1;
+}
+
+/* Once answered: the answer of addr (one row each, by address), or NULL. */
+static const struct line_row *answer_of(const struct cu_lines *t, uint64_t addr)
+{
+	size_t j;
+
+	if (!t->nrows || t->rows[0].addr > addr)
 		return NULL;
-	return &t->rows[lo - 1];
+	j = last_row_at(t, 0, addr);
+	return t->rows[j].addr == addr ? &t->rows[j] : NULL;
+}
+
+const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr)
+{
+	size_t j;
+
+	if (t->answered)
+		return answer_of(t, addr);
+	if (!t->nrows || t->rows[0].addr > addr)
+		return NULL;
+	j = last_row_at(t, 0, addr);
+	return t->rows[j].end ? NULL : &t->rows[j];
+}
+
+/*
+ * Each address gets the last row at or below it, as cu_lines_find()
+ * picks it, and the addresses up to the next row the same: none when that
+ * row ends a sequence (the last row does, cu_lines_read), nor below the
+ * first row.  A search per row that holds addresses (or gap they fall
+ * in), not a walk of every row: a unit's addresses are few.
+ */
+void cu_lines_answer(struct cu_lines *t, const uint64_t *pcs, size_t npcs, uint64_t bias)
+{
+	struct line_row *ans = NULL;
+	size_t nans = 0, aans = 0, j = 0, k;
+
+	if (t->answered)
+		return;
+	k = t->nrows ? first_pc_at(pcs, 0, npcs, bias, t->rows[0].addr) : npcs;
+	while (k < npcs) {
+		uint64_t next;
+
+		j = last_row_at(t, j, pcs[k] - bias);
+		if (j + 1 == t->nrows)
+			break;
+		next = t->rows[j + 1].addr;
+		if (t->rows[j].end) {
+			k = first_pc_at(pcs, k, npcs, bias, next);
+			continue;
+		}
+		for (; k < npcs && pcs[k] - bias < next; k++) {
+			if (nans == aans) {
+				aans = aans ? 2 * aans : 16;
+				ans = xrealloc(ans, st_mult(aans, sizeof(*ans)));
+			}
+			ans[nans] = t->rows[j];
+			ans[nans++].addr = pcs[k] - bias;
+		}
+	}
+	free(t->rows);
+	t->rows = ans;   /* its room trimmed: only a few hundred bytes a unit should stay */
+	if (nans)
+		t->rows = xrealloc(ans, nans * sizeof(*ans));
+	t->nrows = nans;
+	t->pcs = pcs;
+	t->npcs = npcs;
+	t->bias = bias;
+	t->answered = true;
+}
+
+const struct line_row *cu_lines_lookup(const struct cu_lines *t, uint64_t addr, bool *known)
+{
+	const struct line_row *r;
+	size_t k;
+
+	*known = true;
+	if (!t->answered)
+		return cu_lines_find(t, addr);
+	if ((r = answer_of(t, addr)))
+		return r;
+	if (addr > UINT64_MAX - t->bias) {
+		*known = false;
+		return NULL;
+	}
+	k = first_pc_at(t->pcs, 0, t->npcs, t->bias, addr);
+	*known = k < t->npcs && t->pcs[k] - t->bias == addr;   /* asked, and no row holds it */
+	return NULL;
 }
 
 const char *cu_lines_file(const struct cu_lines *t, uint64_t idx)

@@ -818,11 +818,18 @@ static uint32_t add_func(struct module *m, const char *name, const char *linkage
 	return (uint32_t)m->nfuncs++;
 }
 
-/* Is the CU's line program decoded here (read on first need), rather than by libdw? */
+/*
+ * Is the CU's line program decoded here (read on first need), rather than
+ * by libdw?  Its rows are read once for all the module's addresses and
+ * only their answers kept (cu_lines_answer).
+ */
 static bool own_lines(struct module *m, struct cu_index *ci)
 {
-	if (!ci->lines_state)
+	if (!ci->lines_state) {
 		ci->lines_state = cu_lines_read(&ci->lines, &m->line_secs, &ci->cu) == 0 ? 1 : -1;
+		if (ci->lines_state > 0 && m->wanted)
+			cu_lines_answer(&ci->lines, m->wanted, m->nwanted, ci->bias);
+	}
 	return ci->lines_state > 0;
 }
 
@@ -904,12 +911,12 @@ static uint32_t die_function(struct module *m, struct cu_index *ci, struct fn_di
 static void pc_source(struct module *m, struct cu_index *ci, Dwarf_Addr pc, uint32_t *file,
 		      uint32_t *line)
 {
+	bool known = false;
+	const struct line_row *r = own_lines(m, ci) ? cu_lines_lookup(&ci->lines, pc, &known) : NULL;
 	const char *f;
 	int ln = 0;
 
-	if (own_lines(m, ci)) {
-		const struct line_row *r = cu_lines_find(&ci->lines, pc);
-
+	if (known) {   /* else libdw: the CU's program is not read here, or pc was not asked */
 		if (!r)
 			return;
 		f = cu_lines_file(&ci->lines, r->file);

@@ -84,6 +84,70 @@ static void check_malformed(Dwarf *dbg, Dwarf_Die *cu, const struct line_section
 	free(copy);
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * The same addresses answered at once (cu_lines_answer), as a module's
+ * are, every other one asked: those the table knows and gives as libdw
+ * does, the others it says it does not know.  With a bias, as a loaded
+ * module's addresses have.
+ */
+static void check_answers(struct line_sections *secs, Dwarf_Die *cu, Dwarf_Lines *lines, size_t n,
+			  const char *path)
+{
+	const uint64_t bias = 0x10000;
+	uint64_t *pcs = malloc((3 * n + 1) * sizeof(*pcs));
+	struct cu_lines t;
+	size_t i, npcs = 0, k;
+
+	CHECK(pcs != NULL);
+	if (!pcs || cu_lines_read(&t, secs, cu) != 0) {
+		free(pcs);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr a;
+
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) != 0)
+			continue;
+		pcs[npcs++] = a + bias;
+		pcs[npcs++] = a + 1 + bias;
+		if (a)
+			pcs[npcs++] = a - 1 + bias;
+	}
+	qsort(pcs, npcs, sizeof(*pcs), cmp_addr);
+	for (i = k = 0; i < npcs; i++)   /* unique, then every other one */
+		if (!k || pcs[i] != pcs[k - 1])
+			pcs[k++] = pcs[i];
+	for (i = npcs = 0; i < k; i += 2)
+		pcs[npcs++] = pcs[i];
+	cu_lines_answer(&t, pcs, npcs, bias);
+	CHECK(t.answered);
+	CHECK(t.nrows <= npcs);
+	for (i = 0; i < k; i++) {
+		uint64_t a = (i % 2 ? pcs[i / 2] + 1 : pcs[i / 2]) - bias;   /* asked, and a byte after */
+		bool asked = !(i % 2), next_asked = i / 2 + 1 < npcs && pcs[i / 2 + 1] - bias == a;
+
+		bool known;
+
+		cu_lines_lookup(&t, a, &known);
+		if (asked || next_asked) {
+			CHECK(known);
+			check_at(&t, cu, a, path);
+		} else if (known) {
+			fprintf(stderr, "%s: %#llx was not asked, yet answered\n", path, (unsigned long long)a);
+			test_failures++;
+		}
+	}
+	cu_lines_release(&t);
+	free(pcs);
+}
+
 struct file {
 	const char *path;
 	struct line_sections secs;
@@ -119,6 +183,7 @@ static void check_unit(Dwarf *dbg, Dwarf_Die *cu, void *ctx)
 	if (!f->cus)
 		check_malformed(dbg, cu, &f->secs);
 	cu_lines_release(&t);
+	check_answers(&f->secs, cu, lines, n, f->path);
 	f->cus++;
 }
 

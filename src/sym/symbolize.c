@@ -142,6 +142,13 @@ struct module {
 
 	/* What the worker found. */
 	struct hpa_strtab strs;
+	/*
+	 * module_source()'s answers by the text's address and unit: a unit
+	 * names a few files thousands of times (each function's, each row's,
+	 * each call site's), each time the same string of its table or
+	 * libdw's, which stay until the module is done.
+	 */
+	struct source_memo { const char *f; Dwarf_Off cu; uint32_t id; } *source_memo;
 	struct sym_func *funcs;
 	size_t nfuncs, afuncs;
 	struct sym_frame *frames;
@@ -786,19 +793,30 @@ static const char *symtab_function(Dwfl_Module *mod, Dwarf_Addr pc)
  * compilation folder when it is relative (as addr2line, and so jeprof,
  * print it), in the module's string table; NULL is 0.
  */
+#define SOURCE_MEMO 512   /* slots, a power of two */
+
 static uint32_t module_source(struct module *m, const struct cu_index *ci, const char *f)
 {
+	struct source_memo *slot;
 	uint32_t id;
 	char *path;
 
 	if (!f || !*f)
 		return 0;
-	if (*f == '/' || !ci->comp_dir || !*ci->comp_dir)
-		return hpa_strtab_intern(&m->strs, f);
-	path = hpa_xasprintf("%s%s%s", ci->comp_dir,
-			     ci->comp_dir[strlen(ci->comp_dir) - 1] == '/' ? "" : "/", f);
-	id = hpa_strtab_intern(&m->strs, path);
-	free(path);
+	if (!m->source_memo)
+		m->source_memo = xcalloc(SOURCE_MEMO, sizeof(*m->source_memo));
+	slot = &m->source_memo[hpa_hash64((uintptr_t)f ^ ci->off << 16) & (SOURCE_MEMO - 1)];
+	if (slot->f == f && slot->cu == ci->off)
+		return slot->id;
+	if (*f == '/' || !ci->comp_dir || !*ci->comp_dir) {
+		id = hpa_strtab_intern(&m->strs, f);
+	} else {
+		path = hpa_xasprintf("%s%s%s", ci->comp_dir,
+				     ci->comp_dir[strlen(ci->comp_dir) - 1] == '/' ? "" : "/", f);
+		id = hpa_strtab_intern(&m->strs, path);
+		free(path);
+	}
+	*slot = (struct source_memo){ f, ci->off, id };
 	return id;
 }
 
@@ -1206,6 +1224,8 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	hpa_hashmap_release(&m->cu_by_off);
 	free(m->spans);
 	m->spans = NULL;
+	free(m->source_memo);   /* its texts go with the units and libdw */
+	m->source_memo = NULL;
 	free(m->seen);
 	m->seen = NULL;
 	die_aranges_release(&m->aranges);

@@ -19,6 +19,16 @@
 	function share(tr, from) {
 		['parent', 'name', 'label', 'before', 'diff'].forEach(function (k) { tr[k] = from[k]; });
 	}
+	// Labels written as the few that are not the node's name: the rest are.
+	function relabel(tr) {
+		if (tr.label || !tr.relabel) return;
+		tr.label = tr.name.slice();
+		for (var k = 0; k < tr.relabel.length; k += 2) tr.label[tr.relabel[k]] = tr.relabel[k + 1];
+	}
+	D.types.forEach(function (t) {
+		relabel(t.tree);
+		(t.threads || []).forEach(function (th) { relabel(th.tree); });
+	});
 	D.types.forEach(function (t) {
 		if (t.tree.shared) share(t.tree, D.types[0].tree);
 		(t.threads || []).forEach(function (th, k) {

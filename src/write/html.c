@@ -12,6 +12,7 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -321,31 +322,17 @@ static void rows_run(void *arg)
 }
 
 /*
- * Every type's top rows of the whole view, on a second thread (their ids
- * assigned: the job only reads them, while this thread names the tree's
- * strings).  Only where nothing between two types' rows names a new
- * string: no threads, no base, one dump.
- */
-static void rows_start(struct hpa_task *task, struct rows_job *job, struct page *pg,
-		       struct groups *gr, unsigned present, struct hpa_strbuf *rows)
-{
-	job->pg = *pg;
-	job->pg.fp = NULL;
-	job->gr = gr;
-	job->types = present;
-	job->rows = rows;
-	hpa_task_start(task, rows_run, job);
-}
-
-/*
  * The whole view's groups on a second thread, beside the call tree on this
  * one.  In one pass, not split by granularity between the threads: that
  * pass costs 0.72 of the two it was (callgrind, 180k stacks: 703 -> 503 M
  * instructions), less than the other thread could take from it.  With
- * `ids` (one dump, no base, no thread tabs) that thread then gives every
- * row's key its page id, before the tree names any string: this thread
- * waits for it once the tree is made, and the rows are then written on
- * the second thread while this one writes the tree (rows_start).
+ * `rows` (one dump, no base, no thread tabs: nothing between two types'
+ * rows names a new string) that thread then gives every row's key its page
+ * id, before the tree names any string, says so (ids_ready), and writes
+ * every type's rows while this one writes the tree: one thread that goes
+ * on, where joining it and starting another for the rows cost 0.5 ms of
+ * waking up, and the tree's columns on a third thread took turns with the
+ * two.
  */
 struct groups_job {
 	const struct hpa_profile *prof;
@@ -353,6 +340,10 @@ struct groups_job {
 	unsigned values;
 	struct groups *out;
 	struct page *ids;            /* the page whose ids the rows get here, or NULL */
+	struct rows_job rows;        /* with ids: the rows, written here after them */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool ids_ready;
 };
 
 static void groups_job_run(void *arg)
@@ -360,8 +351,28 @@ static void groups_job_run(void *arg)
 	struct groups_job *j = arg;
 
 	groups_compute(j->prof, j->vo, j->values, j->out);
-	if (j->ids)
-		assign_ids(j->ids, j->out, j->values);
+	if (!j->ids)
+		return;
+	assign_ids(j->ids, j->out, j->values);
+	pthread_mutex_lock(&j->mu);
+	j->ids_ready = true;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	rows_run(&j->rows);
+}
+
+/* The rows' ids given (the job run here with one processor, so its rows too). */
+static void groups_ids_wait(struct groups_job *j, struct hpa_task *task, bool *joined)
+{
+	if (!task->started) {
+		hpa_task_wait(task);
+		*joined = true;
+		return;
+	}
+	pthread_mutex_lock(&j->mu);
+	while (!j->ids_ready)
+		pthread_cond_wait(&j->cv, &j->mu);
+	pthread_mutex_unlock(&j->mu);
 }
 
 /*
@@ -535,6 +546,8 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
  * names (which take the page's string ids, in the order one thread would
  * take them): the first type's tree in full into the page (its before
  * column in a diff only), each later type's after column into later[v].
+ * With one_thread (the rows are being written on the other processor)
+ * this thread makes the columns too, after the names.
  */
 struct tree_numbers {
 	const struct hpa_call_tree *t;
@@ -559,7 +572,7 @@ static void tree_numbers_run(void *arg)
 }
 
 static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int lead, unsigned types,
-			     struct page *later)
+			     struct page *later, bool one_thread)
 {
 	struct tree_numbers j;
 	struct hpa_strbuf cols = HPA_STRBUF_INIT, saved = pg->sb;
@@ -574,7 +587,8 @@ static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int
 	j.lead = lead;
 	j.types = types;
 	j.later = later;
-	hpa_task_start(&task, tree_numbers_run, &j);
+	if (!one_thread)
+		hpa_task_start(&task, tree_numbers_run, &j);
 	pg->sb = cols;   /* the parents and the names, aside */
 	pg->fp = NULL;
 	tree_col(pg, t, index, lead, COL_PARENT, false);
@@ -583,7 +597,10 @@ static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int
 	cols = pg->sb;
 	pg->sb = saved;
 	pg->fp = fp;
-	hpa_task_wait(&task);
+	if (one_thread)
+		tree_numbers_run(&j);
+	else
+		hpa_task_wait(&task);
 	hpa_sb_addc(&pg->sb, '{');
 	hpa_sb_add(&pg->sb, cols.buf, cols.len);
 	spill(pg);
@@ -805,8 +822,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
 	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
 	bool rows_made = false;
-	struct hpa_task all_task, rows_task;
-	struct rows_job rows_job;
+	struct hpa_task all_task;
+	bool joined = false;
 	size_t nthr;
 	size_t i;
 	unsigned present = 0;   /* the value types the page shows */
@@ -858,6 +875,16 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	all_job.values = present;
 	all_job.out = &all;
 	all_job.ids = !diff && prof->inputs_nr <= 1 && !nthr ? &pg : NULL;
+	if (all_job.ids) {   /* the rows' job: the page's, writing to no file, ids read only */
+		all_job.rows.pg = pg;
+		all_job.rows.pg.fp = NULL;
+		all_job.rows.gr = &all;
+		all_job.rows.types = present;
+		all_job.rows.rows = rows;
+		pthread_mutex_init(&all_job.mu, NULL);
+		pthread_cond_init(&all_job.cv, NULL);
+		all_job.ids_ready = false;
+	}
 	hpa_task_start(&all_task, groups_job_run, &all_job);
 	if (diff) {
 		struct hpa_view_opts side = vo;
@@ -894,19 +921,22 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	 * still being made.
 	 */
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
-	if (all_job.ids) {   /* the rows' ids given: the rows beside the tree */
-		hpa_task_wait(&all_task);
-		rows_start(&rows_task, &rows_job, &pg, &all, present, rows);
-	}
+	if (all_job.ids)   /* the rows' ids given: the rows are written beside the tree */
+		groups_ids_wait(&all_job, &all_task, &joined);
 	if (have_shared) {
 		for (v = 0; v < HPA_NVALUES && !(present >> v & 1); v++)
 			;   /* the first type shown: its tree in full, into the page */
 		if (v < HPA_NVALUES) {
 			type_head(&pg, v, true);
-			emit_shared_tree(&pg, &shared, v, present, later);
+			emit_shared_tree(&pg, &shared, v, present, later, all_job.ids != NULL);
 		}
 	}
-	hpa_task_wait(all_job.ids ? &rows_task : &all_task);
+	if (!joined)
+		hpa_task_wait(&all_task);
+	if (all_job.ids) {
+		pthread_mutex_destroy(&all_job.mu);
+		pthread_cond_destroy(&all_job.cv);
+	}
 	rows_made = all_job.ids != NULL;
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -299,25 +300,32 @@ static void assign_ids(struct page *pg, struct groups *gr, unsigned types)
 	}
 }
 
-/* The top rows of the value types in `types`, each into its own buffer (rows[v]). */
+/*
+ * The top rows of the value types in `types`, each into its own buffer
+ * (rows[v]): taken a type at a time by whichever thread is free (the
+ * grouping thread once it has given the ids, this one once the tree is
+ * written), each with a page of its own that writes to no file and only
+ * reads the string ids.
+ */
 struct rows_job {
-	struct page pg;              /* the page's, writing to no file; it only reads string ids */
+	struct page pg;              /* the page as it was: a copy for each taker */
 	struct groups *gr;
 	unsigned types;
 	struct hpa_strbuf *rows;
+	atomic_int next;             /* the next value type to take */
 };
 
-static void rows_run(void *arg)
+static void rows_take(struct rows_job *j)
 {
-	struct rows_job *j = arg;
+	struct page pg = j->pg;
 	int v;
 
-	for (v = 0; v < HPA_NVALUES; v++) {
+	while ((v = atomic_fetch_add(&j->next, 1)) < HPA_NVALUES) {
 		if (!(j->types >> v & 1))
 			continue;
-		j->pg.sb = j->rows[v];
-		top_rows(&j->pg, j->gr, v, true);
-		j->rows[v] = j->pg.sb;
+		pg.sb = j->rows[v];
+		top_rows(&pg, j->gr, v, true);
+		j->rows[v] = pg.sb;
 	}
 }
 
@@ -328,11 +336,11 @@ static void rows_run(void *arg)
  * instructions), less than the other thread could take from it.  With
  * `rows` (one dump, no base, no thread tabs: nothing between two types'
  * rows names a new string) that thread then gives every row's key its page
- * id, before the tree names any string, says so (ids_ready), and writes
- * every type's rows while this one writes the tree: one thread that goes
- * on, where joining it and starting another for the rows cost 0.5 ms of
- * waking up, and the tree's columns on a third thread took turns with the
- * two.
+ * id, before the tree names any string, says so (ids_ready), and takes
+ * the types' rows to write while this one writes the tree, then takes
+ * those left: one thread that goes on, where joining it and starting
+ * another for the rows cost 0.5 ms of waking up, and the tree's columns
+ * on a third thread took turns with the two.
  */
 struct groups_job {
 	const struct hpa_profile *prof;
@@ -358,7 +366,7 @@ static void groups_job_run(void *arg)
 	j->ids_ready = true;
 	pthread_cond_signal(&j->cv);
 	pthread_mutex_unlock(&j->mu);
-	rows_run(&j->rows);
+	rows_take(&j->rows);
 }
 
 /* The rows' ids given (the job run here with one processor, so its rows too). */
@@ -547,7 +555,8 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
  * take them): the first type's tree in full into the page (its before
  * column in a diff only), each later type's after column into later[v].
  * With one_thread (the rows are being written on the other processor)
- * this thread makes the columns too, after the names.
+ * this thread makes the columns too, before the names: while the rows'
+ * string ids, which the names must come after, are still being given.
  */
 struct tree_numbers {
 	const struct hpa_call_tree *t;
@@ -571,45 +580,58 @@ static void tree_numbers_run(void *arg)
 			emit_tree(&j->later[v], j->t, v, j->types, true);
 }
 
-static void emit_shared_tree(struct page *pg, const struct hpa_call_tree *t, int lead, unsigned types,
-			     struct page *later, bool one_thread)
-{
+struct shared_tree {
 	struct tree_numbers j;
+	int32_t *index;
+	size_t kept;
+	struct hpa_task task;
+	bool one_thread;
+};
+
+/* The index and the value columns, on a second thread unless one_thread (then made here, now). */
+static void shared_tree_begin(struct shared_tree *e, const struct hpa_call_tree *t, int lead,
+			      unsigned types, struct page *later, bool one_thread)
+{
+	memset(e, 0, sizeof(*e));
+	e->index = tree_index(t, types, &e->kept);
+	e->j.t = t;
+	e->j.index = e->index;
+	e->j.lead = lead;
+	e->j.types = types;
+	e->j.later = later;
+	e->one_thread = one_thread;
+	if (one_thread)
+		tree_numbers_run(&e->j);
+	else
+		hpa_task_start(&e->task, tree_numbers_run, &e->j);
+}
+
+/* The parents and the names (which take the page's string ids), then the tree into the page. */
+static void shared_tree_end(struct page *pg, struct shared_tree *e)
+{
+	const struct hpa_call_tree *t = e->j.t;
 	struct hpa_strbuf cols = HPA_STRBUF_INIT, saved = pg->sb;
 	FILE *fp = pg->fp;
-	struct hpa_task task;
-	size_t kept;
-	int32_t *index = tree_index(t, types, &kept);
 
-	memset(&j, 0, sizeof(j));
-	j.t = t;
-	j.index = index;
-	j.lead = lead;
-	j.types = types;
-	j.later = later;
-	if (!one_thread)
-		hpa_task_start(&task, tree_numbers_run, &j);
-	pg->sb = cols;   /* the parents and the names, aside */
+	pg->sb = cols;   /* aside, while the columns may still be being made */
 	pg->fp = NULL;
-	tree_col(pg, t, index, lead, COL_PARENT, false);
-	tree_col(pg, t, index, lead, COL_NAME, true);
-	tree_labels(pg, t, index, kept);
+	tree_col(pg, t, e->index, e->j.lead, COL_PARENT, false);
+	tree_col(pg, t, e->index, e->j.lead, COL_NAME, true);
+	tree_labels(pg, t, e->index, e->kept);
 	cols = pg->sb;
 	pg->sb = saved;
 	pg->fp = fp;
-	if (one_thread)
-		tree_numbers_run(&j);
-	else
-		hpa_task_wait(&task);
+	if (!e->one_thread)
+		hpa_task_wait(&e->task);
 	hpa_sb_addc(&pg->sb, '{');
 	hpa_sb_add(&pg->sb, cols.buf, cols.len);
 	spill(pg);
-	hpa_sb_add(&pg->sb, j.numbers.sb.buf, j.numbers.sb.len);
+	hpa_sb_add(&pg->sb, e->j.numbers.sb.buf, e->j.numbers.sb.len);
 	spill(pg);
-	tree_tail(pg, t, index, kept, false);
-	hpa_sb_release(&j.numbers.sb);
+	tree_tail(pg, t, e->index, e->kept, false);
+	hpa_sb_release(&e->j.numbers.sb);
 	hpa_sb_release(&cols);
-	free(index);
+	free(e->index);
 }
 
 /* A value type's object up to its tree: {"name":...,"objects":...,"tree": */
@@ -823,6 +845,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
 	bool rows_made = false;
 	struct hpa_task all_task;
+	struct shared_tree st;
 	bool joined = false;
 	size_t nthr;
 	size_t i;
@@ -881,6 +904,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		all_job.rows.gr = &all;
 		all_job.rows.types = present;
 		all_job.rows.rows = rows;
+		atomic_init(&all_job.rows.next, 0);
 		pthread_mutex_init(&all_job.mu, NULL);
 		pthread_cond_init(&all_job.cv, NULL);
 		all_job.ids_ready = false;
@@ -921,16 +945,18 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	 * still being made.
 	 */
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
+	for (v = 0; v < HPA_NVALUES && !(present >> v & 1); v++)
+		;   /* the first type shown: its tree in full, into the page */
+	if (have_shared && v < HPA_NVALUES)
+		shared_tree_begin(&st, &shared, v, present, later, all_job.ids != NULL);
 	if (all_job.ids)   /* the rows' ids given: the rows are written beside the tree */
 		groups_ids_wait(&all_job, &all_task, &joined);
-	if (have_shared) {
-		for (v = 0; v < HPA_NVALUES && !(present >> v & 1); v++)
-			;   /* the first type shown: its tree in full, into the page */
-		if (v < HPA_NVALUES) {
-			type_head(&pg, v, true);
-			emit_shared_tree(&pg, &shared, v, present, later, all_job.ids != NULL);
-		}
+	if (have_shared && v < HPA_NVALUES) {
+		type_head(&pg, v, true);
+		shared_tree_end(&pg, &st);
 	}
+	if (all_job.ids && !joined)   /* the types' rows not yet taken */
+		rows_take(&all_job.rows);
 	if (!joined)
 		hpa_task_wait(&all_task);
 	if (all_job.ids) {

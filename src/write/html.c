@@ -235,13 +235,33 @@ static void groups_release(struct groups *gr)
  * and, with `with_calls`, "calls":[[caller,callee,value],...] (between
  * functions, as --peek counts them) of value type v.
  */
-static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
+/*
+ * Whether type v's calls are written as values alone ("callv"), beside
+ * type lead's (the first shown, written whole): the same calls, since one
+ * walk made the calls of every type (the same caller and callee at each
+ * index), when the same ones have a value.  The page takes the callers
+ * and callees from lead's.
+ */
+static bool calls_shared(const struct groups *gr, int v, int lead)
+{
+	size_t i;
+
+	if (lead < 0 || v == lead)
+		return false;
+	for (i = 0; i < gr->nedges; i++)
+		if (call_written(&gr->edges[v][i]) != call_written(&gr->edges[lead][i]))
+			return false;
+	return true;
+}
+
+/* Type v's "top" rows and (with_calls) its calls; lead: the type whose calls others share, or -1. */
+static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls, int lead)
 {
 	struct hpa_frame_groups *k = &gr->g[0][v];
 	const struct hpa_call_edge *edges = gr->edges[v];
 	size_t g, i;
 	double total;
-	bool first = true;
+	bool first = true, values_only = with_calls && calls_shared(gr, v, lead);
 
 	hpa_sb_adds(&pg->sb, "\"top\":{");
 	total = emit_rows(pg, gran_names[0], k, &gr->page_id[0]);
@@ -252,7 +272,19 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls)
 	hpa_sb_adds(&pg->sb, ",\"total\":");
 	jnum(&pg->sb, total);
 	hpa_sb_addc(&pg->sb, '}');
-	if (with_calls) {
+	if (values_only) {
+		hpa_sb_adds(&pg->sb, ",\"callv\":[");
+		for (i = 0; i < gr->nedges; i++) {
+			if (!call_written(&edges[i]))
+				continue;
+			spill(pg);
+			if (!first)
+				hpa_sb_addc(&pg->sb, ',');
+			jnum(&pg->sb, edges[i].value);
+			first = false;
+		}
+		hpa_sb_addc(&pg->sb, ']');
+	} else if (with_calls) {
 		hpa_sb_adds(&pg->sb, ",\"calls\":[");
 		for (i = 0; i < gr->nedges; i++) {
 			if (!call_written(&edges[i]))
@@ -312,6 +344,7 @@ struct rows_job {
 	struct groups *gr;
 	unsigned types;
 	struct hpa_strbuf *rows;
+	int lead;                    /* the first type shown: the others share its calls */
 	atomic_int next;             /* the next value type to take */
 };
 
@@ -324,7 +357,7 @@ static void rows_take(struct rows_job *j)
 		if (!(j->types >> v & 1))
 			continue;
 		pg.sb = j->rows[v];
-		top_rows(&pg, j->gr, v, true);
+		top_rows(&pg, j->gr, v, true, j->lead);
 		j->rows[v] = pg.sb;
 	}
 }
@@ -397,7 +430,8 @@ static bool shown_for(const struct hpa_call_tree *t, size_t i, unsigned types, c
 	return false;
 }
 
-static const char *const tree_cols[] = { "parent", "name", "label", "after", "before" };
+/* "up": how many nodes back each node's parent was written (depth first: mostly a few), 0 for the root. */
+static const char *const tree_cols[] = { "up", "name", "label", "after", "before" };
 enum { COL_PARENT, COL_NAME, COL_LABEL, COL_AFTER, COL_BEFORE };
 
 /*
@@ -439,7 +473,7 @@ static void tree_col(struct page *pg, const struct hpa_call_tree *t, const int32
 		spill(pg);
 		switch (c) {
 		case COL_PARENT:
-			jint(&pg->sb, i ? index[n->parent] : -1);
+			jint(&pg->sb, i ? index[i] - index[n->parent] : 0);
 			break;
 		case COL_NAME:
 			jint(&pg->sb, i ? prof_str_id(pg, n->name) : str_id(pg, "all"));
@@ -517,8 +551,8 @@ static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int3
 }
 
 /*
- * The call tree root first: parallel arrays parent (node index, -1 for the
- * root), name (full), label (short: a column, or the few that are not
+ * The call tree root first: parallel arrays up (how far back its parent
+ * is, 0 for the root: the page makes parent indexes of them), name (full), label (short: a column, or the few that are not
  * the name, tree_labels), after, and before (the base's: in a
  * diff only, the page reads it nowhere else; a tree of 7.5k stacks has
  * 87k nodes of zeros there); nodes under TREE_MIN_SHARE of the larger
@@ -850,6 +884,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	size_t nthr;
 	size_t i;
 	unsigned present = 0;   /* the value types the page shows */
+	int lead = -1;          /* the first of them */
 	int v;
 
 	if (isatty(fileno(fp))) {
@@ -888,6 +923,8 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		    opts->show_bytes ? "true" : "false");
 	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
 	present = values_present(prof);
+	while (++lead < HPA_NVALUES && !(present >> lead & 1))
+		;
 	summary(&pg, nthr);
 	/*
 	 * Each view's groups once, for every value type shown; the whole
@@ -904,6 +941,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		all_job.rows.gr = &all;
 		all_job.rows.types = present;
 		all_job.rows.rows = rows;
+		all_job.rows.lead = lead;
 		atomic_init(&all_job.rows.next, 0);
 		pthread_mutex_init(&all_job.mu, NULL);
 		pthread_cond_init(&all_job.cv, NULL);
@@ -985,13 +1023,13 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			hpa_sb_release(&rows[v]);
 			spill(&pg);
 		} else {
-			top_rows(&pg, &all, v, true);
+			top_rows(&pg, &all, v, true, lead);
 		}
 		if (diff) {   /* each side alone, for the before and after columns */
 			hpa_sb_adds(&pg.sb, ",\"before\":{");
-			top_rows(&pg, &before, v, false);
+			top_rows(&pg, &before, v, false, -1);
 			hpa_sb_adds(&pg.sb, "},\"after\":{");
-			top_rows(&pg, &after, v, false);
+			top_rows(&pg, &after, v, false, -1);
 			hpa_sb_addc(&pg.sb, '}');
 		}
 		if (!diff && prof->inputs_nr > 1) {
@@ -1004,7 +1042,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			for (k = 0; k < nthr; k++) {
 				struct hpa_view_opts th = thread_view(prof, tv, &ts, k);
 				hpa_sb_adds(&pg.sb, k ? ",{" : "{");
-				top_rows(&pg, &thr[k], v, true);
+				top_rows(&pg, &thr[k], v, true, lead);
 				hpa_sb_adds(&pg.sb, ",\"tree\":");
 				if (have_shared)
 					emit_tree(&pg, &thr_tree[k], v, present, !first);

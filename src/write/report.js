@@ -19,15 +19,22 @@
 	function share(tr, from) {
 		['parent', 'name', 'label', 'before', 'diff'].forEach(function (k) { tr[k] = from[k]; });
 	}
-	// Labels written as the few that are not the node's name: the rest are.
+	// Parents written as how far back they are; labels as the few that are not the node's name.
 	function relabel(tr) {
+		if (tr.up && !tr.parent) tr.parent = tr.up.map(function (d, k) { return k ? k - d : -1; });
 		if (tr.label || !tr.relabel) return;
 		tr.label = tr.name.slice();
 		for (var k = 0; k < tr.relabel.length; k += 2) tr.label[tr.relabel[k]] = tr.relabel[k + 1];
 	}
+	// A later type's calls written as values: the callers and callees are the first type's.
+	function callv(t, lead) {
+		if (!t.callv || t.calls) return;
+		t.calls = lead.calls.map(function (c, i) { return [c[0], c[1], t.callv[i]]; });
+	}
 	D.types.forEach(function (t) {
 		relabel(t.tree);
-		(t.threads || []).forEach(function (th) { relabel(th.tree); });
+		callv(t, D.types[0]);
+		(t.threads || []).forEach(function (th, k) { relabel(th.tree); callv(th, D.types[0].threads[k]); });
 	});
 	D.types.forEach(function (t) {
 		if (t.tree.shared) share(t.tree, D.types[0].tree);

@@ -388,27 +388,28 @@ static size_t last_row_at(const struct cu_lines *t, size_t from, uint64_t addr)
 	return lo - 1;
 }
 
+/* The last row at or below addr, or NULL when the first is above it. */
+static const struct line_row *row_at(const struct cu_lines *t, uint64_t addr)
+{
+	return t->nrows && t->rows[0].addr <= addr ? &t->rows[last_row_at(t, 0, addr)] : NULL;
+}
+
 /* Once answered: the answer of addr (one row each, by address), or NULL. */
 static const struct line_row *answer_of(const struct cu_lines *t, uint64_t addr)
 {
-	size_t j;
+	const struct line_row *r = row_at(t, addr);
 
-	if (!t->nrows || t->rows[0].addr > addr)
-		return NULL;
-	j = last_row_at(t, 0, addr);
-	return t->rows[j].addr == addr ? &t->rows[j] : NULL;
+	return r && r->addr == addr ? r : NULL;
 }
 
 const struct line_row *cu_lines_find(const struct cu_lines *t, uint64_t addr)
 {
-	size_t j;
+	const struct line_row *r;
 
 	if (t->answered)
 		return answer_of(t, addr);
-	if (!t->nrows || t->rows[0].addr > addr)
-		return NULL;
-	j = last_row_at(t, 0, addr);
-	return t->rows[j].end ? NULL : &t->rows[j];
+	r = row_at(t, addr);
+	return r && !r->end ? r : NULL;
 }
 
 /*

@@ -231,11 +231,6 @@ static void groups_release(struct groups *gr)
 }
 
 /*
- * "top":{"functions":[[key,flat,cum],...],"lines":...,"files":...,"total":T}
- * and, with `with_calls`, "calls":[[caller,callee,value],...] (between
- * functions, as --peek counts them) of value type v.
- */
-/*
  * Whether type v's calls are written as values alone ("callv"), beside
  * type lead's (the first shown, written whole): the same calls, since one
  * walk made the calls of every type (the same caller and callee at each
@@ -254,7 +249,12 @@ static bool calls_shared(const struct groups *gr, int v, int lead)
 	return true;
 }
 
-/* Type v's "top" rows and (with_calls) its calls; lead: the type whose calls others share, or -1. */
+/*
+ * "top":{"functions":[[key,flat,cum],...],"lines":...,"files":...,"total":T}
+ * and, with `with_calls`, "calls":[[caller,callee,value],...] (between
+ * functions, as --peek counts them) of value type v, or "callv":[value,...]
+ * where they are type lead's calls (calls_shared; lead -1: none).
+ */
 static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls, int lead)
 {
 	struct hpa_frame_groups *k = &gr->g[0][v];
@@ -456,6 +456,7 @@ static int32_t *tree_index(const struct hpa_call_tree *t, unsigned types, size_t
 	return index;
 }
 
+/* Column c of the nodes written ("name":[...]), after a comma with `comma`. */
 static void tree_col(struct page *pg, const struct hpa_call_tree *t, const int32_t *index, int type,
 		     size_t c, bool comma)
 {
@@ -552,8 +553,9 @@ static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int3
 
 /*
  * The call tree root first: parallel arrays up (how far back its parent
- * is, 0 for the root: the page makes parent indexes of them), name (full), label (short: a column, or the few that are not
- * the name, tree_labels), after, and before (the base's: in a
+ * is, 0 for the root: the page makes parent indexes of them), name
+ * (full), label (short: a column, or the few that are not the name,
+ * tree_labels), after, and before (the base's: in a
  * diff only, the page reads it nowhere else; a tree of 7.5k stacks has
  * 87k nodes of zeros there); nodes under TREE_MIN_SHARE of the larger
  * total are left out with their subtrees.
@@ -573,9 +575,11 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
 	if (after_only)
 		hpa_sb_adds(&pg->sb, "\"shared\":true");
 	for (c = 0; c < HPA_ARRAY_SIZE(tree_cols); c++) {
-		if (c == COL_LABEL && !after_only)
+		if (after_only ? c != COL_AFTER : c == COL_BEFORE && !t->diff)
+			continue;
+		if (c == COL_LABEL)
 			tree_labels(pg, t, index, kept);
-		else if ((!after_only || c == COL_AFTER) && (c != COL_BEFORE || t->diff) && c != COL_LABEL)
+		else
 			tree_col(pg, t, index, type, c, c || after_only);
 	}
 	tree_tail(pg, t, index, kept, after_only);
@@ -588,9 +592,6 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
  * names (which take the page's string ids, in the order one thread would
  * take them): the first type's tree in full into the page (its before
  * column in a diff only), each later type's after column into later[v].
- * With one_thread (the rows are being written on the other processor)
- * this thread makes the columns too, before the names: while the rows'
- * string ids, which the names must come after, are still being given.
  */
 struct tree_numbers {
 	const struct hpa_call_tree *t;
@@ -622,7 +623,12 @@ struct shared_tree {
 	bool one_thread;
 };
 
-/* The index and the value columns, on a second thread unless one_thread (then made here, now). */
+/*
+ * The index and the value columns, on a second thread; with one_thread
+ * (the rows are being written on the other processor) here and now,
+ * before the names: while the rows' string ids, which the names must come
+ * after, are still being given.
+ */
 static void shared_tree_begin(struct shared_tree *e, const struct hpa_call_tree *t, int lead,
 			      unsigned types, struct page *later, bool one_thread)
 {
@@ -877,7 +883,6 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct groups_job all_job;
 	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
 	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
-	bool rows_made = false;
 	struct hpa_task all_task;
 	struct shared_tree st;
 	bool joined = false;
@@ -983,14 +988,12 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	 * still being made.
 	 */
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
-	for (v = 0; v < HPA_NVALUES && !(present >> v & 1); v++)
-		;   /* the first type shown: its tree in full, into the page */
-	if (have_shared && v < HPA_NVALUES)
-		shared_tree_begin(&st, &shared, v, present, later, all_job.ids != NULL);
+	if (have_shared && lead < HPA_NVALUES)   /* the first type shown: its tree in full, into the page */
+		shared_tree_begin(&st, &shared, lead, present, later, all_job.ids != NULL);
 	if (all_job.ids)   /* the rows' ids given: the rows are written beside the tree */
 		groups_ids_wait(&all_job, &all_task, &joined);
-	if (have_shared && v < HPA_NVALUES) {
-		type_head(&pg, v, true);
+	if (have_shared && lead < HPA_NVALUES) {
+		type_head(&pg, lead, true);
 		shared_tree_end(&pg, &st);
 	}
 	if (all_job.ids && !joined)   /* the types' rows not yet taken */
@@ -1001,7 +1004,6 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		pthread_mutex_destroy(&all_job.mu);
 		pthread_cond_destroy(&all_job.cv);
 	}
-	rows_made = all_job.ids != NULL;
 	for (v = 0; v < HPA_NVALUES; v++) {
 		struct hpa_view_opts tv = vo;
 
@@ -1018,7 +1020,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 			spill(&pg);
 		}
 		hpa_sb_addc(&pg.sb, ',');
-		if (rows_made) {
+		if (all_job.ids) {   /* written beside the tree */
 			hpa_sb_add(&pg.sb, rows[v].buf, rows[v].len);
 			hpa_sb_release(&rows[v]);
 			spill(&pg);

@@ -364,6 +364,53 @@ static void bad_input(void)
 }
 
 /*
+ * A thread line held back (its t* counts) is sent as a sample of its own as
+ * soon as anything else of the record comes: a second t* line, or another
+ * thread line; one that comes before the t* line is never held.
+ */
+static void held_lines(void)
+{
+	struct hpa_profile p;
+
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(READ(&p,
+		"heap_v2/0\n"
+		"@ 0x10\n"
+		"  t*: 1: 100 [0: 0]\n"
+		"  t0: 1: 100 [0: 0]\n"
+		"  t*: 1: 100 [0: 0]\n"
+		"  t1: 1: 100 [0: 0]\n"
+		"@ 0x20\n"
+		"  t2: 2: 200 [0: 0]\n"
+		"  t*: 2: 200 [0: 0]\n"
+		"@ 0x30\n"
+		"  t*: 3: 300 [0: 0]\n"
+		"  t0: 3: 300 [0: 0]\n"
+		"  t1: 0: 0 [0: 0]\n"), 0);
+	CHECK_INT_EQ(p.samples_nr, 8);
+	CHECK_INT_EQ(p.samples[0].thread, HPA_THREAD_ALL);   /* first t*: its t0 sent apart */
+	CHECK_INT_EQ(p.samples[0].sole_thread, HPA_THREAD_ALL);
+	CHECK_INT_EQ(p.samples[1].thread, 0);
+	CHECK_INT_EQ(p.samples[2].thread, HPA_THREAD_ALL);   /* second t*: t1 its only line after it */
+	CHECK_INT_EQ(p.samples[2].sole_thread, 1);
+	CHECK_INT_EQ(p.samples[3].thread, 2);                /* before t*: as read */
+	CHECK_INT_EQ(p.samples[4].thread, HPA_THREAD_ALL);
+	CHECK_INT_EQ(p.samples[4].sole_thread, HPA_THREAD_ALL);
+	CHECK_INT_EQ(p.samples[5].thread, HPA_THREAD_ALL);   /* a second thread line: both apart */
+	CHECK_INT_EQ(p.samples[5].sole_thread, HPA_THREAD_ALL);
+	CHECK_INT_EQ(p.samples[6].thread, 0);
+	CHECK_INT_EQ(p.samples[7].thread, 1);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 1), 100, 0);
+	CHECK_DBL_EQ(total(&p, HPA_INUSE_SPACE, 0), 400, 0);
+	hpa_profile_split_threads(&p);
+	CHECK_INT_EQ(p.samples_nr, 9);
+	CHECK_INT_EQ(p.samples[3].thread, 1);
+	CHECK_INT_EQ(p.samples[3].stack, p.samples[2].stack);
+	CHECK_DBL_EQ(p.samples[3].v[HPA_INUSE_SPACE], 100, 0);
+	hpa_profile_release(&p);
+}
+
+/*
  * Profiles larger than one batch of the reading pipe: stacks and samples
  * are stored by a second thread, in the order read, and an error far into
  * the file still names its line.
@@ -471,6 +518,7 @@ int main(void)
 	memory_map_section();
 	truncated();
 	bad_input();
+	held_lines();
 	pipe_sized();
 	TEST_MAIN_END();
 }

@@ -103,9 +103,23 @@ extern const struct hpa_stack_format hpa_folded_format;
  * the key "<no stack>"; frames above 0x7fffffffffffffff (kernel, vsyscall)
  * have no key, as in jeprof.
  */
+/*
+ * A key of HPA_BY_LINE_PARTS by its parts: the text HPA_BY_LINE gives it
+ * is "NAME FILE:LINE", with "??" for the file "" (profile string ids).
+ */
+struct hpa_line_parts {
+	uint32_t name, file, line;
+	bool is_line;             /* false: the key is its text in keys (a frame without a line) */
+};
+
 struct hpa_frame_groups {
 	struct hpa_strtab keys;   /* key id = string id (id 0, "", unused) */
 	bool keys_borrowed;       /* another value type's groups own keys (hpa_group_frames_all) */
+	/*
+	 * HPA_BY_LINE_PARTS: by key id; the keys with is_line have the text ""
+	 * in keys (hpa_strtab_add_blank).  Owned with keys.  NULL otherwise.
+	 */
+	struct hpa_line_parts *parts;
 	double *flat, *cum;       /* by key id */
 	double total;             /* the view's weighted total */
 };

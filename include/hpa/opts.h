@@ -52,7 +52,12 @@ enum hpa_granularity {
 	HPA_BY_FUNCTION,   /* --functions (default) */
 	HPA_BY_LINE,       /* --lines */
 	HPA_BY_ADDRESS,    /* --addresses */
-	HPA_BY_FILE        /* --files */
+	HPA_BY_FILE,       /* --files */
+	/*
+	 * --lines as --html groups them: the same keys, each named by its
+	 * parts (hpa_frame_groups.parts) instead of a text made for it.
+	 */
+	HPA_BY_LINE_PARTS
 };
 
 struct hpa_opts {

@@ -28,6 +28,9 @@ void hpa_strtab_release(struct hpa_strtab *t);
 uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len);
 uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s);
 
+/* A new id whose text is "" and which interning never returns: a name kept elsewhere. */
+uint32_t hpa_strtab_add_blank(struct hpa_strtab *t);
+
 static inline const char *hpa_strtab_get(const struct hpa_strtab *t, uint32_t id)
 {
 	return t->strs[id];

@@ -105,6 +105,21 @@ uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len)
 	return id;
 }
 
+uint32_t hpa_strtab_add_blank(struct hpa_strtab *t)
+{
+	uint32_t id;
+
+	if (t->nr >= UINT32_MAX)
+		abort();
+	id = (uint32_t)t->nr;
+	HPA_GROW(t->strs, t->nr + 1, t->alloc);
+	HPA_GROW(t->next, t->nr + 1, t->next_alloc);
+	t->strs[id] = t->strs[0];
+	t->next[id] = 0;
+	t->nr++;
+	return id;
+}
+
 uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s)
 {
 	return hpa_strtab_intern_len(t, s, strlen(s));

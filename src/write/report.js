@@ -31,6 +31,23 @@
 		if (!t.callv || t.calls) return;
 		t.calls = lead.calls.map(function (c, i) { return [c[0], c[1], t.callv[i]]; });
 	}
+	// A line's row written as [function, file, line, flat, cum]: its text is
+	// --text --lines's, "??" for no file, added to the strings once.
+	var lineIds = new Map();
+	function lines(top) {
+		if (!top || !top.lines) return;
+		top.lines = top.lines.map(function (r) {
+			if (r.length < 5) return r;
+			var n = S[r[0]] + ' ' + (S[r[1]] || '??') + ':' + r[2];
+			if (!lineIds.has(n)) { lineIds.set(n, S.length); S.push(n); }
+			return [lineIds.get(n), r[3], r[4]];
+		});
+	}
+	D.types.forEach(function (t) {
+		lines(t.top);
+		['before', 'after'].forEach(function (k) { if (t[k]) lines(t[k].top); });
+		(t.threads || []).forEach(function (th) { lines(th.top); });
+	});
 	D.types.forEach(function (t) {
 		relabel(t.tree);
 		callv(t, D.types[0]);

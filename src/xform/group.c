@@ -398,6 +398,10 @@ struct keys {
 	struct hpa_call_edge *edges;
 	uint64_t *edge_by_slot;     /* per caller frame slot: callee key << 32 | edge index + 1 */
 	struct hpa_strbuf line_key;  /* HPA_BY_LINE's key being made */
+	struct hpa_line_parts *parts;   /* HPA_BY_LINE_PARTS: by key id, parts_nr of them */
+	uint32_t *part_next;       /* the next key whose parts hash alike, 0 = end */
+	struct hpa_hashmap part_of; /* the hash of a key's parts -> the first key with it */
+	size_t parts_nr, parts_alloc, part_next_alloc;
 	double *edge_vals;         /* per edge, as cum's rows: its stamp, then its nv values */
 	size_t nedges, aedges, aedge_vals;
 };
@@ -500,6 +504,42 @@ static uint32_t str_key(struct keys *k, uint32_t str)
 	return k->str_key[str] - 1;
 }
 
+/* parts[0 .. n) for the keys so far, those that are text zeroed. */
+static void parts_cover(struct keys *k, size_t n)
+{
+	if (n <= k->parts_nr)
+		return;
+	HPA_GROW(k->parts, n, k->parts_alloc);
+	memset(k->parts + k->parts_nr, 0, (n - k->parts_nr) * sizeof(*k->parts));
+	k->parts_nr = n;
+}
+
+/*
+ * HPA_BY_LINE_PARTS's key of function name `name` at file:line: the same
+ * keys as HPA_BY_LINE's texts, found by three ids where those made and
+ * hashed a text for each frame slot (--html on 7.5k stacks: 16k of them).
+ */
+static uint32_t part_key(struct keys *k, uint32_t name, uint32_t file, uint32_t line)
+{
+	const uint32_t ids[3] = { name, file, line };
+	uint64_t h = hpa_hash_ids(ids, 3);
+	uint32_t first = hpa_hashmap_get(&k->part_of, h), id;
+
+	for (id = first; id; id = k->part_next[id]) {
+		const struct hpa_line_parts *p = &k->parts[id];
+		if (p->is_line && p->name == name && p->file == file && p->line == line)
+			return id;
+	}
+	id = hpa_strtab_add_blank(&k->names);
+	parts_cover(k, (size_t)id + 1);
+	k->parts[id] = (struct hpa_line_parts){ name, file, line, true };
+	HPA_GROW(k->part_next, (size_t)id + 1, k->part_next_alloc);
+	k->part_next[id] = first;
+	hpa_hashmap_put(&k->part_of, h, id);
+	grow_values(k);
+	return id;
+}
+
 /* The key of frame f, whose slot is `slot` (hpa_view_slot(): the location is read once, here). */
 static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, size_t slot)
 {
@@ -541,6 +581,8 @@ static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, s
 			key = hpa_xasprintf("0x%llx %s %s:%u", (unsigned long long)l->addr, display,
 					    *file ? file : "??", ln->line);
 			break;
+		case HPA_BY_LINE_PARTS:
+			return k->slot_key[slot] = part_key(k, names->display, ln->file, ln->line);
 		case HPA_BY_FILE:   /* no file: the frame's place, as for an unknown one */
 			if (*file)
 				return k->slot_key[slot] = str_key(k, ln->file);
@@ -789,6 +831,8 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
 	unsigned nv = k->nv, v;
 	size_t i, e;
 
+	if (k->granularity == HPA_BY_LINE_PARTS)
+		parts_cover(k, k->names.nr);   /* the keys after the last line's */
 	for (v = 0; v < nv; v++) {
 		unsigned to = vidx ? vidx[v] : 0;
 		struct hpa_frame_groups *o = &out[to];
@@ -796,6 +840,7 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
 
 		o->total = total[v];
 		o->keys = k->names;   /* the last one owns the table, the others read it */
+		o->parts = k->parts;
 		o->keys_borrowed = v + 1 != nv;
 		o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
 		for (i = 0; i < n; i++)
@@ -826,6 +871,8 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
 	hpa_hashmap_release(&k->edge_of);
 	free(k->edge_by_slot);
 	hpa_sb_release(&k->line_key);
+	free(k->part_next);
+	hpa_hashmap_release(&k->part_of);
 	free(k->slot_key);
 	free(k->str_key);
 }
@@ -862,6 +909,7 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 		k->nv = values ? nv : 1;
 		k->calls = g == 0 && edges != NULL;
 		hpa_hashmap_init(&k->edge_of);
+		hpa_hashmap_init(&k->part_of);
 		hpa_strtab_init(&k->names);
 		k->slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->slot_key));
 		if (k->calls)
@@ -907,8 +955,10 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g)
 {
 	free(g->flat);
 	free(g->cum);
-	if (!g->keys_borrowed)
+	if (!g->keys_borrowed) {
 		hpa_strtab_release(&g->keys);
+		free(g->parts);
+	}
 	memset(g, 0, sizeof(*g));
 }
 

@@ -81,6 +81,22 @@ void hpa_strtab_release(struct hpa_strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* A new id for `text` (stored already), chained to `next` (same hash). */
+static uint32_t add_id(struct hpa_strtab *t, char *text, uint32_t next)
+{
+	uint32_t id;
+
+	if (t->nr >= UINT32_MAX)
+		abort();
+	id = (uint32_t)t->nr;
+	HPA_GROW(t->strs, t->nr + 1, t->alloc);
+	HPA_GROW(t->next, t->nr + 1, t->next_alloc);
+	t->strs[id] = text;
+	t->next[id] = next;
+	t->nr++;
+	return id;
+}
+
 uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len)
 {
 	uint64_t h;
@@ -93,31 +109,14 @@ uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len)
 	for (id = first; id; id = t->next[id])
 		if (!strncmp(t->strs[id], s, len) && !t->strs[id][len])
 			return id;
-	if (t->nr >= UINT32_MAX)
-		abort();
-	id = (uint32_t)t->nr;
-	HPA_GROW(t->strs, t->nr + 1, t->alloc);
-	HPA_GROW(t->next, t->nr + 1, t->next_alloc);
-	t->strs[id] = store(t, s, len);
-	t->next[id] = first;
-	t->nr++;
+	id = add_id(t, store(t, s, len), first);
 	hpa_hashmap_put(&t->by_hash, h, id);
 	return id;
 }
 
 uint32_t hpa_strtab_add_blank(struct hpa_strtab *t)
 {
-	uint32_t id;
-
-	if (t->nr >= UINT32_MAX)
-		abort();
-	id = (uint32_t)t->nr;
-	HPA_GROW(t->strs, t->nr + 1, t->alloc);
-	HPA_GROW(t->next, t->nr + 1, t->next_alloc);
-	t->strs[id] = t->strs[0];
-	t->next[id] = 0;
-	t->nr++;
-	return id;
+	return add_id(t, t->strs[0], 0);
 }
 
 uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s)

@@ -196,26 +196,54 @@ static bool call_written(const struct hpa_call_edge *e)
 	return hpa_dust_to_zero(e->value) != 0;
 }
 
-/* "NAME":[[key,flat,cum],...] of one granularity's groups (row_key: a line's key is three numbers); returns their total. */
-static double emit_rows(struct page *pg, const char *name, struct hpa_frame_groups *k,
-			uint32_t **cache)
+/*
+ * Whether groups k (a later value type's) write the rows of the same keys
+ * as `lead` (the first type's, of the same walk: one keys table), so that
+ * their rows are their values alone.
+ */
+static bool rows_shared(const struct hpa_frame_groups *k, const struct hpa_frame_groups *lead)
 {
-	bool first = true;
 	size_t i;
 
-	hpa_frame_groups_settle(k);
-	hpa_sb_addf(&pg->sb, "\"%s\":[", name);
+	if (!lead)
+		return false;
+	for (i = 1; i < k->keys.nr; i++)
+		if (row_written(k, i) != row_written(lead, i))
+			return false;
+	return true;
+}
+
+/*
+ * "NAME":[[key,flat,cum],...] of one granularity's groups (row_key: a
+ * line's key is three numbers), or "NAMEv":[flat,cum,flat,cum,...] where
+ * the keys are lead's (rows_shared: a later value type's, which repeated
+ * the first one's 16k keys of lines and 4k of functions).  Returns the
+ * groups' total.
+ */
+static double emit_rows(struct page *pg, const char *name, const struct hpa_frame_groups *k,
+			uint32_t **cache, const struct hpa_frame_groups *lead)
+{
+	bool first = true, values_only = rows_shared(k, lead);
+	size_t i;
+
+	hpa_sb_addf(&pg->sb, "\"%s%s\":[", name, values_only ? "v" : "");
 	for (i = 1; i < k->keys.nr; i++) {
 		if (!row_written(k, i))
 			continue;
 		spill(pg);
-		hpa_sb_adds(&pg->sb, first ? "[" : ",[");
-		row_key(pg, &pg->sb, k, cache, (uint32_t)i);
-		hpa_sb_addc(&pg->sb, ',');
+		if (values_only) {
+			if (!first)
+				hpa_sb_addc(&pg->sb, ',');
+		} else {
+			hpa_sb_adds(&pg->sb, first ? "[" : ",[");
+			row_key(pg, &pg->sb, k, cache, (uint32_t)i);
+			hpa_sb_addc(&pg->sb, ',');
+		}
 		jnum(&pg->sb, k->flat[i]);
 		hpa_sb_addc(&pg->sb, ',');
 		jnum(&pg->sb, k->cum[i]);
-		hpa_sb_addc(&pg->sb, ']');
+		if (!values_only)
+			hpa_sb_addc(&pg->sb, ']');
 		first = false;
 	}
 	hpa_sb_addc(&pg->sb, ']');
@@ -238,9 +266,15 @@ struct groups {
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
 			   unsigned values, struct groups *gr)
 {
+	size_t g, v;
+
 	memset(gr, 0, sizeof(*gr));
 	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, values, gr->edges,
 			     &gr->nedges);
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)   /* once, here: the rows of later types read the first's */
+		for (v = 0; v < HPA_NVALUES; v++)
+			if (values >> v & 1)
+				hpa_frame_groups_settle(&gr->g[g][v]);
 }
 
 static void groups_release(struct groups *gr)
@@ -277,23 +311,30 @@ static bool calls_shared(const struct groups *gr, int v, int lead)
 
 /*
  * "top":{"functions":[[key,flat,cum],...],"lines":...,"files":...,"total":T}
- * and, with `with_calls`, "calls":[[caller,callee,value],...] (between
- * functions, as --peek counts them) of value type v, or "callv":[value,...]
- * where they are type lead's calls (calls_shared; lead -1: none).
+ * (each granularity's rows as values alone where they are type lead's
+ * keys: emit_rows) and, with `with_calls`, "calls":[[caller,callee,value],...]
+ * (between functions, as --peek counts them) of value type v, or
+ * "callv":[value,...] where they are type lead's calls (calls_shared; lead
+ * -1: none).
  */
 static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls, int lead)
 {
 	struct hpa_frame_groups *k = &gr->g[0][v];
 	const struct hpa_call_edge *edges = gr->edges[v];
 	size_t g, i;
-	double total;
+	double total = 0;
 	bool first = true, values_only = with_calls && calls_shared(gr, v, lead);
 
 	hpa_sb_adds(&pg->sb, "\"top\":{");
-	total = emit_rows(pg, gran_names[0], k, &gr->page_id[0]);
-	for (g = 1; g < HPA_ARRAY_SIZE(grans); g++) {
-		hpa_sb_addc(&pg->sb, ',');
-		emit_rows(pg, gran_names[g], &gr->g[g][v], &gr->page_id[g]);
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
+		double t;
+
+		if (g)
+			hpa_sb_addc(&pg->sb, ',');
+		t = emit_rows(pg, gran_names[g], &gr->g[g][v], &gr->page_id[g],
+			      lead >= 0 && v != lead ? &gr->g[g][lead] : NULL);
+		if (!g)
+			total = t;
 	}
 	hpa_sb_adds(&pg->sb, ",\"total\":");
 	jnum(&pg->sb, total);
@@ -331,10 +372,11 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls,
 
 /*
  * The page ids of every key top_rows() writes for the value types in
- * `types`, in the order it would write them: afterwards it only reads
- * them, and the types' rows can be written side by side.
+ * `types` (lead: the first, as top_rows's), in the order it would write
+ * them: afterwards it only reads them, and the types' rows can be written
+ * side by side.  Rows and calls written as values alone name no key.
  */
-static void assign_ids(struct page *pg, struct groups *gr, unsigned types)
+static void assign_ids(struct page *pg, struct groups *gr, unsigned types, int lead)
 {
 	size_t g, i;
 	int v;
@@ -345,11 +387,14 @@ static void assign_ids(struct page *pg, struct groups *gr, unsigned types)
 		for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
 			struct hpa_frame_groups *k = &gr->g[g][v];
 
-			hpa_frame_groups_settle(k);
+			if (v != lead && lead >= 0 && rows_shared(k, &gr->g[g][lead]))
+				continue;
 			for (i = 1; i < k->keys.nr; i++)
 				if (row_written(k, i))
 					row_key(pg, NULL, k, &gr->page_id[g], (uint32_t)i);
 		}
+		if (calls_shared(gr, v, lead))
+			continue;
 		for (i = 0; i < gr->nedges; i++)
 			if (call_written(&gr->edges[v][i])) {
 				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].caller);
@@ -420,7 +465,7 @@ static void groups_job_run(void *arg)
 	groups_compute(j->prof, j->vo, j->values, j->out);
 	if (!j->ids)
 		return;
-	assign_ids(j->ids, j->out, j->values);
+	assign_ids(j->ids, j->out, j->values, j->rows.lead);
 	pthread_mutex_lock(&j->mu);
 	j->ids_ready = true;
 	pthread_cond_signal(&j->cv);

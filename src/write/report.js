@@ -43,10 +43,22 @@
 			return [lineIds.get(n), r[3], r[4]];
 		});
 	}
+	// A later type's rows written as values ("linesv": flat, cum, ...): the keys are the first type's.
+	function rowsv(top, lead) {
+		['functions', 'lines', 'files'].forEach(function (g) {
+			var v = top[g + 'v'];
+			if (!v || top[g]) return;
+			top[g] = lead[g].map(function (r, i) { return [r[0], v[2 * i], v[2 * i + 1]]; });
+		});
+	}
 	D.types.forEach(function (t) {
 		lines(t.top);
 		['before', 'after'].forEach(function (k) { if (t[k]) lines(t[k].top); });
 		(t.threads || []).forEach(function (th) { lines(th.top); });
+	});
+	D.types.forEach(function (t) {
+		rowsv(t.top, D.types[0].top);
+		(t.threads || []).forEach(function (th, k) { rowsv(th.top, D.types[0].threads[k].top); });
 	});
 	D.types.forEach(function (t) {
 		relabel(t.tree);

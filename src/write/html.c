@@ -105,13 +105,27 @@ static void jint(struct hpa_strbuf *sb, long long v)
 	hpa_sb_add_int(sb, v);
 }
 
+/*
+ * Whether v is an integer that "%.0f" writes as one (below 1e15, not -0),
+ * *i: a conversion and a compare, where floor() is a call (200k numbers
+ * in a 7.5k-stack page).
+ */
+static inline bool int_of(double v, long long *i)
+{
+	if (!(fabs(v) < 1e15))
+		return false;
+	*i = (long long)v;
+	return (double)*i == v && !(*i == 0 && signbit(v));
+}
+
 /* As printf's "%.0f": integral values (most) directly, the others by hpa_fixed(), not printf. */
 static void jfix0(struct hpa_strbuf *sb, double v)
 {
 	char buf[HPA_FIXED_MAX];
+	long long i;
 
-	if (v == floor(v) && fabs(v) < 1e15 && !(v == 0 && signbit(v)))
-		jint(sb, (long long)v);
+	if (int_of(v, &i))
+		jint(sb, i);
 	else
 		hpa_sb_add(sb, buf, hpa_fixed(buf, v, 0));
 }
@@ -120,10 +134,11 @@ static void jfix0(struct hpa_strbuf *sb, double v)
 static void jnum(struct hpa_strbuf *sb, double v)
 {
 	char buf[HPA_FIXED_MAX];
+	long long i;
 
-	v = hpa_dust_to_zero(v);
-	if (v == floor(v) && fabs(v) < 1e15)
-		jfix0(sb, v);
+	v = hpa_dust_to_zero(v);   /* never -0 */
+	if (int_of(v, &i))
+		jint(sb, i);
 	else if (isfinite(v))
 		hpa_sb_add(sb, buf, hpa_g17(buf, v));
 	else

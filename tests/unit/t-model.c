@@ -3,8 +3,9 @@
  * across inputs (hpa_unify_locations), frame names made once
  * (hpa_name_frames), the grouping engine (hpa_group_stacks), the base pass
  * (--drop_negative, --normalize), the engine's call tree and key paths,
- * the growth pass, and a pprof round trip (--proto written, read back, the
- * same stacks and values).
+ * the growth pass, a pprof round trip (--proto written, read back, the
+ * same stacks and values), and lines grouped by their parts (--html's)
+ * against lines grouped by their texts (--text --lines).
  */
 #include "hpa/compat.h"
 
@@ -447,8 +448,114 @@ static void test_tree_paths_growth(void)
 	hpa_profile_release(&p);
 }
 
+/* Location `loc`'s inline chain: n levels of function, file ("" none) and line, innermost first. */
+static void set_lines(struct hpa_profile *p, uint32_t loc, size_t n, const char *const *fn,
+		      const char *const *file, const uint32_t *line)
+{
+	struct hpa_line l[4];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		l[i].func = hpa_profile_intern_function(p, fn[i], fn[i], file[i]);
+		l[i].file = hpa_strtab_intern(&p->strs, file[i]);
+		l[i].line = line[i];
+	}
+	hpa_profile_set_lines(p, loc, l, n, HPA_SYM_DWARF);
+}
+
+/*
+ * HPA_BY_LINE_PARTS has HPA_BY_LINE's keys, ids, flat and cum: the text
+ * made from a key's parts is the key HPA_BY_LINE made.  Two addresses at
+ * one line (an inlined call's caller and the function itself) are one key,
+ * a frame without a file is "??", a frame without lines is its name alone.
+ */
+static void test_line_parts(void)
+{
+	static const char prof[] =
+		"heap_v2/0\n"
+		"@ 0x1010 0x1020 0x1030\n  t*: 1: 100 [0: 0]\n"
+		"@ 0x1040 0x1030\n  t*: 1: 20 [0: 0]\n"
+		"@ 0x1050 0x1020 0x1030\n  t*: 1: 3 [0: 0]\n"
+		"@ 0x1060 0x1040 0x1030\n  t*: 1: 4000 [0: 0]\n"
+		"\nMAPPED_LIBRARIES:\n"
+		"00001000-00002000 r-xp 00000000 08:01 1 /usr/bin/srv\n";
+	static const struct { const char *key; double cum; } want[] = {
+		{ "put (inline) a.c:7", 100 }, { "walk a.c:20", 103 }, { "main m.c:3", 4123 },
+		{ "get ??:5", 4020 }, { "srv+0x50", 3 }, { "get b.c:9", 4000 },
+	};
+	static const char *const fn2[] = { "put", "walk" }, *const a2[] = { "a.c", "a.c" };
+	static const uint32_t l2[] = { 7, 20 };
+	static const char *const fn1[] = { "walk" }, *const a1[] = { "a.c" };
+	static const uint32_t l1[] = { 20 };
+	static const char *const fm[] = { "main" }, *const am[] = { "m.c" };
+	static const uint32_t lm[] = { 3 };
+	static const char *const fg[] = { "get" }, *const ag[] = { "" }, *const bg[] = { "b.c" };
+	static const uint32_t lg[] = { 5 }, lb[] = { 9 };
+	struct hpa_profile p;
+	struct hpa_opts o = default_opts();
+	struct hpa_view_opts vo;
+	struct hpa_frame_groups byline, parts;
+	FILE *fp = tmpfile();
+	uint32_t loc[7] = { 0 };
+	size_t i, j;
+
+	fputs(prof, fp);
+	rewind(fp);
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(hpa_read_stream(&p, fp, "t.heap"), 0);
+	fclose(fp);
+	hpa_unsample_profile(&p);
+	hpa_unify_locations(&p);
+	for (i = 1; i <= 6; i++)
+		for (j = 1; j < p.locs_nr; j++)
+			if (p.locs[j].addr == 0x1000 + 0x10 * i)
+				loc[i] = (uint32_t)j;
+	for (i = 1; i <= 6; i++)
+		CHECK(loc[i] != 0);
+	set_lines(&p, loc[1], 2, fn2, a2, l2);   /* put inlined into walk, at walk's a.c:20 */
+	set_lines(&p, loc[2], 1, fn1, a1, l1);   /* walk's own call at the same line */
+	set_lines(&p, loc[3], 1, fm, am, lm);
+	set_lines(&p, loc[4], 1, fg, ag, lg);    /* no file */
+	set_lines(&p, loc[6], 1, fg, bg, lb);    /* 0x1050 has no lines */
+	hpa_name_frames(&p);
+	o.base = NULL;
+	vo = hpa_view_opts(&o);
+	hpa_group_frames(&p, &vo, HPA_BY_LINE, &byline);
+	hpa_group_frames(&p, &vo, HPA_BY_LINE_PARTS, &parts);
+	CHECK(parts.parts != NULL && byline.parts == NULL);
+	CHECK_INT_EQ(parts.keys.nr, byline.keys.nr);
+	CHECK_INT_EQ(byline.keys.nr, 1 + 1 + HPA_ARRAY_SIZE(want));   /* "" and "<no stack>" too */
+	for (i = 1; i < byline.keys.nr && i < parts.keys.nr; i++) {
+		const struct hpa_line_parts *k = &parts.parts[i];
+		char text[256];
+
+		if (k->is_line) {
+			const char *file = hpa_profile_str(&p, k->file);
+			snprintf(text, sizeof(text), "%s %s:%u", hpa_profile_str(&p, k->name),
+				 *file ? file : "??", k->line);
+			CHECK_STR_EQ(hpa_strtab_get(&parts.keys, (uint32_t)i), "");
+		} else {
+			snprintf(text, sizeof(text), "%s", hpa_strtab_get(&parts.keys, (uint32_t)i));
+		}
+		CHECK_STR_EQ(text, hpa_strtab_get(&byline.keys, (uint32_t)i));
+		CHECK_DBL_EQ(parts.flat[i], byline.flat[i], 0);
+		CHECK_DBL_EQ(parts.cum[i], byline.cum[i], 0);
+	}
+	for (i = 0; i < HPA_ARRAY_SIZE(want); i++) {   /* the keys themselves, and cum counted once */
+		for (j = 1; j < byline.keys.nr && strcmp(hpa_strtab_get(&byline.keys, (uint32_t)j), want[i].key); j++)
+			;
+		CHECK(j < byline.keys.nr);
+		if (j < byline.keys.nr)
+			CHECK_DBL_EQ(byline.cum[j], want[i].cum, 1e-6);
+	}
+	hpa_frame_groups_release(&byline);
+	hpa_frame_groups_release(&parts);
+	hpa_profile_release(&p);
+}
+
 int main(void)
 {
+	test_line_parts();
 	test_identity_and_grouping();
 	test_two_modules_one_address();
 	test_unify_so_far();

@@ -95,15 +95,6 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_op
 extern const struct hpa_stack_format hpa_folded_format;
 
 /*
- * Samples grouped by frame, as the --text rows: each key (what
- * `granularity` calls a frame: its display name, with the line, the
- * runtime address, or the file) with flat, the samples whose innermost
- * visible frame has it, and cum, the samples that have it anywhere, counted
- * once per sample even when it recurs.  A sample with no visible frame is
- * the key "<no stack>"; frames above 0x7fffffffffffffff (kernel, vsyscall)
- * have no key, as in jeprof.
- */
-/*
  * A key of HPA_BY_LINE_PARTS by its parts: the text HPA_BY_LINE gives it
  * is "NAME FILE:LINE", with "??" for the file "" (profile string ids).
  */
@@ -112,6 +103,15 @@ struct hpa_line_parts {
 	bool is_line;             /* false: the key is its text in keys (a frame without a line) */
 };
 
+/*
+ * Samples grouped by frame, as the --text rows: each key (what
+ * `granularity` calls a frame: its display name, with the line, the
+ * runtime address, or the file) with flat, the samples whose innermost
+ * visible frame has it, and cum, the samples that have it anywhere, counted
+ * once per sample even when it recurs.  A sample with no visible frame is
+ * the key "<no stack>"; frames above 0x7fffffffffffffff (kernel, vsyscall)
+ * have no key, as in jeprof.
+ */
 struct hpa_frame_groups {
 	struct hpa_strtab keys;   /* key id = string id (id 0, "", unused) */
 	bool keys_borrowed;       /* another value type's groups own keys (hpa_group_frames_all) */

@@ -37,7 +37,7 @@ struct page {
 	struct hpa_strbuf sb;        /* the JSON not yet written to fp (see spill) */
 	FILE *fp;
 	struct hpa_strtab strs;      /* every name the page shows; id = index in "s" */
-	uint32_t *of_prof_str;       /* profile string id -> id in strs + 1, once looked up */
+	uint32_t *of_prof_str;       /* profile string id -> id in strs + 1, once looked up; made with the page */
 	const struct hpa_profile *prof;
 	const struct hpa_opts *opts;
 };
@@ -153,8 +153,6 @@ static uint32_t str_id(struct page *pg, const char *s)
 /* str_id() of a profile string, each looked up once. */
 static uint32_t prof_str_id(struct page *pg, uint32_t id)
 {
-	if (!pg->of_prof_str)
-		pg->of_prof_str = xcalloc(pg->prof->strs.nr + 1, sizeof(*pg->of_prof_str));
 	if (!pg->of_prof_str[id])
 		pg->of_prof_str[id] = str_id(pg, hpa_profile_str(pg->prof, id)) + 1;
 	return pg->of_prof_str[id] - 1;

@@ -51,19 +51,20 @@
 			top[g] = lead[g].map(function (r, i) { return [r[0], v[2 * i], v[2 * i + 1]]; });
 		});
 	}
+	// The first type comes first: its lines made before a later type's rows take them.
 	D.types.forEach(function (t) {
+		var lead = D.types[0];
 		lines(t.top);
 		['before', 'after'].forEach(function (k) { if (t[k]) lines(t[k].top); });
-		(t.threads || []).forEach(function (th) { lines(th.top); });
-	});
-	D.types.forEach(function (t) {
-		rowsv(t.top, D.types[0].top);
-		(t.threads || []).forEach(function (th, k) { rowsv(th.top, D.types[0].threads[k].top); });
-	});
-	D.types.forEach(function (t) {
+		rowsv(t.top, lead.top);
 		relabel(t.tree);
-		callv(t, D.types[0]);
-		(t.threads || []).forEach(function (th, k) { relabel(th.tree); callv(th, D.types[0].threads[k]); });
+		callv(t, lead);
+		(t.threads || []).forEach(function (th, k) {
+			lines(th.top);
+			rowsv(th.top, lead.threads[k].top);
+			relabel(th.tree);
+			callv(th, lead.threads[k]);
+		});
 	});
 	D.types.forEach(function (t) {
 		if (t.tree.shared) share(t.tree, D.types[0].tree);

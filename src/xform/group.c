@@ -527,7 +527,7 @@ static uint32_t part_key(struct keys *k, uint32_t name, uint32_t file, uint32_t 
 
 	for (id = first; id; id = k->part_next[id]) {
 		const struct hpa_line_parts *p = &k->parts[id];
-		if (p->is_line && p->name == name && p->file == file && p->line == line)
+		if (p->name == name && p->file == file && p->line == line)   /* a line's: only they chain */
 			return id;
 	}
 	id = hpa_strtab_add_blank(&k->names);

@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "hpa/diag.h"
 #include "hpa/group.h"
 #include "hpa/names.h"
@@ -412,13 +416,24 @@ static inline void add_vals(double *dst, const double *vals, unsigned nv)
 	unsigned v;
 
 	switch (nv) {
+#if defined(__SSE2__)
+	/* Two values in one instruction (each lane the same IEEE add as alone). */
+	case 4:
+		_mm_storeu_pd(dst + 2, _mm_add_pd(_mm_loadu_pd(dst + 2), _mm_loadu_pd(vals + 2)));
+		/* fall through */
+	case 2:
+		_mm_storeu_pd(dst, _mm_add_pd(_mm_loadu_pd(dst), _mm_loadu_pd(vals)));
+		break;
+#else
 	case 4:
 		dst[3] += vals[3];
 		dst[2] += vals[2];
 		/* fall through */
 	case 2:
 		dst[1] += vals[1];
-		/* fall through */
+		dst[0] += vals[0];
+		break;
+#endif
 	case 1:
 		dst[0] += vals[0];
 		break;
@@ -435,7 +450,11 @@ static inline void add_vals(double *dst, const double *vals, unsigned nv)
  */
 static inline void add_once(double *row, double stamp, const double *vals, unsigned nv)
 {
-	if (row[0] != stamp) {
+	uint64_t have, want;   /* compared as bits: stamps are whole numbers from 1, rows start at 0 */
+
+	memcpy(&have, row, sizeof(have));
+	memcpy(&want, &stamp, sizeof(want));
+	if (have != want) {
 		row[0] = stamp;
 		add_vals(row + 1, vals, nv);
 	}
@@ -466,11 +485,12 @@ static HPA_ALWAYS_INLINE void add_edge(struct keys *k, unsigned nv, size_t slot,
 	uint64_t key = (uint64_t)caller << 32 | callee, last = k->edge_by_slot[slot];
 	uint32_t e = last >> 32 == callee ? (uint32_t)last : 0;
 
-	if (!e)
+	if (!e) {   /* the slot's line is written only when its callee changes */
 		e = hpa_hashmap_get(&k->edge_of, key);
-	if (!e)
-		e = edge_new(k, key, caller, callee);
-	k->edge_by_slot[slot] = (uint64_t)callee << 32 | e;
+		if (!e)
+			e = edge_new(k, key, caller, callee);
+		k->edge_by_slot[slot] = (uint64_t)callee << 32 | e;
+	}
 	add_once(k->edge_vals + (size_t)(e - 1) * (nv + 1), stamp, vals, nv);
 }
 
@@ -645,11 +665,21 @@ static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned 
  */
 static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
 					const struct hpa_frame *frames, size_t nr, const uint32_t *slots,
-					const uint32_t *nostack, double stamp, const double *vals)
+					const uint32_t *nostack, double stamp, const double *sample_vals)
 {
 	struct keys *k0 = &ks[0], *k1 = nk >= 2 ? &ks[1] : k0, *k2 = nk == 3 ? &ks[2] : k0;   /* used as nk says */
 	uint32_t key = NO_KEY, callee;
-	size_t f;
+	size_t f, v;
+	const bool calls = k0->calls;
+	/*
+	 * The sample's values in registers: read through the caller's
+	 * pointer, each add would read them again after every store to a
+	 * row (which might be where they are, for all the compiler knows).
+	 */
+	double vals[HPA_NVALUES];
+
+	for (v = 0; v < nv; v++)
+		vals[v] = sample_vals[v];
 
 	for (f = 0; f < nr && key == NO_KEY; f++)   /* the leaf: the first frame with a key */
 		key = frame_key(k0, frames[f], slots[f]);
@@ -675,7 +705,7 @@ static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
 			add(k1, nv, frame_key(k1, frames[f], slots[f]), stamp, vals, false);
 		if (nk == 3)
 			add(k2, nv, frame_key(k2, frames[f], slots[f]), stamp, vals, false);
-		if (k0->calls && callee != key)
+		if (calls && callee != key)
 			add_edge(k0, nv, slots[f], key, callee, stamp, vals);
 		callee = key;
 	}

@@ -422,7 +422,8 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 {
 	const struct hpa_seqs *s = w->s;
 	size_t j, end;
-	bool sorted = true;
+	uint64_t prev = 0;
+	bool unsorted = false;
 
 	for (j = lo; j < hi; j++) {
 		uint32_t k = w->items[j];
@@ -443,20 +444,22 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 			seq_prefetch(s, s->off[seq_id(s, w->items[j + 4])] + depth);
 		key = s->len[id] > depth ? s->slot_rank[hpa_seqs_at(s, s->off[id] + depth)] : 0;
 
-		w->keys[j] = key << 32 | k;
-		if (j > lo && w->keys[j] < w->keys[j - 1])
-			sorted = false;
+		key = key << 32 | k;
+		w->keys[j] = key;
+		unsorted |= key < prev;   /* the first's prev, 0, is below any */
+		prev = key;
 	}
-	if (!sorted)
+	if (unsorted)
 		sort_bits(w->keys + lo, hi - lo, w->tmp, 32, s->rank_bits);
-	for (j = lo; j < hi; j++)
-		w->items[j] = (uint32_t)w->keys[j];
-	for (end = hi; end > lo;) {
+	for (end = hi; end > lo;) {   /* the runs, the last first; the items in their order */
 		uint64_t key = w->keys[end - 1] >> 32;
 		size_t start = end - 1;
 
-		while (start > lo && w->keys[start - 1] >> 32 == key)
+		w->items[start] = (uint32_t)w->keys[start];
+		while (start > lo && w->keys[start - 1] >> 32 == key) {
 			start--;
+			w->items[start] = (uint32_t)w->keys[start];
+		}
 		if (key) {
 			HPA_GROW(w->stack, w->sp + 1, w->alloc);
 			w->stack[w->sp++] = (struct run){ start, end, depth, quiet };

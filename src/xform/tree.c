@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "hpa/group.h"
 #include "hpa/names.h"
 #include "hpa/xalloc.h"
@@ -102,10 +106,21 @@ static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint
 	double *series = t->dumps ? t->series + (size_t)node * t->dumps : NULL;
 	size_t i, j;
 
+#if defined(__SSE2__)
+	__m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();   /* nv 2 and 4: two sums an add */
+#endif
+
 	for (i = 0; i < n; i++) {
 		uint32_t k = items[i], in = b->kin[k];
 		double v = b->s->v[k];
 
+#if defined(__SSE2__)
+		if (nv == 2 || nv == 4) {
+			s01 = _mm_add_pd(s01, _mm_loadu_pd(b->kv + (size_t)k * nv));
+			if (nv == 4)
+				s23 = _mm_add_pd(s23, _mm_loadu_pd(b->kv + (size_t)k * nv + 2));
+		} else
+#endif
 		for (j = 0; j < nv; j++)
 			sum[j] += b->kv[(size_t)k * nv + j];
 		if (series)
@@ -115,6 +130,13 @@ static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint
 		else
 			after += v;
 	}
+#if defined(__SSE2__)
+	if (nv == 2 || nv == 4) {
+		_mm_storeu_pd(sum, s01);
+		if (nv == 4)
+			_mm_storeu_pd(sum + 2, s23);
+	}
+#endif
 	for (j = 0; j < nv; j++)
 		t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += sum[j];
 	t->nodes[node].before = before;

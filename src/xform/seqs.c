@@ -309,8 +309,9 @@ void hpa_seqs_rank(struct hpa_seqs *s, const uint32_t *slot_name,
  */
 static void sort_bits(uint64_t *keys, size_t n, uint64_t *tmp, unsigned from, unsigned bits)
 {
-	size_t i, j, count[256];
-	unsigned shift;
+	size_t i, j, count[4][256], nb[4];
+	unsigned npass = (bits + 7) / 8, p, shift[4];
+	uint64_t *src = keys, *dst = tmp, *t;
 
 	if (n <= 32) {
 		for (i = 1; i < n; i++) {
@@ -321,21 +322,48 @@ static void sort_bits(uint64_t *keys, size_t n, uint64_t *tmp, unsigned from, un
 		}
 		return;
 	}
-	for (shift = from; shift < from + bits; shift += 8) {
-		size_t sum = 0;
+	if (npass > 4)
+		npass = 4;   /* ranks take at most 32 bits */
+	/*
+	 * Every pass's digits counted in one read of the keys; each pass's
+	 * digit as wide as the bits left (4k names: 8 bits, then 4: 16
+	 * counters, not 256); the passes go from keys to tmp and back.
+	 */
+	for (p = 0; p < npass; p++) {
+		unsigned width = bits - 8 * p < 8 ? bits - 8 * p : 8;
 
-		memset(count, 0, sizeof(count));
+		shift[p] = from + 8 * p;
+		nb[p] = (size_t)1 << width;
+		memset(count[p], 0, nb[p] * sizeof(**count));
+	}
+	if (npass == 2) {
+		size_t m0 = nb[0] - 1, m1 = nb[1] - 1;
+
+		for (i = 0; i < n; i++) {
+			count[0][keys[i] >> shift[0] & m0]++;
+			count[1][keys[i] >> shift[1] & m1]++;
+		}
+	} else {
 		for (i = 0; i < n; i++)
-			count[keys[i] >> shift & 255]++;
-		for (i = 0; i < 256; i++) {
-			size_t c = count[i];
-			count[i] = sum;
+			for (p = 0; p < npass; p++)
+				count[p][keys[i] >> shift[p] & (nb[p] - 1)]++;
+	}
+	for (p = 0; p < npass; p++) {
+		size_t sum = 0, mask = nb[p] - 1;
+
+		for (i = 0; i < nb[p]; i++) {
+			size_t c = count[p][i];
+			count[p][i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			tmp[count[keys[i] >> shift & 255]++] = keys[i];
-		memcpy(keys, tmp, n * sizeof(*keys));
+			dst[count[p][src[i] >> shift[p] & mask]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
 	}
+	if (src != keys)
+		memcpy(keys, src, n * sizeof(*keys));
 }
 
 /* Kept samples items[lo..hi), sharing a prefix of `depth` frames; the next frame is seq[depth]. */

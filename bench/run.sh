@@ -1,7 +1,8 @@
 #!/bin/bash
 # Speed and memory of hpa against jeprof on one large real profile.
 #
-#   bench/run.sh [HPA] [RUNS]     (HPA_BENCH_REPEAT: runs of hpa per figure, median)
+#   bench/run.sh [HPA] [RUNS]     (HPA_BENCH_REPEAT: runs of hpa per figure, median;
+#                                  HPA_BENCH_PAIRS: pairs per ratio to --text, median)
 #
 # Generates a synthetic C program (bench/gen.c: 4000 functions in 40 files,
 # deep call paths chosen by a seed, always-inlined helpers, -O2 -g), runs it
@@ -118,14 +119,19 @@ fi
 # --base and --growth read two dumps of the size: the profile and one of
 # 9/10 of its seeds.
 # The ratio to --text is paired: each run of the mode next to a run of
-# --text, the median of their HPA_BENCH_REPEAT ratios (a shared machine's
-# speed drifts between one median and the next, far less within a pair).
+# --text, the median of their ratios (a shared machine's speed drifts
+# between one median and the next, far less within a pair).  One pair in
+# a few lands on a moment when something else runs, and one pair's ratio
+# then ranges from 1.0 to 2.0 on the development machine: the median is
+# of HPA_BENCH_PAIRS pairs (default 15, at least HPA_BENCH_REPEAT), where
+# 5 let two such pairs move it by a tenth.
 # The pair's order alternates, so that what the first run leaves the
 # second (a warm page cache, memory the kernel has just freed) favours
 # neither.
 pair_ratio() {   # pair_ratio TEXT_PROFILE CMD... -> median of CMD's time / --text's
-	local n=${HPA_BENCH_REPEAT:-5} i t0 t1 t2 p=$1
+	local n=${HPA_BENCH_PAIRS:-15} i t0 t1 t2 p=$1
 	shift
+	[ "$n" -ge "${HPA_BENCH_REPEAT:-5}" ] || n=${HPA_BENCH_REPEAT:-5}
 	: > ratios.txt
 	for ((i = 0; i < n; i++)); do
 		if ((i % 2 == 0)); then

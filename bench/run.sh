@@ -121,10 +121,11 @@ fi
 # The ratio to --text is paired: each run of the mode next to a run of
 # --text, the median of their ratios (a shared machine's speed drifts
 # between one median and the next, far less within a pair).  One pair in
-# a few lands on a moment when something else runs, and one pair's ratio
-# then ranges from 1.0 to 2.0 on the development machine: the median is
-# of HPA_BENCH_PAIRS pairs (default 15, at least HPA_BENCH_REPEAT), where
-# 5 let two such pairs move it by a tenth.
+# a few lands on a moment when something else runs: on the development
+# machine one pair of --html on 180k stacks ranged 1.14-1.93, and of 45
+# pairs in a row, the median of 5 consecutive ones 1.37-1.62, of 15
+# 1.40-1.52.  So the median is of HPA_BENCH_PAIRS pairs (default 15, at
+# least HPA_BENCH_REPEAT).
 # The pair's order alternates, so that what the first run leaves the
 # second (a warm page cache, memory the kernel has just freed) favours
 # neither.

@@ -77,6 +77,60 @@ static HPA_ALWAYS_INLINE void store_seq(struct hpa_seqs *s, size_t at, const str
 	}
 }
 
+/*
+ * store_seq() of a stack's frames straight from its locations (a view
+ * without filters: hpa_view_stack() would only copy them out): locs[0 ..
+ * n), the first from its level `first`; the slots in
+ * the same places and order store_seq() gives them, without the frames
+ * written out and read back.  Returns how many (room for n times the most
+ * levels a location has is the caller's to make).
+ */
+static HPA_ALWAYS_INLINE size_t store_locs(struct hpa_seqs *s, size_t at, const struct hpa_view *view,
+					 const uint32_t *locs, size_t n, unsigned first, bool leaf_first,
+					 bool narrow)
+{
+	const uint32_t *slot0 = view->slot0;
+	const uint16_t *lev = view->levels;
+	bool *used = s->slot_used;
+	struct hpa_frame *slot_frame = s->slot_frame;
+	uint16_t *seq16 = narrow ? s->seq16 + at : NULL;
+	uint32_t *seq = narrow ? NULL : s->seq + at;
+	size_t j, pos = 0;
+
+	for (j = 0; j < n; j++) {   /* positions in order: from the leaf, or from the root */
+		size_t li = leaf_first ? j : n - 1 - j;
+		uint32_t loc = locs[li];
+		unsigned levels = lev[loc], from = li ? 0 : first, k;
+		size_t base = slot0[loc];
+
+		if (levels == 1) {   /* most locations: no inline frames (first is then 0) */
+			if (!used[base]) {
+				used[base] = true;
+				slot_frame[base] = (struct hpa_frame){ loc, 0 };
+			}
+			if (narrow)
+				seq16[pos++] = (uint16_t)base;
+			else
+				seq[pos++] = (uint32_t)base;
+			continue;
+		}
+		for (k = 0; k < levels - from; k++) {
+			unsigned level = leaf_first ? from + k : levels - 1 - k;
+			size_t slot = base + level;
+
+			if (!used[slot]) {
+				used[slot] = true;
+				slot_frame[slot] = (struct hpa_frame){ loc, level };
+			}
+			if (narrow)
+				seq16[pos++] = (uint16_t)slot;
+			else
+				seq[pos++] = (uint32_t)slot;
+		}
+	}
+	return pos;
+}
+
 /* What became of a stack: not seen yet, dropped by the filters, or sequence id - 2. */
 enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
 
@@ -88,6 +142,10 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	struct hpa_view view;
 	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));
 	bool narrow, leaf_only_fast = leaf_only && !hpa_view_filters(opts);
+	bool direct = !leaf_only && !hpa_view_filters(opts);   /* whole stacks, every frame kept: store_locs() */
+	const uint32_t *dlocs = NULL;
+	size_t dn = 0, l;
+	unsigned dfirst = 0, most = 1;   /* the most levels a location has */
 	struct hpa_frame leaf;
 	uint32_t *leaf_seq = NULL;   /* leaf_only: per slot (and one more: no frame), its sequence + 1 */
 
@@ -101,6 +159,8 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	s->slot_used = xcalloc(s->nslots, sizeof(*s->slot_used));
 	s->slot_rank = xcalloc(s->nslots, sizeof(*s->slot_rank));
 	hpa_view_init(&view, prof, opts);
+	for (l = 0; l < prof->locs_nr; l++)
+		most = view.levels[l] > most ? view.levels[l] : most;
 	/*
 	 * The arrays at their likely size from the start: at most a kept
 	 * sample per candidate and a sequence per stack, of about the
@@ -136,6 +196,9 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 			leaf.loc = nr ? locs[0] : 0;
 			leaf.level = first;
 			frames = &leaf;
+		} else if (!stack_seq[st] && direct) {
+			dn = hpa_view_locations(&view, st, &dlocs, &dfirst);
+			nr = dn * most;   /* at most; store_locs() says how many */
 		} else if (!stack_seq[st] && !hpa_view_stack(&view, st, &frames, &nr)) {
 			stack_seq[st] = STACK_DROPPED;
 			continue;
@@ -170,7 +233,15 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		else
 			HPA_GROW(s->seq, nseq + (nr ? nr : 1), aseq);
 		off = nseq;
-		if (narrow)
+		if (direct && narrow && leaf_first)   /* each case a loop of its own */
+			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, true, true);
+		else if (direct && narrow)
+			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, false, true);
+		else if (direct && leaf_first)
+			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, true, false);
+		else if (direct)
+			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, false, false);
+		else if (narrow)
 			store_seq(s, nseq, &view, frames, nr, leaf_first, true);
 		else
 			store_seq(s, nseq, &view, frames, nr, leaf_first, false);

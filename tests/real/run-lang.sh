@@ -40,16 +40,40 @@ for f in heap.pb.gz heap.txt; do
 done
 
 # Totals of the legacy text: go tool pprof's, exactly, for all four values.
-column() {   # column N FILE: the sum of value column N of go tool pprof -raw
-	pprof -raw "$2" | awk -v c="$1" '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
-		s && $1 ~ /^-?[0-9]+$/ { sub(":", "", $4); t += $c } END { printf "%.0f\n", t }'
+# pprof reads the header's totals first: when the allocated ones equal the
+# ones in use (a run whose dump saw nothing freed yet), it keeps two values,
+# "objects" and "space", not four; the columns are found by their names.
+column() {   # column NAME FILE: the sum of value NAME (inuse_space, ...) of go tool pprof -raw
+	pprof -raw "$2" | awk -v want="$1" '
+		/^Samples:/ { s = 1; getline; c = 0
+			for (i = 1; i <= NF; i++) { n = $i; sub("/.*", "", n)
+				if (n == want || (!c && n == substr(want, index(want, "_") + 1))) c = i }
+			next }
+		/^Locations/ { s = 0 }
+		s && c && $1 ~ /^-?[0-9]+$/ { sub(":", "", $c); t += $c }
+		END { if (c) printf "%.0f\n", t; else print "no column " want }'
 }
 total() { "$hpa" --text --show_bytes --"$1" ./heapgo heap.txt 2>/dev/null | sed -n '1s/Total: \([0-9-]*\).*/\1/p'; }
-check "heap/N alloc_objects = pprof" "$(column 1 heap.txt)" "$(total alloc_objects)"
-check "heap/N alloc_space = pprof" "$(column 2 heap.txt)" "$(total alloc_space)"
-check "heap/N inuse_objects = pprof" "$(column 3 heap.txt)" "$(total inuse_objects)"
-check "heap/N inuse_space = pprof" "$(column 4 heap.txt)" "$(total inuse_space)"
-check "heap/N = the runtime's own .pb.gz" "$(column 4 heap.pb.gz)" "$(total inuse_space)"
+check "heap/N alloc_objects = pprof" "$(column alloc_objects heap.txt)" "$(total alloc_objects)"
+check "heap/N alloc_space = pprof" "$(column alloc_space heap.txt)" "$(total alloc_space)"
+check "heap/N inuse_objects = pprof" "$(column inuse_objects heap.txt)" "$(total inuse_objects)"
+check "heap/N inuse_space = pprof" "$(column inuse_space heap.txt)" "$(total inuse_space)"
+check "heap/N = the runtime's own .pb.gz" "$(column inuse_space heap.pb.gz)" "$(total inuse_space)"
+# The same dump with only the records that freed nothing, its header
+# totals made equal: pprof then keeps two values, and hpa's four totals
+# still equal them (allocated = in use on every record).
+awk 'NR == 1 { next }
+	/^[0-9]+: [0-9]+ \[[0-9]+: [0-9]+\] @/ { v = $0; gsub(/[^0-9 ]/, " ", v); split(v, a, " ")
+		keep = a[1] == a[3] && a[2] == a[4]; if (keep) { o += a[1]; b += a[2]; body = body $0 "\n" }; next }
+	/^#\t/ { if (keep) body = body $0 "\n"; next }
+	{ body = body $0 "\n" }
+	END { printf "heap profile: %d: %d [%d: %d] @ heap/8192\n%s", o, b, o, b, body }' heap.txt > kept.txt
+check "nothing freed: pprof keeps two values" "objects/count space/bytes" \
+	"$(pprof -raw kept.txt | sed -n '/^Samples:/{n;p;q;}')"
+for v in alloc_objects alloc_space inuse_objects inuse_space; do
+	check "nothing freed: $v = pprof" "$(column $v kept.txt)" \
+		"$("$hpa" --text --show_bytes --$v ./heapgo kept.txt 2>/dev/null | sed -n '1s/Total: \([0-9-]*\).*/\1/p')"
+done
 # jeprof's v1 rule would be ~12% low: make sure the test can tell.
 v1=$(awk 'NR == 1 { gsub(/[^0-9 ]/, " "); print $2 }' heap.txt)
 check "raw inuse bytes are below the estimate" 1 \

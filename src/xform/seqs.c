@@ -49,6 +49,23 @@ static void seq_set(struct hpa_seqs *s, size_t i, size_t slot)
 }
 
 /*
+ * Slot `slot` at position i of the stored sequences, its frame f noted the
+ * first time the slot is used.  Always inlined with `narrow` a constant.
+ */
+static HPA_ALWAYS_INLINE void put_slot(bool *used, struct hpa_frame *slot_frame, uint16_t *seq16,
+				       uint32_t *seq, size_t i, size_t slot, struct hpa_frame f, bool narrow)
+{
+	if (!used[slot]) {
+		used[slot] = true;
+		slot_frame[slot] = f;
+	}
+	if (narrow)
+		seq16[i] = (uint16_t)slot;
+	else
+		seq[i] = (uint32_t)slot;
+}
+
+/*
  * A stack's frames[0 .. nr) as its sequence of slots from at on, leaf
  * first or root first, each slot's frame noted the first time it is used.
  * Always inlined with `narrow` a constant: a loop for each width of slot,
@@ -60,20 +77,15 @@ static HPA_ALWAYS_INLINE void store_seq(struct hpa_seqs *s, size_t at, const str
 {
 	const uint32_t *slot0 = view->slot0;
 	bool *used = s->slot_used;
+	struct hpa_frame *slot_frame = s->slot_frame;
+	uint16_t *seq16 = narrow ? s->seq16 + at : NULL;
+	uint32_t *seq = narrow ? NULL : s->seq + at;
 	size_t k;
 
 	for (k = 0; k < nr; k++) {
 		struct hpa_frame f = frames[leaf_first ? k : nr - 1 - k];
-		size_t slot = slot0[f.loc] + f.level;
 
-		if (!used[slot]) {
-			used[slot] = true;
-			s->slot_frame[slot] = f;
-		}
-		if (narrow)
-			s->seq16[at + k] = (uint16_t)slot;
-		else
-			s->seq[at + k] = (uint32_t)slot;
+		put_slot(used, slot_frame, seq16, seq, k, slot0[f.loc] + f.level, f, narrow);
 	}
 }
 
@@ -104,28 +116,14 @@ static HPA_ALWAYS_INLINE size_t store_locs(struct hpa_seqs *s, size_t at, const 
 		size_t base = slot0[loc];
 
 		if (levels == 1) {   /* most locations: no inline frames (first is then 0) */
-			if (!used[base]) {
-				used[base] = true;
-				slot_frame[base] = (struct hpa_frame){ loc, 0 };
-			}
-			if (narrow)
-				seq16[pos++] = (uint16_t)base;
-			else
-				seq[pos++] = (uint32_t)base;
+			put_slot(used, slot_frame, seq16, seq, pos++, base, (struct hpa_frame){ loc, 0 }, narrow);
 			continue;
 		}
 		for (k = 0; k < levels - from; k++) {
 			unsigned level = leaf_first ? from + k : levels - 1 - k;
-			size_t slot = base + level;
 
-			if (!used[slot]) {
-				used[slot] = true;
-				slot_frame[slot] = (struct hpa_frame){ loc, level };
-			}
-			if (narrow)
-				seq16[pos++] = (uint16_t)slot;
-			else
-				seq[pos++] = (uint32_t)slot;
+			put_slot(used, slot_frame, seq16, seq, pos++, base + level, (struct hpa_frame){ loc, level },
+				 narrow);
 		}
 	}
 	return pos;

@@ -52,6 +52,19 @@ static inline uint64_t hpa_hash64(uint64_t x)
 /* Hash of a sequence of n ids (stacks, key paths, slot sequences). */
 uint64_t hpa_hash_ids(const uint32_t *ids, size_t n);
 
+/*
+ * The ids lo .. hi - 1 whose keep[] is set (all when keep is NULL), sorted
+ * by hash[id], those of one hash in id order: equal hashes side by side,
+ * for a grouping too large for a table to stay in the caches (a lookup per
+ * id, each a miss).  Returns how many; *out is malloc'ed.
+ */
+struct hpa_hash_item {
+	uint64_t h;
+	uint32_t id;
+};
+size_t hpa_hash_sort(const uint64_t *hash, const uint8_t *keep, size_t lo, size_t hi,
+		     struct hpa_hash_item **out);
+
 static inline void hpa_hashmap_prefetch(const struct hpa_hashmap *map, uint64_t key)
 {
 	if (map->cap)

@@ -1,6 +1,7 @@
 #include "hpa/compat.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "hpa/diag.h"
 #include "hpa/hashmap.h"
@@ -92,4 +93,49 @@ void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val)
 		map->nr++;
 	map->slots[s].key = key;
 	map->slots[s].val = val;
+}
+
+/*
+ * Counted by the hash's top bits (about one id per bucket), then each
+ * bucket's few by insertion on the whole hash; both passes stable.
+ */
+size_t hpa_hash_sort(const uint64_t *hash, const uint8_t *keep, size_t lo, size_t hi,
+		     struct hpa_hash_item **out)
+{
+	size_t n = 0, i, j, b, nb;
+	unsigned bits = 8, shift;
+	struct hpa_hash_item *items;
+	uint32_t *at;
+
+	if (hi > UINT32_MAX)
+		HPA_BUG("more than 2^32 ids to sort");
+	for (i = lo; i < hi; i++)
+		n += !keep || keep[i];
+	while (bits < 20 && ((size_t)1 << bits) < n)
+		bits++;
+	shift = 64 - bits;
+	nb = (size_t)1 << bits;
+	at = xcalloc(nb + 1, sizeof(*at));
+	items = xmalloc(st_mult(n + 1, sizeof(*items)));
+	for (i = lo; i < hi; i++)
+		if (!keep || keep[i])
+			at[(hash[i] >> shift) + 1]++;
+	for (b = 0; b < nb; b++)
+		at[b + 1] += at[b];
+	for (i = lo; i < hi; i++)
+		if (!keep || keep[i])
+			items[at[hash[i] >> shift]++] = (struct hpa_hash_item){ hash[i], (uint32_t)i };
+	for (b = 0, i = 0; b < nb; i = at[b++]) {   /* at[b]: now where bucket b + 1 starts */
+		for (j = i + 1; j < at[b]; j++) {
+			struct hpa_hash_item it = items[j];
+			size_t k;
+
+			for (k = j; k > i && items[k - 1].h > it.h; k--)
+				items[k] = items[k - 1];
+			items[k] = it;
+		}
+	}
+	free(at);
+	*out = items;
+	return n;
 }

@@ -83,6 +83,44 @@ static void test_hash_ids(void)
 	hpa_hashmap_release(&m);
 }
 
+/*
+ * hpa_hash_sort: the kept ids of [lo, hi), by hash, ids of one hash in
+ * order; hashes that share their top bits (one bucket) and that differ
+ * only there, equal hashes far apart, and ids left out.
+ */
+static void test_hash_sort(void)
+{
+	enum { N = 3000 };
+	static uint64_t hash[N];
+	static uint8_t keep[N];
+	struct hpa_hash_item *s;
+	size_t n, i, kept = 0, seen = 0, sevens = 0;
+
+	for (i = 0; i < N; i++) {
+		hash[i] = i % 7 == 0 ? 0xabcdULL << 48 | (i % 5) :   /* one bucket, five hashes */
+			  i % 11 == 0 ? (uint64_t)(i % 3) << 62 :     /* top bits only */
+			  hpa_hash64(i % 1000);                       /* each three times */
+		keep[i] = i % 13 != 0;
+		kept += i >= 5 && keep[i];
+		sevens += i >= 5 && keep[i] && i % 7 == 0;
+	}
+	n = hpa_hash_sort(hash, keep, 5, N, &s);
+	CHECK_INT_EQ(n, kept);
+	for (i = 0; i < n; i++) {
+		CHECK(s[i].id >= 5 && s[i].id < N && keep[s[i].id]);
+		CHECK(s[i].h == hash[s[i].id]);
+		if (i)
+			CHECK(s[i - 1].h < s[i].h || (s[i - 1].h == s[i].h && s[i - 1].id < s[i].id));
+		seen += s[i].id % 7 == 0;
+	}
+	CHECK_INT_EQ(seen, sevens);
+	CHECK_INT_EQ(sevens, 396);
+	free(s);
+	n = hpa_hash_sort(hash, NULL, 0, 0, &s);   /* none */
+	CHECK_INT_EQ(n, 0);
+	free(s);
+}
+
 /* An array grown by doubling past the size where it moves to a block with room keeps its contents. */
 static void test_xgrow(void)
 {
@@ -252,6 +290,7 @@ int main(void)
 {
 	test_hashmap();
 	test_hash_ids();
+	test_hash_sort();
 	test_xgrow();
 	test_strtab();
 	test_lineio();

@@ -131,7 +131,7 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 {
 	uint32_t *remap = xmalloc(st_mult(prof->stacks_nr, sizeof(*remap)));
 	uint64_t *hash = xmalloc(st_mult(prof->stacks_nr, sizeof(*hash)));
-	uint32_t ns = from;
+	uint32_t ns = from, guess = 0;
 	size_t i, nf = from > 1 ? prof->stacks[from - 1].first + (size_t)prof->stacks[from - 1].nr : 0;
 
 	/*
@@ -172,16 +172,25 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 		struct hpa_stack st = prof->stacks[i];
 		const uint32_t *f = frames_of(prof, i);
 		uint64_t h = hash[i];
-		uint32_t first, id;
+		uint32_t first = 0, id = guess;
 
 		if (i + 16 < prof->stacks_nr)
 			hpa_hashmap_prefetch(&prof->stack_by_hash, hash[i + 16]);
-		first = hpa_hashmap_get(&prof->stack_by_hash, h);
-
-		for (id = first; id; id = prof->stack_next[id])
-			if (prof->stacks[id].nr == st.nr &&
-			    !memcmp(prof->frames + prof->stacks[id].first, f, st.nr * sizeof(*f)))
-				break;
+		/*
+		 * First the stack kept after the last one's: dumps of one program
+		 * list their stacks in much the same order (jemalloc sorts them by
+		 * their addresses), so a later dump's stacks mostly follow the
+		 * earlier's one by one, and the kept stack is found without the
+		 * table (a miss per stack).  Kept frames are each other's only.
+		 */
+		if (!(id && id < ns && prof->stacks[id].nr == st.nr &&
+		      !memcmp(prof->frames + prof->stacks[id].first, f, st.nr * sizeof(*f)))) {
+			first = hpa_hashmap_get(&prof->stack_by_hash, h);
+			for (id = first; id; id = prof->stack_next[id])
+				if (prof->stacks[id].nr == st.nr &&
+				    !memcmp(prof->frames + prof->stacks[id].first, f, st.nr * sizeof(*f)))
+					break;
+		}
 		if (!id) {   /* kept: its frames move down to nf, or come from those pending */
 			id = ns++;
 			if (pending(prof, i)) {
@@ -197,6 +206,7 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 			nf += st.nr;
 		}
 		remap[i] = id;
+		guess = id + 1;
 	}
 	free(hash);
 	free(prof->pending_frames);   /* those kept are in frames[] now */

@@ -96,46 +96,61 @@ void hpa_hashmap_put(struct hpa_hashmap *map, uint64_t key, uint32_t val)
 }
 
 /*
- * Counted by the hash's top bits (about one id per bucket), then each
- * bucket's few by insertion on the whole hash; both passes stable.
+ * A radix sort on the hash's top bits, least significant digit first (11
+ * bits a pass: the counters stay in the first-level cache, and each pass
+ * writes to 2048 places in turn), two passes (three past 4M ids), each
+ * stable; then the few ids whose top bits agree ordered by the whole hash,
+ * by insertion (stable too).  On 180k ids: 9 ms for a counting sort on 18
+ * bits (a counter and a place at random per id), about 3 ms so.
  */
+#define HASH_SORT_DIGIT 11
+
 size_t hpa_hash_sort(const uint64_t *hash, const uint8_t *keep, size_t lo, size_t hi,
 		     struct hpa_hash_item **out)
 {
-	size_t n = 0, i, j, b, nb;
-	unsigned bits = 8, shift;
-	struct hpa_hash_item *items;
-	uint32_t *at;
+	size_t n = 0, i, j, pass, passes;
+	unsigned top;
+	struct hpa_hash_item *items, *tmp, *t;
+	uint32_t count[1u << HASH_SORT_DIGIT];
 
 	if (hi > UINT32_MAX)
 		HPA_BUG("more than 2^32 ids to sort");
 	for (i = lo; i < hi; i++)
 		n += !keep || keep[i];
-	while (bits < 20 && ((size_t)1 << bits) < n)
-		bits++;
-	shift = 64 - bits;
-	nb = (size_t)1 << bits;
-	at = xcalloc(nb + 1, sizeof(*at));
+	passes = n > ((size_t)1 << (2 * HASH_SORT_DIGIT)) ? 3 : 2;
+	top = 64 - (unsigned)passes * HASH_SORT_DIGIT;   /* the lowest bit sorted on */
 	items = xmalloc(st_mult(n + 1, sizeof(*items)));
-	for (i = lo; i < hi; i++)
+	tmp = xmalloc(st_mult(n + 1, sizeof(*tmp)));
+	for (i = lo, j = 0; i < hi; i++)
 		if (!keep || keep[i])
-			at[(hash[i] >> shift) + 1]++;
-	for (b = 0; b < nb; b++)
-		at[b + 1] += at[b];
-	for (i = lo; i < hi; i++)
-		if (!keep || keep[i])
-			items[at[hash[i] >> shift]++] = (struct hpa_hash_item){ hash[i], (uint32_t)i };
-	for (b = 0, i = 0; b < nb; i = at[b++]) {   /* at[b]: now where bucket b + 1 starts */
-		for (j = i + 1; j < at[b]; j++) {
-			struct hpa_hash_item it = items[j];
-			size_t k;
+			items[j++] = (struct hpa_hash_item){ hash[i], (uint32_t)i };
+	for (pass = 0; pass < passes; pass++) {
+		unsigned shift = top + (unsigned)pass * HASH_SORT_DIGIT;
+		uint32_t at = 0, c;
 
-			for (k = j; k > i && items[k - 1].h > it.h; k--)
-				items[k] = items[k - 1];
-			items[k] = it;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[items[i].h >> shift & ((1u << HASH_SORT_DIGIT) - 1)]++;
+		for (c = 0; c < 1u << HASH_SORT_DIGIT; c++) {
+			uint32_t k = count[c];
+
+			count[c] = at;
+			at += k;
 		}
+		for (i = 0; i < n; i++)
+			tmp[count[items[i].h >> shift & ((1u << HASH_SORT_DIGIT) - 1)]++] = items[i];
+		t = items;
+		items = tmp;
+		tmp = t;
 	}
-	free(at);
+	free(tmp);
+	for (i = 1; i < n; i++) {   /* the rest of the hash, where the top bits agree */
+		struct hpa_hash_item it = items[i];
+
+		for (j = i; j > 0 && items[j - 1].h > it.h; j--)
+			items[j] = items[j - 1];
+		items[j] = it;
+	}
 	*out = items;
 	return n;
 }

@@ -65,6 +65,15 @@ struct hpa_hash_item {
 size_t hpa_hash_sort(const uint64_t *hash, const uint8_t *keep, size_t lo, size_t hi,
 		     struct hpa_hash_item **out);
 
+/*
+ * After hpa_hash_sort: rep[id] for each of sorted[0 .. n), the first id of
+ * its hash that same(ctx, first, id) finds equal to it (asked only of ids
+ * that are their own), else id itself.  Ids of one hash are few: same() is
+ * asked rarely.
+ */
+void hpa_hash_reps(const struct hpa_hash_item *sorted, size_t n, uint32_t *rep,
+		   bool (*same)(void *ctx, uint32_t a, uint32_t b), void *ctx);
+
 static inline void hpa_hashmap_prefetch(const struct hpa_hashmap *map, uint64_t key)
 {
 	if (map->cap)

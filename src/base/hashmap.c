@@ -154,3 +154,27 @@ size_t hpa_hash_sort(const uint64_t *hash, const uint8_t *keep, size_t lo, size_
 	*out = items;
 	return n;
 }
+
+void hpa_hash_reps(const struct hpa_hash_item *sorted, size_t n, uint32_t *rep,
+		   bool (*same)(void *ctx, uint32_t a, uint32_t b), void *ctx)
+{
+	size_t i, j, x, k;
+
+	for (i = 0; i < n; i = j) {   /* runs of one hash */
+		for (j = i + 1; j < n && sorted[j].h == sorted[i].h; j++)
+			;
+		for (x = i; x < j; x++) {
+			uint32_t a = sorted[x].id;
+
+			rep[a] = a;
+			for (k = i; k < x; k++) {
+				uint32_t e = sorted[k].id;
+
+				if (rep[e] == e && same(ctx, e, a)) {
+					rep[a] = e;
+					break;
+				}
+			}
+		}
+	}
+}

@@ -1221,30 +1221,19 @@ static void hash_loc_halves(const struct hpa_view *view, uint64_t *hash, uint8_t
 	hpa_task_wait(&task);
 }
 
+static bool same_locs_of(void *view, uint32_t a, uint32_t b)
+{
+	return same_locs(view, a, b);
+}
+
 /* rep[i]: the first kept sample with sample i's locations (i itself for the first). */
 static void loc_reps(const struct hpa_view *view, const uint64_t *hash, const uint8_t *kept, size_t n,
 		     uint32_t *rep)
 {
 	struct hpa_hash_item *sorted;
-	size_t nk = hpa_hash_sort(hash, kept, 0, n, &sorted), i, j, b, k;
+	size_t nk = hpa_hash_sort(hash, kept, 0, n, &sorted);
 
-	for (i = 0; i < nk; i = j) {   /* runs of one hash: each sample to the first equal one */
-		for (j = i + 1; j < nk && sorted[j].h == sorted[i].h; j++)
-			;
-		for (b = i; b < j; b++) {
-			uint32_t x = sorted[b].id;
-
-			rep[x] = x;
-			for (k = i; k < b; k++) {
-				uint32_t r = sorted[k].id;
-
-				if (rep[r] == r && same_locs(view, r, x)) {
-					rep[x] = r;
-					break;
-				}
-			}
-		}
-	}
+	hpa_hash_reps(sorted, nk, rep, same_locs_of, (void *)view);
 	free(sorted);
 }
 

@@ -301,54 +301,61 @@ static void hash_ranks(void *arg)
 	free(ranks);
 }
 
+/* Do sequences a and b (both with frames) have the same names?  For hpa_hash_reps(). */
+static bool same_seqs(void *s, uint32_t a, uint32_t b)
+{
+	const struct hpa_seqs *q = s;
+
+	return q->len[a] && q->len[b] && !cmp_seqs(q, a, b);
+}
+
 static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 			   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt, size_t dumps)
 {
 	struct hpa_seqs *s = &b->s;
-	struct hpa_hashmap first = HPA_HASHMAP_INIT;   /* hash of ranks -> group + 1, chained by next */
+	struct hpa_hash_item *sorted;
 	struct hpa_strtab names;
 	struct rank_hashes half[2];
 	struct hpa_task task;
-	uint32_t *slot_name, *group_of, *next;
+	uint32_t *slot_name, *group_of, *rep;
 	uint64_t *hash;
-	size_t r, k;
+	size_t r, k, n;
 
 	hpa_stack_seqs(s, prof, vo, fmt, &names, &slot_name);
 	free(slot_name);
 	hpa_strtab_release(&names);
 	group_of = xcalloc(s->nreps + 1, sizeof(*group_of));
-	next = xmalloc(st_mult(s->nreps + 1, sizeof(*next)));
+	rep = xmalloc(st_mult(s->nreps + 1, sizeof(*rep)));
 	hash = xmalloc(st_mult(s->nreps + 1, sizeof(*hash)));
 	b->seq = xmalloc(st_mult(s->nreps + 1, sizeof(*b->seq)));
 	b->prefix = s->rank_bits <= PREFIX_BITS ? xmalloc(st_mult(s->nreps + 1, sizeof(*b->prefix))) : NULL;
 	b->n = 0;
-	/* The hashes in two halves side by side (the other grouping is done by now), then the table. */
+	/*
+	 * The hashes in two halves side by side (the other grouping is done
+	 * by now), then sorted (hpa_hash_sort): equal sequences lie side by
+	 * side, each takes the first of them as its representative, and one
+	 * pass in order numbers the groups as they first appear, as a table
+	 * would (a miss per sequence: 180k of them).
+	 */
 	half[0] = (struct rank_hashes){ s, hash, b->prefix, 0, s->nreps / 2 };
 	half[1] = (struct rank_hashes){ s, hash, b->prefix, s->nreps / 2, s->nreps };
 	hpa_task_start(&task, hash_ranks, &half[1]);
 	hash_ranks(&half[0]);
 	hpa_task_wait(&task);
-	hpa_hashmap_reserve(&first, s->nreps);
+	n = hpa_hash_sort(hash, NULL, 0, s->nreps, &sorted);
+	hpa_hash_reps(sorted, n, rep, same_seqs, s);
+	free(sorted);
 	for (r = 0; r < s->nreps; r++) {
-		uint32_t g;
-
-		if (r + 16 < s->nreps)
-			hpa_hashmap_prefetch(&first, hash[r + 16]);
 		if (!s->len[r])
 			continue;   /* a stack without frames and no text for one: no group */
-		for (g = hpa_hashmap_get(&first, hash[r]); g; g = next[g - 1])
-			if (!cmp_seqs(s, b->seq[g - 1], (uint32_t)r))
-				break;
-		if (!g) {
-			g = (uint32_t)++b->n;
-			b->seq[g - 1] = (uint32_t)r;
-			next[g - 1] = hpa_hashmap_get(&first, hash[r]);
-			hpa_hashmap_put(&first, hash[r], g);
+		if (rep[r] == r) {
+			group_of[r] = (uint32_t)++b->n;
+			b->seq[b->n - 1] = (uint32_t)r;
+		} else {
+			group_of[r] = group_of[rep[r]];
 		}
-		group_of[r] = g;
 	}
-	hpa_hashmap_release(&first);
-	free(next);
+	free(rep);
 	free(hash);
 	b->sample = xmalloc(st_mult(b->n + 1, sizeof(*b->sample)));
 	memset(b->sample, 0xff, (b->n + 1) * sizeof(*b->sample));

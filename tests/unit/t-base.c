@@ -121,6 +121,31 @@ static void test_hash_sort(void)
 	free(s);
 }
 
+/* hpa_hash_reps: in a run of one hash, each id to the first equal one (by same()), others to themselves. */
+static bool same_value(void *ctx, uint32_t a, uint32_t b)
+{
+	const int *v = ctx;
+
+	return v[a] == v[b];
+}
+
+static void test_hash_reps(void)
+{
+	/* ids 0-7; hashes: 0, 2, 3, 5, 7 share one, 1 and 6 another, 4 its own */
+	static const uint64_t hash[8] = { 9, 4, 9, 9, 1, 9, 4, 9 };
+	static const int value[8] = { 10, 20, 11, 10, 30, 11, 21, 10 };
+	static const uint32_t want[8] = { 0, 1, 2, 0, 4, 2, 6, 0 };
+	struct hpa_hash_item *s;
+	uint32_t rep[8];
+	size_t n = hpa_hash_sort(hash, NULL, 0, 8, &s), i;
+
+	CHECK_INT_EQ(n, 8);
+	hpa_hash_reps(s, n, rep, same_value, (void *)value);
+	for (i = 0; i < 8; i++)
+		CHECK_INT_EQ(rep[i], want[i]);
+	free(s);
+}
+
 /* An array grown by doubling past the size where it moves to a block with room keeps its contents. */
 static void test_xgrow(void)
 {
@@ -291,6 +316,7 @@ int main(void)
 	test_hashmap();
 	test_hash_ids();
 	test_hash_sort();
+	test_hash_reps();
 	test_xgrow();
 	test_strtab();
 	test_lineio();

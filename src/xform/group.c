@@ -5,8 +5,6 @@
  */
 #include "hpa/compat.h"
 
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 

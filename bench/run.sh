@@ -128,8 +128,10 @@ fi
 # least HPA_BENCH_REPEAT).
 # The pair's order alternates, so that what the first run leaves the
 # second (a warm page cache, memory the kernel has just freed) favours
-# neither.
-pair_ratio() {   # pair_ratio TEXT_PROFILE CMD... -> median of CMD's time / --text's
+# neither.  The middle half of the pairs' ratios (first to third quartile)
+# is printed beside the median: how far one run of the table from the
+# next may differ.
+pair_ratio() {   # pair_ratio TEXT_PROFILE CMD... -> "MEDIAN Q1 Q3" of CMD's time / --text's
 	local n=${HPA_BENCH_PAIRS:-15} i t0 t1 t2 p=$1
 	shift
 	[ "$n" -ge "${HPA_BENCH_REPEAT:-5}" ] || n=${HPA_BENCH_REPEAT:-5}
@@ -151,10 +153,11 @@ pair_ratio() {   # pair_ratio TEXT_PROFILE CMD... -> median of CMD's time / --te
 			echo "$t0 $t1 $t2" | awk '{ printf "%.4f\n", ($2 - $1) / ($3 - $2) }' >> ratios.txt
 		fi
 	done
-	sort -n ratios.txt | awk -v n="$n" '{ s[NR] = $1 } END { printf "%.2f", s[int((n + 1) / 2)] }'
+	sort -n ratios.txt | awk -v n="$n" '{ s[NR] = $1 }
+		END { printf "%.2f %.2f %.2f", s[int((n + 1) / 2)], s[int((n + 3) / 4)], s[int((3 * n + 1) / 4)] }'
 }
 echo
-echo "size     stacks  mode        hpa s  peak MiB  x text  jeprof s  jeprof/hpa"
+echo "size     stacks  mode        hpa s  peak MiB  x text  (middle half)  jeprof s  jeprof/hpa"
 for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 	name=${class%%:*} n=${class#*:}
 	rm -f prof.*.heap
@@ -169,7 +172,7 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 		growth) set -- --growth ./syn "$name.0.heap" "$name.heap" ;;
 		*) set -- --"$mode" ./syn "$name.heap" ;;
 		esac
-		r=1.00
+		r="1.00 1.00 1.00"
 		[ "$mode" = text ] || r=$(pair_ratio "$name.heap" "$hpa" "$@")
 		set -- $(median "$hpa" "$@"); s=$1 kb=$2
 		js="" jr=""
@@ -178,7 +181,8 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 			jr=$(awk -v j="$js" -v h="$s" 'BEGIN { printf "%.0f", j / (h > 0 ? h : 0.01) }')
 		fi
 		awk -v c="$name" -v n="$st" -v m="$mode" -v s="$s" -v kb="$kb" -v r="$r" -v js="$js" -v jr="$jr" \
-			'BEGIN { printf "%-7s %7d  %-9s %7.3f %9d %7.2f %9s %11s\n", c, n, m, s, kb / 1024, r, js, jr }'
+			'BEGIN { split(r, q, " "); mid = m == "text" ? "" : sprintf("%.2f-%.2f", q[2], q[3])
+				printf "%-7s %7d  %-9s %7.3f %9d %7.2f  %-13s %9s %11s\n", c, n, m, s, kb / 1024, q[1], mid, js, jr }'
 	done
 done
 

@@ -66,12 +66,12 @@ size_t hpa_hash_sort(const uint64_t *hash, const uint8_t *keep, size_t lo, size_
 		     struct hpa_hash_item **out);
 
 /*
- * After hpa_hash_sort: rep[id] for each of sorted[0 .. n), the first id of
- * its hash that same(ctx, first, id) finds equal to it (asked only of ids
- * that are their own), else id itself.  Ids of one hash are few: same() is
- * asked rarely.
+ * rep[id] for each id hpa_hash_sort() takes (its arguments): the first id
+ * of its hash that same(ctx, first, id) finds equal to it (asked only of
+ * ids that are their own), else id itself.  Ids of one hash are few: same()
+ * is asked rarely.
  */
-void hpa_hash_reps(const struct hpa_hash_item *sorted, size_t n, uint32_t *rep,
+void hpa_hash_reps(const uint64_t *hash, const uint8_t *keep, size_t lo, size_t hi, uint32_t *rep,
 		   bool (*same)(void *ctx, uint32_t a, uint32_t b), void *ctx);
 
 static inline void hpa_hashmap_prefetch(const struct hpa_hashmap *map, uint64_t key)

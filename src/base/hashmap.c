@@ -155,10 +155,11 @@ size_t hpa_hash_sort(const uint64_t *hash, const uint8_t *keep, size_t lo, size_
 	return n;
 }
 
-void hpa_hash_reps(const struct hpa_hash_item *sorted, size_t n, uint32_t *rep,
+void hpa_hash_reps(const uint64_t *hash, const uint8_t *keep, size_t lo, size_t hi, uint32_t *rep,
 		   bool (*same)(void *ctx, uint32_t a, uint32_t b), void *ctx)
 {
-	size_t i, j, x, k;
+	struct hpa_hash_item *sorted;
+	size_t n = hpa_hash_sort(hash, keep, lo, hi, &sorted), i, j, x, k;
 
 	for (i = 0; i < n; i = j) {   /* runs of one hash */
 		for (j = i + 1; j < n && sorted[j].h == sorted[i].h; j++)
@@ -177,4 +178,5 @@ void hpa_hash_reps(const struct hpa_hash_item *sorted, size_t n, uint32_t *rep,
 			}
 		}
 	}
+	free(sorted);
 }

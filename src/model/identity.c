@@ -89,6 +89,12 @@ static size_t frames_pos(const struct hpa_profile *prof, size_t i)
 	return (pending(prof, i) ? prof->frames_nr : 0) + prof->stacks[i].first;
 }
 
+/* Does kept stack id hold frames f[0 .. nr)? */
+static inline bool kept_holds(const struct hpa_profile *prof, uint32_t id, const uint32_t *f, uint32_t nr)
+{
+	return prof->stacks[id].nr == nr && !memcmp(prof->frames + prof->stacks[id].first, f, nr * sizeof(*f));
+}
+
 /* Stacks [lo, hi): their frames through remap, then their hashes. */
 struct hash_part {
 	struct hpa_profile *prof;
@@ -183,13 +189,10 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 		 * earlier's one by one, and the kept stack is found without the
 		 * table (a miss per stack).  Kept frames are each other's only.
 		 */
-		if (!(id && id < ns && prof->stacks[id].nr == st.nr &&
-		      !memcmp(prof->frames + prof->stacks[id].first, f, st.nr * sizeof(*f)))) {
+		if (!(id && id < ns && kept_holds(prof, id, f, st.nr))) {
 			first = hpa_hashmap_get(&prof->stack_by_hash, h);
-			for (id = first; id; id = prof->stack_next[id])
-				if (prof->stacks[id].nr == st.nr &&
-				    !memcmp(prof->frames + prof->stacks[id].first, f, st.nr * sizeof(*f)))
-					break;
+			for (id = first; id && !kept_holds(prof, id, f, st.nr); id = prof->stack_next[id])
+				;
 		}
 		if (!id) {   /* kept: its frames move down to nf, or come from those pending */
 			id = ns++;

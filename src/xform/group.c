@@ -1202,7 +1202,7 @@ static bool same_locs(const struct hpa_view *view, size_t a, size_t b)
  * Samples into groups by their locations, without a table as large as the
  * profile (a group per stack: each lookup a cache miss, 100 ns a sample
  * on 180k stacks).  The kept samples' locations are hashed on two threads,
- * then sorted by hash (hpa_hash_sort): samples with equal locations lie
+ * then sorted by hash (hpa_hash_reps): samples with equal locations lie
  * side by side, in sample order, and each takes the first of them as its
  * representative.  Then one pass in sample order makes the groups, in
  * the order and with the sums a table would give.
@@ -1224,17 +1224,6 @@ static bool same_locs_of(void *view, uint32_t a, uint32_t b)
 	return same_locs(view, a, b);
 }
 
-/* rep[i]: the first kept sample with sample i's locations (i itself for the first). */
-static void loc_reps(const struct hpa_view *view, const uint64_t *hash, const uint8_t *kept, size_t n,
-		     uint32_t *rep)
-{
-	struct hpa_hash_item *sorted;
-	size_t nk = hpa_hash_sort(hash, kept, 0, n, &sorted);
-
-	hpa_hash_reps(sorted, nk, rep, same_locs_of, (void *)view);
-	free(sorted);
-}
-
 size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			   struct hpa_path_group **out, uint32_t *group_of)
 {
@@ -1252,7 +1241,7 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 	hpa_view_init(&view, prof, opts);
 	memset(&p, 0, sizeof(p));
 	hash_loc_halves(&view, hash, kept, n);
-	loc_reps(&view, hash, kept, n, rep);
+	hpa_hash_reps(hash, kept, 0, n, rep, same_locs_of, &view);   /* the first sample with i's locations */
 	for (i = 0; i < n; i++) {   /* rep[i] <= i: a representative's group is made first */
 		uint32_t id;
 

@@ -313,13 +313,12 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 			   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt, size_t dumps)
 {
 	struct hpa_seqs *s = &b->s;
-	struct hpa_hash_item *sorted;
 	struct hpa_strtab names;
 	struct rank_hashes half[2];
 	struct hpa_task task;
 	uint32_t *slot_name, *group_of, *rep;
 	uint64_t *hash;
-	size_t r, k, n;
+	size_t r, k;
 
 	hpa_stack_seqs(s, prof, vo, fmt, &names, &slot_name);
 	free(slot_name);
@@ -332,7 +331,7 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	b->n = 0;
 	/*
 	 * The hashes in two halves side by side (the other grouping is done
-	 * by now), then sorted (hpa_hash_sort): equal sequences lie side by
+	 * by now), then sorted (hpa_hash_reps): equal sequences lie side by
 	 * side, each takes the first of them as its representative, and one
 	 * pass in order numbers the groups as they first appear, as a table
 	 * would (a miss per sequence: 180k of them).
@@ -342,9 +341,7 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	hpa_task_start(&task, hash_ranks, &half[1]);
 	hash_ranks(&half[0]);
 	hpa_task_wait(&task);
-	n = hpa_hash_sort(hash, NULL, 0, s->nreps, &sorted);
-	hpa_hash_reps(sorted, n, rep, same_seqs, s);
-	free(sorted);
+	hpa_hash_reps(hash, NULL, 0, s->nreps, rep, same_seqs, s);
 	for (r = 0; r < s->nreps; r++) {
 		if (!s->len[r])
 			continue;   /* a stack without frames and no text for one: no group */

@@ -128,6 +128,20 @@ static HPA_ALWAYS_INLINE size_t store_locs(struct hpa_seqs *s, size_t at, const 
 	return pos;
 }
 
+/* store_locs() with its constants chosen once per stack: a loop for each. */
+static size_t store_locs_as(struct hpa_seqs *s, size_t at, const struct hpa_view *view, const uint32_t *locs,
+			    size_t n, unsigned first, bool leaf_first, bool narrow, bool *used,
+			    struct hpa_frame *slot_frame)
+{
+	if (narrow && leaf_first)
+		return store_locs(s, at, view, locs, n, first, true, true, used, slot_frame);
+	if (narrow)
+		return store_locs(s, at, view, locs, n, first, false, true, used, slot_frame);
+	if (leaf_first)
+		return store_locs(s, at, view, locs, n, first, true, false, used, slot_frame);
+	return store_locs(s, at, view, locs, n, first, false, false, used, slot_frame);
+}
+
 /*
  * Without filters, on two threads (hpa_seqs_collect's loop in three
  * passes): each stack's number of slots, from its locations' levels
@@ -184,19 +198,12 @@ static void direct_store_run(void *arg)
 		unsigned first;
 		size_t n = hpa_view_locations(d->view, d->seq_stack[id], &locs, &first), at = s->off[id];
 
-		if (!n) {   /* no frames: the empty one, when asked for (len 1), else none */
-			if (s->len[id]) {
-				d->used[HPA_SEQS_EMPTY_SLOT(s)] = true;
-				seq_set(s, at, HPA_SEQS_EMPTY_SLOT(s));
-			}
-		} else if (d->narrow && d->leaf_first) {   /* each case a loop of its own */
-			store_locs(s, at, d->view, locs, n, first, true, true, d->used, d->slot_frame);
-		} else if (d->narrow) {
-			store_locs(s, at, d->view, locs, n, first, false, true, d->used, d->slot_frame);
-		} else if (d->leaf_first) {
-			store_locs(s, at, d->view, locs, n, first, true, false, d->used, d->slot_frame);
-		} else {
-			store_locs(s, at, d->view, locs, n, first, false, false, d->used, d->slot_frame);
+		if (n)
+			store_locs_as(s, at, d->view, locs, n, first, d->leaf_first, d->narrow, d->used,
+				      d->slot_frame);
+		else if (s->len[id]) {   /* no frames: the empty one, when asked for (len 1) */
+			d->used[HPA_SEQS_EMPTY_SLOT(s)] = true;
+			seq_set(s, at, HPA_SEQS_EMPTY_SLOT(s));
 		}
 	}
 }
@@ -382,14 +389,9 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		else
 			HPA_GROW(s->seq, nseq + (nr ? nr : 1), aseq);
 		off = nseq;
-		if (direct && narrow && leaf_first)   /* each case a loop of its own */
-			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, true, true, s->slot_used, s->slot_frame);
-		else if (direct && narrow)
-			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, false, true, s->slot_used, s->slot_frame);
-		else if (direct && leaf_first)
-			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, true, false, s->slot_used, s->slot_frame);
-		else if (direct)
-			nr = store_locs(s, nseq, &view, dlocs, dn, dfirst, false, false, s->slot_used, s->slot_frame);
+		if (direct)
+			nr = store_locs_as(s, nseq, &view, dlocs, dn, dfirst, leaf_first, narrow, s->slot_used,
+					   s->slot_frame);
 		else if (narrow)
 			store_seq(s, nseq, &view, frames, nr, leaf_first, true);
 		else

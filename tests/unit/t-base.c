@@ -135,15 +135,18 @@ static void test_hash_reps(void)
 	static const uint64_t hash[8] = { 9, 4, 9, 9, 1, 9, 4, 9 };
 	static const int value[8] = { 10, 20, 11, 10, 30, 11, 21, 10 };
 	static const uint32_t want[8] = { 0, 1, 2, 0, 4, 2, 6, 0 };
-	struct hpa_hash_item *s;
+	static const uint8_t keep[8] = { 1, 1, 1, 1, 1, 1, 1, 0 };
 	uint32_t rep[8];
-	size_t n = hpa_hash_sort(hash, NULL, 0, 8, &s), i;
+	size_t i;
 
-	CHECK_INT_EQ(n, 8);
-	hpa_hash_reps(s, n, rep, same_value, (void *)value);
+	hpa_hash_reps(hash, NULL, 0, 8, rep, same_value, (void *)value);
 	for (i = 0; i < 8; i++)
 		CHECK_INT_EQ(rep[i], want[i]);
-	free(s);
+	rep[7] = 99;   /* an id left out keeps what it had; one below lo is not asked */
+	hpa_hash_reps(hash, keep, 1, 8, rep, same_value, (void *)value);
+	CHECK_INT_EQ(rep[7], 99);
+	CHECK_INT_EQ(rep[3], 3);   /* its equal, id 0, is below lo */
+	CHECK_INT_EQ(rep[5], 2);
 }
 
 /* An array grown by doubling past the size where it moves to a block with room keeps its contents. */

@@ -41,6 +41,12 @@ struct walk_stacks {
 	hpa_stack_emit_fn *emit;
 	void *ctx;
 	struct kept_emits *kept;      /* a forked stretch's: its emits, for the join */
+	/*
+	 * For kept emits: the length of the text emitted last (0 when none,
+	 * or not in buf), how much of buf no node has written since, and so
+	 * what the text emitted shares with the one before.
+	 */
+	size_t last_len, unchanged, shared;
 };
 
 static bool stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *items, size_t n)
@@ -55,6 +61,8 @@ static bool stack_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t 
 		return true;
 	name = hpa_strtab_get(&w->names, w->slot_name[slot]);
 	len = w->end[depth - 1];
+	if (len < w->unchanged)
+		w->unchanged = len;
 	nl = w->name_len[w->slot_name[slot]];
 	HPA_GROW(w->end, depth + 1, w->end_alloc);
 	HPA_GROW(w->buf, len + w->pl + nl + w->sl + 1, w->buf_alloc);
@@ -70,7 +78,7 @@ static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n
 {
 	struct walk_stacks *w = ctx;
 	const char *text = depth ? w->buf : w->fmt->empty;
-	size_t i;
+	size_t i, len;
 
 	if (!depth && !*text)
 		return;   /* no group for a stack without frames */
@@ -80,43 +88,60 @@ static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n
 		w->samples[i] = w->s->sample[items[i]];
 		w->values[i] = w->s->v[items[i]];
 	}
-	if (!w->texts)
+	if (!w->texts) {
 		w->emit(w->ctx, NULL, 0, w->samples, w->values, n);
-	else
-		w->emit(w->ctx, text, depth ? w->end[depth] : strlen(text), w->samples, w->values, n);
+		return;
+	}
+	len = depth ? w->end[depth] : strlen(text);
+	w->shared = depth ? len < w->unchanged ? len : w->unchanged : 0;
+	if (w->shared > w->last_len)
+		w->shared = w->last_len;
+	w->last_len = depth ? len : 0;
+	w->unchanged = SIZE_MAX;
+	w->emit(w->ctx, text, len, w->samples, w->values, n);
 }
 
 /*
  * A forked stretch's groups (hpa_seqs_visitor's fork), kept to be emitted
- * after the first stretch's: their texts one after the other, their
- * samples and values likewise.
+ * after the first stretch's: their samples and values one after the
+ * other, and their texts front-coded: each as the length it shares with
+ * the text before it (what the walk left of it in buf: stack_end) and
+ * the rest.  Texts of a walk in name order share most of their length
+ * with the one before: --collapse on 180k stacks kept 98k texts of 14.0 MB
+ * whole, of 3.6 MB so (peak RSS 84 -> 67-72 MiB, 0.02 s less CPU).
  */
+#define NO_TEXT UINT32_MAX
+
 struct kept_emits {
-	struct kept_emit { size_t text, len, first, n; bool has_text; } *e;
-	char *texts;
+	/* In order: where its rest and samples start follows from those before. */
+	struct kept_emit { size_t len; uint32_t n, shared; } *e;   /* shared NO_TEXT: emitted none */
+	char *rests;                 /* each text's rest, one after the other */
 	uint32_t *samples;
 	double *values;
-	size_t nr, alloc, texts_nr, texts_alloc, samples_nr, samples_alloc, values_alloc;
+	size_t nr, alloc, rests_nr, rests_alloc, longest, samples_nr, samples_alloc, values_alloc;
 };
 
 static void keep_emit(void *ctx, const char *text, size_t len, const uint32_t *samples,
 		      const double *values, size_t n)
 {
-	struct kept_emits *k = ctx;
+	const struct walk_stacks *w = ctx;
+	struct kept_emits *k = w->kept;
 	struct kept_emit *e;
+	size_t shared = text && w->shared < NO_TEXT ? w->shared : 0;
 
+	if (n > UINT32_MAX)
+		HPA_BUG("%zu samples in one group", n);
 	HPA_GROW(k->e, k->nr + 1, k->alloc);
 	e = &k->e[k->nr++];
-	e->has_text = text != NULL;
-	e->text = k->texts_nr;
 	e->len = len;
-	e->first = k->samples_nr;
-	e->n = n;
+	e->n = (uint32_t)n;
+	e->shared = text ? (uint32_t)shared : NO_TEXT;
 	if (text) {
-		HPA_GROW(k->texts, k->texts_nr + len + 1, k->texts_alloc);
-		memcpy(k->texts + k->texts_nr, text, len);
-		k->texts[k->texts_nr + len] = '\0';
-		k->texts_nr += len + 1;
+		HPA_GROW(k->rests, k->rests_nr + len - shared, k->rests_alloc);
+		memcpy(k->rests + k->rests_nr, text + shared, len - shared);
+		k->rests_nr += len - shared;
+		if (len > k->longest)
+			k->longest = len;
 	}
 	HPA_GROW(k->samples, k->samples_nr + n, k->samples_alloc);
 	HPA_GROW(k->values, k->samples_nr + n, k->values_alloc);
@@ -141,7 +166,8 @@ static void *stacks_fork(void *ctx)
 	f->samples_alloc = f->values_alloc = 0;
 	f->kept = xcalloc(1, sizeof(*f->kept));
 	f->emit = keep_emit;
-	f->ctx = f->kept;
+	f->ctx = f;
+	f->last_len = 0;   /* its first text shares nothing with one before */
 	return f;
 }
 
@@ -150,15 +176,24 @@ static void stacks_join(void *ctx, void *forked)
 {
 	struct walk_stacks *w = ctx, *f = forked;
 	struct kept_emits *k = f->kept;
-	size_t i;
+	char *text = xmalloc(k->longest + 1);
+	size_t i, rest = 0, first = 0;
 
-	for (i = 0; i < k->nr; i++) {
+	for (i = 0; i < k->nr; i++) {   /* each text made again from the one before */
 		const struct kept_emit *e = &k->e[i];
-		w->emit(w->ctx, e->has_text ? k->texts + e->text : NULL, e->len, k->samples + e->first,
-			k->values + e->first, e->n);
+
+		if (e->shared != NO_TEXT) {
+			memcpy(text + e->shared, k->rests + rest, e->len - e->shared);
+			text[e->len] = '\0';
+			rest += e->len - e->shared;
+		}
+		w->emit(w->ctx, e->shared != NO_TEXT ? text : NULL, e->len, k->samples + first,
+			k->values + first, e->n);
+		first += e->n;
 	}
+	free(text);
 	free(k->e);
-	free(k->texts);
+	free(k->rests);
 	free(k->samples);
 	free(k->values);
 	free(k);

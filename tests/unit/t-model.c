@@ -553,6 +553,58 @@ static void test_line_parts(void)
 	hpa_profile_release(&p);
 }
 
+/*
+ * Nodes left out under the min_share (--html's "frames left out"): each
+ * counted once.  Under B (5 B), five stacks of one to four frames more,
+ * with shared callers and one that ends at B: 5 nodes under it; under H
+ * (21 B), 20 callees and one more under the first.  Root first, as
+ * --html's tree: main -> A -> leaf holds the rest.
+ */
+static void test_tree_omitted(void)
+{
+	static const char *const under_b[] = { "0x400 0x300", "0x500 0x300", "0x600 0x400 0x300", "0x700", "" };
+	struct hpa_profile p;
+	struct hpa_opts o = default_opts();
+	struct hpa_view_opts vo;
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-4, 0, 0 };
+	struct hpa_call_tree t;
+	const unsigned long long exe = 0x555500000000ULL;
+	FILE *fp = tmpfile();
+	size_t i;
+
+	fprintf(fp, "heap_v2/1\n  t*: 27: 1000026 [0: 0]\n");
+	fprintf(fp, "@ 0x%llx 0x%llx 0x%llx\n  t*: 1: 1000000 [0: 0]\n", exe + 0x110, exe + 0x100, exe + 0x30);
+	for (i = 0; i < HPA_ARRAY_SIZE(under_b); i++) {   /* callee first: B's callees, B, main */
+		unsigned long long a;
+		char *end;
+		const char *q = under_b[i];
+
+		fputs("@", fp);
+		for (; *q; q = end) {
+			a = strtoull(q, &end, 16);
+			fprintf(fp, " 0x%llx", exe + a);
+		}
+		fprintf(fp, " 0x%llx 0x%llx\n  t*: 1: 1 [0: 0]\n", exe + 0x200, exe + 0x30);
+	}
+	for (i = 0; i < 20; i++)   /* H's 20 callees, the first with one more */
+		fprintf(fp, "@%s 0x%llx 0x%llx 0x%llx\n  t*: 1: 1 [0: 0]\n", i ? "" : " 0x555500002000",
+			exe + 0x1000 + i * 0x10, exe + 0x800, exe + 0x30);
+	fprintf(fp, "\nMAPPED_LIBRARIES:\n%llx-%llx r-xp 00001000 08:01 1 /usr/bin/srv\n", exe, exe + 0x3000);
+	rewind(fp);
+	hpa_profile_init(&p);
+	CHECK_INT_EQ(hpa_read_stream(&p, fp, "profile"), 0);
+	fclose(fp);
+	hpa_unsample_profile(&p);
+	hpa_unify_locations(&p);
+	hpa_name_frames(&p);
+	vo = hpa_view_opts(&o);
+	hpa_group_tree(&p, &vo, &to, &t);
+	CHECK_INT_EQ(t.nr, 4);   /* the root, main, A, the leaf */
+	CHECK_INT_EQ(t.omitted, 1 + 5 + 1 + 21);   /* B and under it, H and under it */
+	hpa_call_tree_release(&t);
+	hpa_profile_release(&p);
+}
+
 int main(void)
 {
 	test_line_parts();
@@ -560,6 +612,7 @@ int main(void)
 	test_two_modules_one_address();
 	test_unify_so_far();
 	test_tree_paths_growth();
+	test_tree_omitted();
 	test_pprof_round_trip();
 	TEST_MAIN_END();
 }

@@ -238,6 +238,73 @@ static void test_unify_so_far(void)
 	hpa_profile_release(&steps);
 }
 
+/* A jemalloc dump of stacks[0 .. n) ("leaf ... root" offsets in srv), 1 byte each. */
+static void read_dump(struct hpa_profile *p, const char *const *stacks, size_t n)
+{
+	const unsigned long long exe = 0x555500000000ULL;
+	FILE *fp = tmpfile();
+	size_t i;
+
+	fprintf(fp, "heap_v2/1\n  t*: %zu: %zu [0: 0]\n", n, n);
+	for (i = 0; i < n; i++) {
+		const char *q = stacks[i];
+		char *end;
+
+		fputs("@", fp);
+		for (; *q; q = end)
+			fprintf(fp, " 0x%llx", exe + strtoull(q, &end, 16));
+		fputs("\n  t*: 1: 1 [0: 0]\n", fp);
+	}
+	fprintf(fp, "\nMAPPED_LIBRARIES:\n%llx-%llx r-xp 00001000 08:01 1 /usr/bin/srv\n", exe, exe + 0x1000);
+	rewind(fp);
+	CHECK_INT_EQ(hpa_read_stream(p, fp, "dump"), 0);
+	fclose(fp);
+}
+
+/*
+ * Two dumps of one process, the second read apart and appended (as read
+ * ahead): their stacks in jemalloc's order are merged in one walk, else
+ * (the second dump's stacks in another order) found through the table;
+ * either way the same stacks, ids and samples' stacks.  The second has a
+ * stack of the first, one between two of the first, one past the last,
+ * and lacks two of the first.
+ */
+static void test_unify_merged(void)
+{
+	static const char *const a[] = { "0x10 0x30", "0x10 0x40", "0x20 0x30", "0x20 0x30 0x50" };
+	static const char *const b[] = { "0x10 0x30", "0x10 0x38", "0x20 0x30 0x50", "0x60" };
+	static const char *const b_shuffled[] = { "0x10 0x38", "0x10 0x30", "0x60", "0x20 0x30 0x50" };
+	static const uint32_t want[2][8] = {
+		{ 1, 2, 3, 4, 1, 5, 4, 6 },   /* in order: the new ones after the first's */
+		{ 1, 2, 3, 4, 5, 1, 6, 4 },
+	};
+	int k;
+	size_t i;
+
+	for (k = 0; k < 2; k++) {
+		struct hpa_profile p, second;
+
+		hpa_profile_init(&p);
+		hpa_profile_init(&second);
+		read_dump(&p, a, HPA_ARRAY_SIZE(a));
+		read_dump(&second, k ? b_shuffled : b, HPA_ARRAY_SIZE(b));
+		hpa_profile_append(&p, &second);
+		hpa_unsample_profile(&p);
+		hpa_unify_locations(&p);
+		CHECK(p.index_stale == !k);   /* merged: no table made */
+		CHECK_INT_EQ(p.stacks_nr, 7);
+		CHECK_INT_EQ(p.samples_nr, 8);
+		for (i = 0; i < p.samples_nr && i < 8; i++)
+			CHECK_INT_EQ(p.samples[i].stack, want[k][i]);
+		CHECK_INT_EQ(p.stacks[5].nr, 2);
+		CHECK_INT_EQ(p.stacks[6].nr, 1);
+		CHECK_INT_EQ(p.frames_nr, 2 + 2 + 2 + 3 + 2 + 1);
+		CHECK_INT_EQ(p.locs[p.frames[p.stacks[5].first + 1]].addr, 0x555500000038ULL);
+		CHECK_INT_EQ(p.locs[p.frames[p.stacks[6].first]].addr, 0x555500000060ULL);
+		hpa_profile_release(&p);
+	}
+}
+
 /*
  * --proto, read back: the same folded stacks and the same total; again with
  * zlib fed 7 bytes at a time both ways (the chunked paths of large files).
@@ -611,6 +678,7 @@ int main(void)
 	test_identity_and_grouping();
 	test_two_modules_one_address();
 	test_unify_so_far();
+	test_unify_merged();
 	test_tree_paths_growth();
 	test_tree_omitted();
 	test_pprof_round_trip();

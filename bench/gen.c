@@ -8,7 +8,13 @@
  * functions chosen by the seed (in any file), until depth 0, where an
  * inlined allocation helper calls malloc with a size taken from the seed.
  * main() runs many seeds, so the heap profile gets a very large number of
- * distinct, deep stacks with inline frames.
+ * distinct, deep stacks with inline frames:
+ *
+ *   syn RUNS [DUMP_AT...]
+ *
+ * runs RUNS seeds and, when jemalloc is preloaded, asks it for a heap
+ * profile (mallctl "prof.dump") after each DUMP_AT seeds (ascending), as a
+ * server's memory is dumped while it grows: dumps of one process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,13 +74,19 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/main.c", argv[1]);
 	if (!(fp = fopen(path, "w")))
 		return perror(path), 1;
-	fprintf(fp, "#include <stdlib.h>\n#include \"syn.h\"\n"
+	fprintf(fp, "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdlib.h>\n#include \"syn.h\"\n"
 		"void *syn_keep[1 << 22];\nsize_t syn_nkeep;\n\n"
 		"int main(int argc, char **argv)\n{\n"
 		"\tlong i, runs = argc > 1 ? atol(argv[1]) : 200000;\n"
+		"\tint next = 2;\n"
+		"\tint (*mallctl)(const char *, void *, size_t *, void *, size_t) =\n"
+		"\t\t(int (*)(const char *, void *, size_t *, void *, size_t))dlsym(RTLD_DEFAULT, \"mallctl\");\n"
 		"\tfor (i = 0; i < runs && syn_nkeep < (1 << 22) - 1; i++) {\n"
 		"\t\tunsigned long s = (unsigned long)i * 0x9e3779b97f4a7c15UL;\n"
-		"\t\tf%d(8 + (int)(s >> 61), s);\n\t}\n\treturn 0;\n}\n", 0);
+		"\t\tf%d(8 + (int)(s >> 61), s);\n"
+		"\t\tfor (; next < argc && atol(argv[next]) == i + 1; next++)\n"
+		"\t\t\tif (mallctl)\n\t\t\t\tmallctl(\"prof.dump\", NULL, NULL, NULL, 0);\n"
+		"\t}\n\treturn 0;\n}\n", 0);
 	fclose(fp);
 	return 0;
 }

@@ -117,7 +117,8 @@ fi
 # RUNS/600, RUNS/25 and RUNS seeds of the same program), hpa's wall time,
 # peak RSS and the ratio to its own --text, jeprof's --text where it runs.
 # --base and --growth read two dumps of the size: the profile and one of
-# 9/10 of its seeds.
+# 9/10 of its seeds, dumped by the same run (prof.dump), as a server's
+# dumps are.
 # The ratio to --text is paired: each run of the mode next to a run of
 # --text, the median of their ratios (a shared machine's speed drifts
 # between one median and the next, far less within a pair).  One pair in
@@ -161,10 +162,10 @@ echo "size     stacks  mode        hpa s  peak MiB  x text  (middle half)  jepro
 for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 	name=${class%%:*} n=${class#*:}
 	rm -f prof.*.heap
-	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" ./syn "$n"
-	mv prof.*.heap "$name.heap"
-	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" ./syn $((n * 9 / 10))
-	mv prof.*.heap "$name.0.heap"
+	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" \
+		./syn "$n" $((n * 9 / 10))
+	mv prof.*.f.heap "$name.heap"
+	mv prof.*.m*.heap "$name.0.heap"
 	st=$(grep -c '^@' "$name.heap")
 	for mode in text collapse svg proto html base growth; do
 		case $mode in
@@ -187,19 +188,22 @@ for class in small:$((runs / 600)) medium:$((runs / 25)) large:$runs; do
 done
 
 # --growth over 20 large dumps, as a server dumps while its memory grows:
-# RUNS*(100-N+1)/100 ... RUNS seeds (N = 20).  The goal: at most N times one dump's
-# parse time (the last dump's --no-symbols --text) plus one symbolization
-# (its --text minus that).
+# one run dumping after RUNS*(100-N+1)/100 ... RUNS seeds (N = 20).  The goal:
+# at most N times one dump's parse time (the last dump's --no-symbols --text)
+# plus one symbolization (its --text minus that).
 echo
 n20=${HPA_BENCH_GROWTH_DUMPS:-20}
 echo "growth over $n20 large dumps (generating them ...)"
-rm -f g20.*.heap
+rm -f g20.*.heap prof.*.heap
+set --
+for ((k = 1; k < n20; k++)); do
+	set -- "$@" $((runs * (100 - n20 + k) / 100))
+done
+MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" \
+	LD_PRELOAD="$je" ./syn "$runs" "$@"
 k=1
-while [ "$k" -le "$n20" ]; do
-	rm -f prof.*.heap
-	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" \
-		LD_PRELOAD="$je" ./syn $((runs * (100 - n20 + k) / 100))
-	mv prof.*.heap "g20.$(printf %02d "$k").heap"
+for f in $(ls prof.*.heap | sort -t. -k3,3n); do   # prof.PID.SEQ.mN.heap, then .f.heap: in order
+	mv "$f" "g20.$(printf %02d "$k").heap"
 	k=$((k + 1))
 done
 last=$(ls g20.*.heap | tail -n 1)

@@ -23,7 +23,7 @@ struct unnamed {
 	const char *path;
 	double value;
 	size_t addrs;
-	size_t stamp;        /* sample index + 1 that last added value */
+	size_t stamp;        /* stack id that last added value */
 };
 
 static struct unnamed *find(struct unnamed **tab, size_t *nr, size_t *alloc,
@@ -48,6 +48,7 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	const uint32_t *frames;
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
 	bool *unnamed = xmalloc(prof->locs_nr + 1);   /* per location: small, read per frame */
+	double *stack_value;   /* per stack: its samples' values; -1 for none */
 	size_t nr = 0, alloc = 0, i, f;
 	double total = 0, value;
 	bool base = false, empty = true;
@@ -63,18 +64,34 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	}
 	for (i = 0; i < prof->locs_nr; i++)
 		unnamed[i] = !prof->locs[i].line_nr && prof->locs[i].addr < HPA_KERNEL_FLOOR;
+	/*
+	 * Each stack's frames once, with the values of its samples: dumps
+	 * added up or diffed share most of their stacks (--base and --growth
+	 * of two dumps: 342k samples, 180k stacks).  Stack ids come in the
+	 * order of the samples that first have them, so the modules are met
+	 * in the same order as sample by sample.
+	 */
+	stack_value = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*stack_value)));
+	for (i = 0; i < prof->stacks_nr; i++)
+		stack_value[i] = -1;
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
-		size_t n;
-		unsigned skip;
 
 		if (s->thread != HPA_THREAD_ALL)
 			continue;
 		value = fabs(s->v[v] * prof->inputs[s->input - 1].weight);
 		total += value;
-		if (!s->stack)
+		if (s->stack)
+			stack_value[s->stack] = stack_value[s->stack] < 0 ? value : stack_value[s->stack] + value;
+	}
+	for (i = 1; i < prof->stacks_nr; i++) {
+		size_t n;
+		unsigned skip;
+
+		if (stack_value[i] < 0)
 			continue;
-		n = hpa_visible_stack(prof, s->stack, keep_internal, &frames, &skip);
+		value = stack_value[i];
+		n = hpa_visible_stack(prof, (uint32_t)i, keep_internal, &frames, &skip);
 		for (f = 0; f < n; f++) {
 			const struct hpa_location *l;
 			const char *path;
@@ -135,4 +152,5 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	free(tab);
 	free(seen);
 	free(unnamed);
+	free(stack_value);
 }

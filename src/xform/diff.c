@@ -126,6 +126,14 @@ static void rekey_base(struct hpa_profile *prof)
 	/* By stack, not by sample: dumps share most stacks, and threads too. */
 	for (i = 0; i < prof->samples_nr; i++)
 		side[prof->samples[i].stack] |= prof->inputs[prof->samples[i].input - 1].is_base ? 2 : 1;
+	for (i = 1; i < prof->stacks_nr && side[i] != 2; i++)
+		;
+	if (i == prof->stacks_nr) {   /* every stack of the base is the profile's too: no frame to move */
+		free(used);
+		free(side);
+		free(next);
+		return;
+	}
 	{   /* every frame once: the stacks in two halves side by side, each marking a table of its own */
 		uint8_t *used2 = xcalloc(prof->locs_nr, sizeof(*used2));
 		size_t mid = prof->stacks_nr > 1 ? 1 + (prof->stacks_nr - 1) / 2 : 1;

@@ -246,37 +246,42 @@ static void check_order(void *arg)
 /*
  * The pending dump's stacks (the second of two) found among the first's,
  * or kept after them, in order: their ids into remap.  Its frames get
- * their new location ids here, while a second thread checks the first
- * dump's order.  False if the dumps are not both in stack_order(): the
- * frames are then those of unify_stacks()'s other way, with loc_remap
- * done.
+ * their new location ids here and its stacks are looked for in the
+ * first's, its own order checked on the way, while a second thread checks
+ * the first dump's order; only then are the new ones kept.  False if the
+ * dumps are not both in stack_order(): the frames are then those of
+ * unify_stacks()'s other way, with loc_remap done.
  */
+#define MERGE_NEW UINT32_MAX
+
 static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, uint32_t *remap,
 			 uint32_t *ns, size_t *nf)
 {
 	size_t n1 = prof->pending_stack, g = 1, i;
-	struct order_check first = { prof, 1, n1, false }, second = { prof, n1, prof->stacks_nr, false };
+	struct order_check first = { prof, 1, n1, false };
 	struct hpa_task task;
+	bool ordered = true;
 
 	hpa_task_start(&task, check_order, &first);
 	remap_pending(prof, loc_remap);
-	check_order(&second);
+	for (i = n1; i < prof->stacks_nr && ordered; i++) {
+		int o = -1;
+
+		ordered = i == n1 || stack_order(prof, i - 1, i) < 0;
+		while (g < n1 && (o = stack_order(prof, g, i)) < 0)
+			g++;
+		remap[i] = g < n1 && !o ? (uint32_t)g++ : MERGE_NEW;
+	}
 	hpa_task_wait(&task);
-	if (!first.ordered || !second.ordered)
+	if (!first.ordered || !ordered)
 		return false;
 	for (i = 0; i < n1; i++)
 		remap[i] = (uint32_t)i;
 	*ns = (uint32_t)n1;
 	*nf = n1 > 1 ? prof->stacks[n1 - 1].first + (size_t)prof->stacks[n1 - 1].nr : 0;
 	for (i = n1; i < prof->stacks_nr; i++) {
-		int o = -1;
-
-		while (g < n1 && (o = stack_order(prof, g, i)) < 0)
-			g++;
-		if (g < n1 && !o) {
-			remap[i] = (uint32_t)g++;
+		if (remap[i] != MERGE_NEW)
 			continue;
-		}
 		remap[i] = *ns;
 		keep_stack(prof, i, (*ns)++, nf);
 	}

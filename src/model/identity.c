@@ -5,6 +5,7 @@
  */
 #include "hpa/compat.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,11 +227,12 @@ static int stack_order(const struct hpa_profile *prof, size_t i, size_t j)
 	return a[k] < b[k] ? -1 : 1;
 }
 
-/* Stacks [lo, hi) of prof in stack_order() strictly, into ordered. */
+/* Stacks [lo, hi) of prof in stack_order() strictly, into ordered; given up when told to stop. */
 struct order_check {
 	const struct hpa_profile *prof;
 	size_t lo, hi;
 	bool ordered;
+	atomic_bool stop;            /* the other dump is not in order: no need to know */
 };
 
 static void check_order(void *arg)
@@ -239,8 +241,12 @@ static void check_order(void *arg)
 	size_t i;
 
 	c->ordered = true;
-	for (i = c->lo + 1; i < c->hi && c->ordered; i++)
-		c->ordered = stack_order(c->prof, i - 1, i) < 0;
+	for (i = c->lo + 1; i < c->hi && c->ordered; i++) {
+		if (!(i & 1023) && atomic_load_explicit(&c->stop, memory_order_relaxed))
+			c->ordered = false;
+		else
+			c->ordered = stack_order(c->prof, i - 1, i) < 0;
+	}
 }
 
 /*
@@ -258,7 +264,7 @@ static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, ui
 			 uint32_t *ns, size_t *nf)
 {
 	size_t n1 = prof->pending_stack, g = 1, i;
-	struct order_check first = { prof, 1, n1, false };
+	struct order_check first = { prof, 1, n1, false, false };
 	struct hpa_task task;
 	bool ordered = true;
 
@@ -272,6 +278,8 @@ static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, ui
 			g++;
 		remap[i] = g < n1 && !o ? (uint32_t)g++ : MERGE_NEW;
 	}
+	if (!ordered)   /* another order: the table's way, at once */
+		atomic_store_explicit(&first.stop, true, memory_order_relaxed);
 	hpa_task_wait(&task);
 	if (!first.ordered || !ordered)
 		return false;

@@ -65,8 +65,16 @@ size_t hpa_g17(char *out, double v);
 /* printf("%lld", v) into out (room for HPA_LLTOA_MAX bytes, no NUL added); returns the length. */
 #define HPA_LLTOA_MAX 20
 size_t hpa_lltoa(char *out, long long v);
-/* printf("%lld", v) appended to sb, written in place. */
-void hpa_sb_add_int(struct hpa_strbuf *sb, long long v);
+/* Room for `more` bytes after sb's (and the NUL). */
+void hpa_sb_reserve(struct hpa_strbuf *sb, size_t more);
+/* printf("%lld", v) appended to sb, written in place; inline, as hpa_sb_add(). */
+static inline void hpa_sb_add_int(struct hpa_strbuf *sb, long long v)
+{
+	if (sb->alloc - sb->len <= HPA_LLTOA_MAX)
+		hpa_sb_reserve(sb, HPA_LLTOA_MAX);
+	sb->len += hpa_lltoa(sb->buf + sb->len, v);
+	sb->buf[sb->len] = '\0';
+}
 
 /*
  * printf("%.*f", prec, v) into out (room for HPA_FIXED_MAX bytes), the

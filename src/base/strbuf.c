@@ -1,6 +1,7 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,12 +102,47 @@ static size_t digits10(unsigned long long u)
 	return n;
 }
 
+/* digits10() of a 32-bit u by compares: no division. */
+static size_t digits10_32(uint32_t u)
+{
+	if (u < 100000)
+		return u < 100 ? 1 + (u >= 10) : u < 1000 ? 3 : u < 10000 ? 4 : 5;
+	return u < 10000000 ? 6 + (u >= 1000000) : u < 100000000 ? 8 : u < 1000000000 ? 9 : 10;
+}
+
+/* hpa_lltoa() of a 32-bit u, with 32-bit arithmetic (most numbers a page writes). */
+static size_t utoa32(char *out, uint32_t u)
+{
+	size_t n = digits10_32(u);
+	char *p = out + n;
+
+	while (u >= 100) {
+		uint32_t d = u % 100;
+		u /= 100;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * d, 2);
+	}
+	if (u >= 10)
+		memcpy(p - 2, digit_pairs + 2 * u, 2);
+	else
+		p[-1] = (char)('0' + u);
+	return n;
+}
+
 /* Written in place, last digits first, with no copy: the length known first. */
 size_t hpa_lltoa(char *out, long long v)
 {
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	size_t n = (v < 0) + digits10(u);
-	char *p = out + n;
+	size_t n;
+	char *p;
+
+	if (u <= UINT32_MAX) {
+		if (v < 0)
+			*out = '-';
+		return (v < 0) + utoa32(out + (v < 0), (uint32_t)u);
+	}
+	n = (v < 0) + digits10(u);
+	p = out + n;
 
 	while (u >= 100) {
 		unsigned d = (unsigned)(u % 100);
@@ -125,12 +161,9 @@ size_t hpa_lltoa(char *out, long long v)
 	return n;
 }
 
-void hpa_sb_add_int(struct hpa_strbuf *sb, long long v)
+void hpa_sb_reserve(struct hpa_strbuf *sb, size_t more)
 {
-	if (sb->alloc - sb->len <= HPA_LLTOA_MAX)
-		grow(sb, HPA_LLTOA_MAX);
-	sb->len += hpa_lltoa(sb->buf + sb->len, v);
-	sb->buf[sb->len] = '\0';
+	grow(sb, more);
 }
 
 /* |v| = m / 2^s exactly (m < 2^53), read off the IEEE 754 double's fields (frexp and ldexp are calls). */

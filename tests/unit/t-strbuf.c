@@ -10,6 +10,17 @@
 #include "hpa/strbuf.h"
 #include "test.h"
 
+/* Does hpa_lltoa() write v otherwise than printf("%lld")? */
+static int lltoa_bad(long long v)
+{
+	char want[32], got[HPA_LLTOA_MAX + 1];
+	size_t n = hpa_lltoa(got, v);
+
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "%lld", v);
+	return strcmp(got, want) != 0;
+}
+
 int main(void)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
@@ -80,34 +91,24 @@ int main(void)
 
 	/* hpa_lltoa() writes what printf("%lld") writes: signs, the ends, every digit count. */
 	{
-		char want[32], got[HPA_LLTOA_MAX + 1];
+		char got[HPA_LLTOA_MAX + 1];
 		long long v, p10 = 1;
 		uint64_t x = 2463534242ULL;
 		unsigned bad = 0;
 		size_t n;
 
 		for (i = 0; i < 19; i++) {   /* around 10^0 .. 10^18 */
-			for (v = p10 - 2; v <= p10 + 1; v++) {
-				long long t[2] = { v, -v };
-				size_t j;
-				for (j = 0; j < 2; j++) {
-					snprintf(want, sizeof(want), "%lld", t[j]);
-					n = hpa_lltoa(got, t[j]);
-					got[n] = '\0';
-					bad += strcmp(got, want) != 0;
-				}
-			}
+			for (v = p10 - 2; v <= p10 + 1; v++)
+				bad += lltoa_bad(v) + lltoa_bad(-v);
 			if (i < 18)
 				p10 *= 10;
 		}
 		for (i = 0; i < 200000; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			v = (long long)(x >> (x % 64));
-			snprintf(want, sizeof(want), "%lld", v);
-			n = hpa_lltoa(got, v);
-			got[n] = '\0';
-			bad += strcmp(got, want) != 0;
+			bad += lltoa_bad((long long)(x >> (x % 64)));
 		}
+		for (v = 4294967293LL; v <= 4294967298LL; v++)   /* where 32-bit arithmetic ends */
+			bad += lltoa_bad(v) + lltoa_bad(-v);
 		n = hpa_lltoa(got, LLONG_MIN);
 		got[n] = '\0';
 		CHECK_STR_EQ(got, "-9223372036854775808");

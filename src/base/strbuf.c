@@ -10,7 +10,7 @@
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
-static void grow(struct hpa_strbuf *sb, size_t more)
+void hpa_sb_reserve(struct hpa_strbuf *sb, size_t more)
 {
 	if (more > SIZE_MAX - sb->len - 1)
 		HPA_BUG("string of %zu + %zu bytes", sb->len, more);
@@ -19,7 +19,7 @@ static void grow(struct hpa_strbuf *sb, size_t more)
 
 void hpa_sb_add_slow(struct hpa_strbuf *sb, const void *data, size_t len)
 {
-	grow(sb, len);
+	hpa_sb_reserve(sb, len);
 	if (len)
 		memcpy(sb->buf + sb->len, data, len);
 	sb->len += len;
@@ -32,12 +32,12 @@ void hpa_sb_vaddf(struct hpa_strbuf *sb, const char *fmt, va_list ap)
 	int n;
 
 	va_copy(again, ap);
-	grow(sb, 64);
+	hpa_sb_reserve(sb, 64);
 	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
 	if (n < 0)
 		HPA_BUG("bad format \"%s\"", fmt);
 	if ((size_t)n >= sb->alloc - sb->len) {
-		grow(sb, (size_t)n);
+		hpa_sb_reserve(sb, (size_t)n);
 		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, again);
 	}
 	va_end(again);
@@ -110,60 +110,41 @@ static size_t digits10_32(uint32_t u)
 	return u < 10000000 ? 6 + (u >= 1000000) : u < 100000000 ? 8 : u < 1000000000 ? 9 : 10;
 }
 
-/* hpa_lltoa() of a 32-bit u, with 32-bit arithmetic (most numbers a page writes). */
-static size_t utoa32(char *out, uint32_t u)
-{
-	size_t n = digits10_32(u);
-	char *p = out + n;
-
-	while (u >= 100) {
-		uint32_t d = u % 100;
-		u /= 100;
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * d, 2);
-	}
-	if (u >= 10)
-		memcpy(p - 2, digit_pairs + 2 * u, 2);
-	else
-		p[-1] = (char)('0' + u);
-	return n;
-}
-
-/* Written in place, last digits first, with no copy: the length known first. */
+/*
+ * Written in place, last digits first, with no copy: the length known
+ * first.  Past 2^32 two digits at a time in 64-bit arithmetic, then (most
+ * numbers a page writes, from the start) in 32-bit.
+ */
 size_t hpa_lltoa(char *out, long long v)
 {
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	size_t n;
-	char *p;
+	size_t n = (v < 0) + (u <= UINT32_MAX ? digits10_32((uint32_t)u) : digits10(u));
+	char *p = out + n;
+	uint32_t w;
 
-	if (u <= UINT32_MAX) {
-		if (v < 0)
-			*out = '-';
-		return (v < 0) + utoa32(out + (v < 0), (uint32_t)u);
-	}
-	n = (v < 0) + digits10(u);
-	p = out + n;
-
-	while (u >= 100) {
+	while (u > UINT32_MAX) {
 		unsigned d = (unsigned)(u % 100);
+
 		u /= 100;
 		p -= 2;
 		memcpy(p, digit_pairs + 2 * d, 2);
 	}
-	if (u >= 10) {
+	for (w = (uint32_t)u; w >= 100;) {
+		uint32_t d = w % 100;
+
+		w /= 100;
 		p -= 2;
-		memcpy(p, digit_pairs + 2 * u, 2);
+		memcpy(p, digit_pairs + 2 * d, 2);
+	}
+	if (w >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * w, 2);
 	} else {
-		*--p = (char)('0' + u);
+		*--p = (char)('0' + w);
 	}
 	if (v < 0)
 		*--p = '-';
 	return n;
-}
-
-void hpa_sb_reserve(struct hpa_strbuf *sb, size_t more)
-{
-	grow(sb, more);
 }
 
 /* |v| = m / 2^s exactly (m < 2^53), read off the IEEE 754 double's fields (frexp and ldexp are calls). */

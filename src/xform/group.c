@@ -653,11 +653,12 @@ static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, s
 	return id;
 }
 
-static inline uint32_t frame_key(struct keys *k, struct hpa_frame f, size_t slot)
+/* The key of the frame in slot `slot` (slot_frame: each slot's frame, read when the slot is new). */
+static inline uint32_t frame_key(struct keys *k, const struct hpa_frame *slot_frame, size_t slot)
 {
 	uint32_t key = k->slot_key[slot];
 
-	return key ? key : frame_key_new(k, f, slot);
+	return key ? key : frame_key_new(k, slot_frame[slot], slot);
 }
 
 /* Key `key` in the sample stamped `stamp`: its values to cum once, and to flat when `flat` (the leaf). */
@@ -687,7 +688,7 @@ static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned 
 }
 
 /*
- * The keys of frames[0 .. nr) at ks[0 .. nk) (nk 1 to 3: --html's
+ * The keys of the frames in slots[0 .. nr), leaf first, at ks[0 .. nk) (nk 1 to 3: --html's
  * functions, lines and files at once), the sample's values to each key's
  * cum once and to the leaf's flat, the calls to ks[0]'s edges: one pass
  * over the frames, each slot read once.  Only a kernel frame has no key,
@@ -697,7 +698,7 @@ static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned 
  * inlined with nk and nv (k->nv) constants where it is called.
  */
 static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
-					const struct hpa_frame *frames, size_t nr, const uint32_t *slots,
+					const struct hpa_frame *slot_frame, size_t nr, const uint32_t *slots,
 					const uint32_t *nostack, double stamp, const double *sample_vals)
 {
 	struct keys *k0 = &ks[0], *k1 = nk >= 2 ? &ks[1] : k0, *k2 = nk == 3 ? &ks[2] : k0;   /* used as nk says */
@@ -715,7 +716,7 @@ static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
 		vals[v] = sample_vals[v];
 
 	for (f = 0; f < nr && key == NO_KEY; f++)   /* the leaf: the first frame with a key */
-		key = frame_key(k0, frames[f], slots[f]);
+		key = frame_key(k0, slot_frame, slots[f]);
 	if (key == NO_KEY) {
 		add(k0, nv, nostack[0], stamp, vals, true);
 		if (nk >= 2)
@@ -726,18 +727,18 @@ static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
 	}
 	add(k0, nv, key, stamp, vals, true);
 	if (nk >= 2)
-		add(k1, nv, frame_key(k1, frames[f - 1], slots[f - 1]), stamp, vals, true);
+		add(k1, nv, frame_key(k1, slot_frame, slots[f - 1]), stamp, vals, true);
 	if (nk == 3)
-		add(k2, nv, frame_key(k2, frames[f - 1], slots[f - 1]), stamp, vals, true);
+		add(k2, nv, frame_key(k2, slot_frame, slots[f - 1]), stamp, vals, true);
 	for (callee = key; f < nr; f++) {   /* its callers */
-		key = frame_key(k0, frames[f], slots[f]);
+		key = frame_key(k0, slot_frame, slots[f]);
 		if (key == NO_KEY)
 			continue;
 		add(k0, nv, key, stamp, vals, false);
 		if (nk >= 2)
-			add(k1, nv, frame_key(k1, frames[f], slots[f]), stamp, vals, false);
+			add(k1, nv, frame_key(k1, slot_frame, slots[f]), stamp, vals, false);
 		if (nk == 3)
-			add(k2, nv, frame_key(k2, frames[f], slots[f]), stamp, vals, false);
+			add(k2, nv, frame_key(k2, slot_frame, slots[f]), stamp, vals, false);
 		if (calls && callee != key)
 			add_edge(k0, nv, slots[f], key, callee, stamp, vals);
 		callee = key;
@@ -745,24 +746,21 @@ static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
 }
 
 /*
- * Add values `vals` of frames[0 .. nr) to ks[0 .. nk), as one sample
- * (`sample`: its index, counted once per key and call).  `slots` has room
- * for nr.
+ * Add values `vals` of the frames in slots[0 .. nr) to ks[0 .. nk), as
+ * one sample (`sample`: its index, counted once per key and call).
  */
-static void walk_frames(struct keys *ks, size_t nk, struct hpa_view *view, const struct hpa_frame *frames,
-			size_t nr, uint32_t *slots, const uint32_t *nostack, size_t sample, const double *vals)
+static void walk_frames(struct keys *ks, size_t nk, const struct hpa_frame *slot_frame, size_t nr,
+			const uint32_t *slots, const uint32_t *nostack, size_t sample, const double *vals)
 {
 	double stamp = (double)(sample + 1);
-	size_t f, j;
+	size_t j;
 
-	for (f = 0; f < nr; f++)
-		slots[f] = (uint32_t)hpa_view_slot(view, frames[f]);
 	if (nk == 3 && ks[0].nv == 2) {   /* --html's three, the common value counts: one pass */
-		walk_keys(ks, 3, 2, frames, nr, slots, nostack, stamp, vals);
+		walk_keys(ks, 3, 2, slot_frame, nr, slots, nostack, stamp, vals);
 		return;
 	}
 	if (nk == 3 && ks[0].nv == 4) {
-		walk_keys(ks, 3, 4, frames, nr, slots, nostack, stamp, vals);
+		walk_keys(ks, 3, 4, slot_frame, nr, slots, nostack, stamp, vals);
 		return;
 	}
 	for (j = 0; j < nk; j++) {
@@ -770,18 +768,94 @@ static void walk_frames(struct keys *ks, size_t nk, struct hpa_view *view, const
 
 		switch (k->nv) {   /* the common value counts, each its own loop */
 		case 1:
-			walk_keys(k, 1, 1, frames, nr, slots, nostack + j, stamp, vals);
+			walk_keys(k, 1, 1, slot_frame, nr, slots, nostack + j, stamp, vals);
 			break;
 		case 2:
-			walk_keys(k, 1, 2, frames, nr, slots, nostack + j, stamp, vals);
+			walk_keys(k, 1, 2, slot_frame, nr, slots, nostack + j, stamp, vals);
 			break;
 		case 4:
-			walk_keys(k, 1, 4, frames, nr, slots, nostack + j, stamp, vals);
+			walk_keys(k, 1, 4, slot_frame, nr, slots, nostack + j, stamp, vals);
 			break;
 		default:
-			walk_keys(k, 1, k->nv, frames, nr, slots, nostack + j, stamp, vals);
+			walk_keys(k, 1, k->nv, slot_frame, nr, slots, nostack + j, stamp, vals);
 		}
 	}
+}
+
+/* What a walk by slots reads of the view: each stack's slots, and each slot's frame. */
+struct slot_walk {
+	struct hpa_view *view;
+	bool filtering;              /* --focus, --ignore, --show or --hide: the view's frames */
+	struct hpa_frame *slot_frame; /* per slot: its frame (every slot of every location) */
+	uint32_t *slots;             /* the stack's, leaf first */
+	size_t aslots;
+};
+
+static void slot_walk_init(struct slot_walk *w, struct hpa_view *view)
+{
+	const struct hpa_profile *prof = view->prof;
+	size_t loc;
+	unsigned k;
+
+	memset(w, 0, sizeof(*w));
+	w->view = view;
+	w->filtering = hpa_view_filters(&view->opts);
+	w->slot_frame = xmalloc(st_mult(prof->lines_nr + prof->locs_nr + 1, sizeof(*w->slot_frame)));
+	for (loc = 0; loc < prof->locs_nr; loc++)
+		for (k = 0; k < view->levels[loc]; k++)
+			w->slot_frame[view->slot0[loc] + k] = (struct hpa_frame){ (uint32_t)loc, k };
+}
+
+static void slot_walk_release(struct slot_walk *w)
+{
+	free(w->slot_frame);
+	free(w->slots);
+}
+
+/*
+ * The slots of stack `stack`'s frames in the view, leaf first, into
+ * w->slots (their number, in *nr); false if the filters drop the stack.
+ * Without filters they come straight from the stack's locations (each
+ * location's levels in a row, as hpa_view_stack() gives its frames): no
+ * frames written out and read back.
+ */
+static bool stack_slots(struct slot_walk *w, uint32_t stack, size_t *nr)
+{
+	const struct hpa_view *view = w->view;
+	const uint32_t *locs, *slot0 = view->slot0;
+	const uint16_t *lev = view->levels;
+	uint32_t *out;
+	size_t nlocs, n = 0, j;
+	unsigned first, k;
+
+	if (w->filtering) {
+		const struct hpa_frame *frames;
+
+		if (!hpa_view_stack(w->view, stack, &frames, nr))
+			return false;
+		HPA_GROW(w->slots, *nr, w->aslots);
+		for (j = 0; j < *nr; j++)
+			w->slots[j] = (uint32_t)hpa_view_slot(view, frames[j]);
+		return true;
+	}
+	nlocs = hpa_view_locations(view, stack, &locs, &first);
+	HPA_GROW(w->slots, nlocs + 1, w->aslots);   /* a slot per location: only inline levels need more */
+	out = w->slots;
+	for (j = 0; j < nlocs; j++) {
+		uint32_t loc = locs[j], base = slot0[loc];
+		unsigned levels = lev[loc];
+
+		if (levels == 1) {   /* most locations: no inline frames */
+			out[n++] = base;
+			continue;
+		}
+		HPA_GROW(w->slots, n + levels + (nlocs - j - 1), w->aslots);
+		out = w->slots;
+		for (k = j == 0 ? first : 0; k < levels; k++)
+			out[n++] = base + k;
+	}
+	*nr = n;
+	return true;
 }
 
 /*
@@ -799,9 +873,9 @@ static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *vie
 	uint32_t *stack_of = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*stack_of)));
 	double *sum = xcalloc(st_mult(prof->stacks_nr + 1, nv), sizeof(*sum));
 	uint8_t *kept;
-	uint32_t *slots = NULL;
+	struct slot_walk w;
 	double vals[HPA_NVALUES];
-	size_t c, e, n = 0, aslots = 0;
+	size_t c, e, n = 0;
 	unsigned v;
 
 	for (c = 0; c < hpa_view_candidates(view); c++) {
@@ -819,16 +893,15 @@ static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *vie
 			sum[(entry[st] - 1) * nv + v] += vals[v];
 	}
 	kept = xmalloc(n + 1);
+	slot_walk_init(&w, view);
 	for (e = 0; e < n; e++) {
-		const struct hpa_frame *frames;
 		size_t nr;
 
-		kept[e] = hpa_view_stack(view, stack_of[e], &frames, &nr);
-		if (!kept[e])
-			continue;
-		HPA_GROW(slots, nr, aslots);
-		walk_frames(ks, nk, view, frames, nr, slots, nostack, e, sum + e * nv);
+		kept[e] = stack_slots(&w, stack_of[e], &nr);
+		if (kept[e])
+			walk_frames(ks, nk, w.slot_frame, nr, w.slots, nostack, e, sum + e * nv);
 	}
+	slot_walk_release(&w);
 	for (c = 0; c < hpa_view_candidates(view); c++) {
 		size_t i = hpa_view_candidate(view, c);
 
@@ -838,7 +911,6 @@ static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *vie
 		for (v = 0; v < nv; v++)
 			total[v] += vals[v];
 	}
-	free(slots);
 	free(kept);
 	free(sum);
 	free(stack_of);
@@ -854,12 +926,11 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 		       double *total)
 {
 	const struct hpa_profile *prof = ks[0].prof;
-	const struct hpa_frame *frames;
 	double vals[HPA_NVALUES];
 	uint32_t nostack[8];
-	uint32_t *slots = NULL;       /* the sample's frames' slots, for every granularity */
+	struct slot_walk w;           /* the sample's frames' slots, for every granularity */
 	unsigned nv = ks[0].nv, v;
-	size_t i, c, nr, j, aslots = 0;
+	size_t i, c, nr, j;
 
 	for (j = 0; j < nk; j++) {
 		nostack[j] = hpa_strtab_intern(&ks[j].names, "<no stack>");
@@ -871,17 +942,17 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 		accumulate_by_stack(ks, nk, view, vidx, nv, nostack, total);
 		return;
 	}
+	slot_walk_init(&w, view);
 	for (c = 0; c < hpa_view_candidates(view); c++) {
 		i = hpa_view_candidate(view, c);
-		if (!hpa_view_sample(view, i, &frames, &nr))
+		if (!hpa_view_keeps(view, i) || !stack_slots(&w, prof->samples[i].stack, &nr))
 			continue;
 		sample_values(view, vidx, nv, i, vals);
 		for (v = 0; v < nv; v++)
 			total[v] += vals[v];
-		HPA_GROW(slots, nr, aslots);
-		walk_frames(ks, nk, view, frames, nr, slots, nostack, i, vals);
+		walk_frames(ks, nk, w.slot_frame, nr, w.slots, nostack, i, vals);
 	}
-	free(slots);
+	slot_walk_release(&w);
 }
 
 /*

@@ -6,6 +6,10 @@
 #define HPA_GROUP_H
 
 #include "hpa/compat.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "hpa/hashmap.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
@@ -150,6 +154,8 @@ void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts 
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges);
 
+struct hpa_group_hand;
+
 /*
  * hpa_group_frames() for the value types in the mask `values` (bit v for
  * enum hpa_value v) and each of the ngrans (at most 8) granularities in one
@@ -158,12 +164,38 @@ void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts 
  * owns (release them all, in order); with edges, hpa_group_calls() for the
  * first granularity too (edges[v], malloc'ed, *nedges of them, in the same
  * order for every v; NULL for the types not in the mask).  The view's value
- * is not used.
+ * is not used.  `hand`: a second thread's, or NULL (below).
  */
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			  const enum hpa_granularity *grans, size_t ngrans,
 			  struct hpa_frame_groups out[][HPA_NVALUES], unsigned values,
-			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges);
+			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges,
+			  struct hpa_group_hand *hand);
+
+/*
+ * A second thread's hand in one hpa_group_frames_all() of several
+ * granularities, run on another thread.  A thread with nothing else to do
+ * offers it (hpa_group_hand_offer(), which returns once its part is done,
+ * or at once when the grouping no longer takes help); the grouping, at
+ * its next stretch of samples, gives it every granularity but the first
+ * for the samples left and goes on with the first (and the calls) alone.
+ * Each granularity's sums are made by one thread at a time, in sample
+ * order, so the groups are the same bytes whoever made them.  A hand
+ * serves one grouping.
+ */
+enum { HPA_HAND_IDLE, HPA_HAND_OFFERED, HPA_HAND_TAKEN, HPA_HAND_DONE, HPA_HAND_CLOSED };
+
+struct hpa_group_hand {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_int state;            /* HPA_HAND_* */
+	struct hand_work *work;      /* with HPA_HAND_TAKEN: what the hand does */
+	size_t taken_at;             /* the first sample (candidate) the hand was given; SIZE_MAX: none */
+};
+
+void hpa_group_hand_init(struct hpa_group_hand *h);
+void hpa_group_hand_offer(struct hpa_group_hand *h);
+void hpa_group_hand_release(struct hpa_group_hand *h);
 
 /*
  * Whole stacks grouped by a writer's own frame identity (pprof's

@@ -763,6 +763,14 @@ static void walk_frames(struct keys *ks, size_t nk, const struct hpa_frame *slot
 		walk_keys(ks, 3, 4, slot_frame, nr, slots, nostack, stamp, vals);
 		return;
 	}
+	if (nk == 2 && ks[0].nv == 2) {   /* a hand's part (hpa_group_hand) */
+		walk_keys(ks, 2, 2, slot_frame, nr, slots, nostack, stamp, vals);
+		return;
+	}
+	if (nk == 2 && ks[0].nv == 4) {
+		walk_keys(ks, 2, 4, slot_frame, nr, slots, nostack, stamp, vals);
+		return;
+	}
 	for (j = 0; j < nk; j++) {
 		struct keys *k = &ks[j];
 
@@ -918,19 +926,130 @@ static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *vie
 }
 
 /*
+ * What a hand (hpa_group_hand) is given: granularities ks[0 .. nk) of the
+ * samples from candidate `from` on, in a view of its own.
+ */
+struct hand_work {
+	struct keys *ks;
+	size_t nk;
+	const uint32_t *nostack;
+	const struct hpa_view_opts *opts;
+	const unsigned *vidx;
+	size_t from;
+};
+
+/* Hand over to an offered hand once this many candidates are left, not fewer. */
+#define HAND_MIN_LEFT 4096
+#define HAND_LOOK_EVERY 1024   /* candidates between two looks at the hand */
+
+void hpa_group_hand_init(struct hpa_group_hand *h)
+{
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	atomic_init(&h->state, HPA_HAND_IDLE);
+	h->work = NULL;
+	h->taken_at = SIZE_MAX;
+}
+
+void hpa_group_hand_release(struct hpa_group_hand *h)
+{
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+}
+
+/* The walk of ks[0 .. nk) over candidates [from, end) of view, as accumulate()'s. */
+static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
+			    const uint32_t *nostack, size_t from, struct slot_walk *w, double *total,
+			    struct hpa_group_hand *hand)
+{
+	const struct hpa_profile *prof = view->prof;
+	struct hand_work work;
+	double vals[HPA_NVALUES];
+	unsigned nv = ks[0].nv, v;
+	size_t c, i, nr, end = hpa_view_candidates(view);
+
+	for (c = from; c < end; c++) {
+		if (hand && c % HAND_LOOK_EVERY == 0 && end - c >= HAND_MIN_LEFT &&
+		    atomic_load_explicit(&hand->state, memory_order_relaxed) == HPA_HAND_OFFERED) {
+			work = (struct hand_work){ ks + 1, nk - 1, nostack + 1, &view->opts, vidx, c };
+			pthread_mutex_lock(&hand->mu);
+			hand->work = &work;
+			hand->taken_at = c;
+			atomic_store(&hand->state, HPA_HAND_TAKEN);
+			pthread_cond_broadcast(&hand->cv);
+			pthread_mutex_unlock(&hand->mu);
+			nk = 1;
+			hand = NULL;
+		}
+		i = hpa_view_candidate(view, c);
+		if (!hpa_view_keeps(view, i) || !stack_slots(w, prof->samples[i].stack, &nr))
+			continue;
+		sample_values(view, vidx, nv, i, vals);
+		if (total)
+			for (v = 0; v < nv; v++)
+				total[v] += vals[v];
+		walk_frames(ks, nk, w->slot_frame, nr, w->slots, nostack, i, vals);
+	}
+}
+
+void hpa_group_hand_offer(struct hpa_group_hand *h)
+{
+	struct hand_work *work;
+
+	pthread_mutex_lock(&h->mu);
+	if (atomic_load(&h->state) == HPA_HAND_IDLE)
+		atomic_store(&h->state, HPA_HAND_OFFERED);
+	while (atomic_load(&h->state) == HPA_HAND_OFFERED)
+		pthread_cond_wait(&h->cv, &h->mu);
+	work = atomic_load(&h->state) == HPA_HAND_TAKEN ? h->work : NULL;
+	pthread_mutex_unlock(&h->mu);
+	if (!work)
+		return;
+	{
+		struct hpa_view view;
+		struct slot_walk w;
+
+		hpa_view_init(&view, work->ks[0].prof, work->opts);
+		slot_walk_init(&w, &view);
+		walk_candidates(work->ks, work->nk, &view, work->vidx, work->nostack, work->from, &w, NULL,
+				NULL);
+		slot_walk_release(&w);
+		hpa_view_release(&view);
+	}
+	pthread_mutex_lock(&h->mu);
+	atomic_store(&h->state, HPA_HAND_DONE);
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The grouping takes no more help: wait for the hand's part, if it has one. */
+static void hand_close(struct hpa_group_hand *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	while (atomic_load(&h->state) == HPA_HAND_TAKEN)
+		pthread_cond_wait(&h->cv, &h->mu);
+	atomic_store(&h->state, HPA_HAND_CLOSED);
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/*
  * Fill each of ks[0..nk)'s flat/cum in one pass over the view (they differ
  * in granularity only); the view's totals into total[0 .. nv).  Value j is
- * value type vidx[j], or the view's value when vidx is NULL.
+ * value type vidx[j], or the view's value when vidx is NULL.  With `hand`
+ * and more than one granularity, the pass over the samples may give the
+ * later granularities to it.
  */
 static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
-		       double *total)
+		       double *total, struct hpa_group_hand *hand)
 {
 	const struct hpa_profile *prof = ks[0].prof;
-	double vals[HPA_NVALUES];
 	uint32_t nostack[8];
 	struct slot_walk w;           /* the sample's frames' slots, for every granularity */
 	unsigned nv = ks[0].nv, v;
-	size_t i, c, nr, j;
+	size_t j;
 
 	for (j = 0; j < nk; j++) {
 		nostack[j] = hpa_strtab_intern(&ks[j].names, "<no stack>");
@@ -940,19 +1059,13 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 		total[v] = 0;
 	if (prof->inputs_nr > 1) {
 		accumulate_by_stack(ks, nk, view, vidx, nv, nostack, total);
+		hand_close(hand);
 		return;
 	}
 	slot_walk_init(&w, view);
-	for (c = 0; c < hpa_view_candidates(view); c++) {
-		i = hpa_view_candidate(view, c);
-		if (!hpa_view_keeps(view, i) || !stack_slots(&w, prof->samples[i].stack, &nr))
-			continue;
-		sample_values(view, vidx, nv, i, vals);
-		for (v = 0; v < nv; v++)
-			total[v] += vals[v];
-		walk_frames(ks, nk, w.slot_frame, nr, w.slots, nostack, i, vals);
-	}
+	walk_candidates(ks, nk, view, vidx, nostack, 0, &w, total, nk > 1 ? hand : NULL);
 	slot_walk_release(&w);
+	hand_close(hand);
 }
 
 /*
@@ -1020,7 +1133,8 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
  */
 static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			 const enum hpa_granularity *grans, size_t ngrans, unsigned values,
-			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges)
+			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges,
+			 struct hpa_group_hand *hand)
 {
 	struct hpa_view view;
 	struct keys ks[8];
@@ -1050,7 +1164,7 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 			k->edge_by_slot = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->edge_by_slot));
 	}
 	hpa_view_init(&view, prof, opts);
-	accumulate(ks, ngrans, &view, values ? vidx : NULL, total);
+	accumulate(ks, ngrans, &view, values ? vidx : NULL, total, hand);
 	hpa_view_release(&view);
 	for (g = 0; g < ngrans; g++)
 		take_groups(&ks[g], values ? vidx : NULL, out + g * (values ? HPA_NVALUES : 1), total,
@@ -1060,20 +1174,21 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
 {
-	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL);
+	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL, NULL);
 }
 
 void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges)
 {
-	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges);
+	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges, NULL);
 }
 
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			  const enum hpa_granularity *grans, size_t ngrans,
 			  struct hpa_frame_groups out[][HPA_NVALUES],
-			  unsigned values, struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges)
+			  unsigned values, struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges,
+			  struct hpa_group_hand *hand)
 {
 	memset(out, 0, ngrans * sizeof(*out));
 	if (edges)
@@ -1082,7 +1197,9 @@ void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_
 	if (nedges)
 		*nedges = 0;
 	if (values)
-		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges);
+		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges, hand);
+	else
+		hand_close(hand);
 }
 
 void hpa_frame_groups_release(struct hpa_frame_groups *g)

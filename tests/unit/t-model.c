@@ -9,6 +9,9 @@
  */
 #include "hpa/compat.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -620,6 +623,18 @@ static void test_line_parts(void)
 	hpa_profile_release(&p);
 }
 
+/* The stacks written to fp, /usr/bin/srv mapped at exe, read into p (closed), unsampled and unified. */
+static void read_srv(struct hpa_profile *p, FILE *fp, unsigned long long exe)
+{
+	fprintf(fp, "\nMAPPED_LIBRARIES:\n%llx-%llx r-xp 00001000 08:01 1 /usr/bin/srv\n", exe, exe + 0x3000);
+	rewind(fp);
+	hpa_profile_init(p);
+	CHECK_INT_EQ(hpa_read_stream(p, fp, "profile"), 0);
+	fclose(fp);
+	hpa_unsample_profile(p);
+	hpa_unify_locations(p);
+}
+
 /*
  * Nodes left out under the min_share (--html's "frames left out"): each
  * counted once.  Under B (5 B), five stacks of one to four frames more,
@@ -656,19 +671,122 @@ static void test_tree_omitted(void)
 	for (i = 0; i < 20; i++)   /* H's 20 callees, the first with one more */
 		fprintf(fp, "@%s 0x%llx 0x%llx 0x%llx\n  t*: 1: 1 [0: 0]\n", i ? "" : " 0x555500002000",
 			exe + 0x1000 + i * 0x10, exe + 0x800, exe + 0x30);
-	fprintf(fp, "\nMAPPED_LIBRARIES:\n%llx-%llx r-xp 00001000 08:01 1 /usr/bin/srv\n", exe, exe + 0x3000);
-	rewind(fp);
-	hpa_profile_init(&p);
-	CHECK_INT_EQ(hpa_read_stream(&p, fp, "profile"), 0);
-	fclose(fp);
-	hpa_unsample_profile(&p);
-	hpa_unify_locations(&p);
+	read_srv(&p, fp, exe);
 	hpa_name_frames(&p);
 	vo = hpa_view_opts(&o);
 	hpa_group_tree(&p, &vo, &to, &t);
 	CHECK_INT_EQ(t.nr, 4);   /* the root, main, A, the leaf */
 	CHECK_INT_EQ(t.omitted, 1 + 5 + 1 + 21);   /* B and under it, H and under it */
 	hpa_call_tree_release(&t);
+	hpa_profile_release(&p);
+}
+
+/* hpa_group_hand_offer() on a thread of its own. */
+static void *offer_hand(void *arg)
+{
+	hpa_group_hand_offer(arg);
+	return NULL;
+}
+
+/* --html's granularities of p, with a hand offered before the grouping starts (or none). */
+static void group_all(const struct hpa_profile *p, struct hpa_frame_groups out[][HPA_NVALUES],
+		      struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges, struct hpa_group_hand *hand)
+{
+	static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE_PARTS, HPA_BY_FILE };
+	struct hpa_opts o = default_opts();
+	struct hpa_view_opts vo = hpa_view_opts(&o);
+	unsigned values = 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS;
+	pthread_t tid;
+
+	if (hand) {
+		hpa_group_hand_init(hand);
+		CHECK_INT_EQ(pthread_create(&tid, NULL, offer_hand, hand), 0);
+		while (atomic_load(&hand->state) != HPA_HAND_OFFERED)
+			sched_yield();
+	}
+	hpa_group_frames_all(p, &vo, grans, HPA_ARRAY_SIZE(grans), out, values, edges, nedges, hand);
+	if (hand) {
+		pthread_join(tid, NULL);
+		CHECK_INT_EQ(atomic_load(&hand->state), HPA_HAND_CLOSED);
+		hpa_group_hand_offer(hand);   /* after the grouping: returns at once */
+		hpa_group_hand_release(hand);
+	}
+}
+
+/*
+ * A hand given the lines and files of the samples left (--html's groups
+ * thread and the tree's) makes the same keys, flat, cum and calls, bit for
+ * bit, as one thread: 6,000 sampled stacks (unsampled values, whose sums
+ * depend on their order) of 2 to 8 frames over 60 addresses, a third of
+ * them with an inlined caller and files.
+ */
+static void test_group_hand(void)
+{
+	static const enum hpa_value types[] = { HPA_INUSE_SPACE, HPA_INUSE_OBJECTS };
+	const unsigned long long exe = 0x555500000000ULL;
+	struct hpa_profile p;
+	struct hpa_frame_groups one[3][HPA_NVALUES], two[3][HPA_NVALUES];
+	struct hpa_call_edge *e1[HPA_NVALUES], *e2[HPA_NVALUES];
+	struct hpa_group_hand hand;
+	size_t n1 = 0, n2 = 0, i, g, t;
+	uint32_t x = 12345;
+	FILE *fp = tmpfile();
+
+	fprintf(fp, "heap_v2/524288\n  t*: 6000: 60000000 [0: 0]\n");
+	for (i = 0; i < 6000; i++) {
+		size_t depth = 2 + i % 7, d;
+
+		fputs("@", fp);
+		for (d = 0; d < depth; d++) {
+			x = x * 1103515245u + 12345u;
+			fprintf(fp, " 0x%llx", exe + 0x100 + 0x10 * ((x >> 16) % 60));
+		}
+		fprintf(fp, "\n  t*: %zu: %zu [0: 0]\n", 1 + i % 5, 1000 + (i * 7919) % 50000);
+	}
+	read_srv(&p, fp, exe);
+	for (i = 1; i < p.locs_nr; i += 3) {
+		static const char *const fn[] = { "inner", "outer" };
+		const char *files[2];
+		char f0[16], f1[16];
+		uint32_t lines[2] = { (uint32_t)i, (uint32_t)(100 + i % 7) };
+
+		snprintf(f0, sizeof(f0), "f%zu.c", i % 5);
+		snprintf(f1, sizeof(f1), "g%zu.c", i % 3);
+		files[0] = f0;
+		files[1] = f1;
+		set_lines(&p, (uint32_t)i, 2, fn, files, lines);
+	}
+	hpa_name_frames(&p);
+	group_all(&p, one, e1, &n1, NULL);
+	group_all(&p, two, e2, &n2, &hand);
+	CHECK_INT_EQ(hand.taken_at, 0);   /* offered first: the whole walk split */
+	CHECK(n1 > 10);
+	CHECK_INT_EQ(n2, n1);
+	for (g = 0; g < 3; g++)
+		for (t = 0; t < HPA_ARRAY_SIZE(types); t++) {
+			const struct hpa_frame_groups *a = &one[g][types[t]], *b = &two[g][types[t]];
+
+			CHECK(a->keys.nr > 3);
+			CHECK_INT_EQ(b->keys.nr, a->keys.nr);
+			for (i = 1; i < a->keys.nr && i < b->keys.nr; i++) {
+				CHECK_STR_EQ(hpa_strtab_get(&b->keys, (uint32_t)i), hpa_strtab_get(&a->keys, (uint32_t)i));
+				CHECK(b->flat[i] == a->flat[i] && b->cum[i] == a->cum[i]);
+			}
+		}
+	for (t = 0; t < HPA_ARRAY_SIZE(types); t++)
+		for (i = 0; i < n1 && i < n2; i++) {
+			const struct hpa_call_edge *a = &e1[types[t]][i], *b = &e2[types[t]][i];
+			CHECK(b->caller == a->caller && b->callee == a->callee && b->value == a->value);
+		}
+	for (g = 0; g < 3; g++)
+		for (t = HPA_NVALUES; t-- > 0;) {
+			hpa_frame_groups_release(&one[g][t]);
+			hpa_frame_groups_release(&two[g][t]);
+		}
+	for (t = 0; t < HPA_NVALUES; t++) {
+		free(e1[t]);
+		free(e2[t]);
+	}
 	hpa_profile_release(&p);
 }
 
@@ -681,6 +799,7 @@ int main(void)
 	test_unify_merged();
 	test_tree_paths_growth();
 	test_tree_omitted();
+	test_group_hand();
 	test_pprof_round_trip();
 	TEST_MAIN_END();
 }

@@ -1043,13 +1043,27 @@ void hpa_group_hand_release(struct hpa_group_hand *h)
 	pthread_cond_destroy(&h->cv);
 }
 
+/* The grouping takes no more help: wait for the hand's part, if it has one. */
+static void hand_close(struct hpa_group_hand *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	while (atomic_load(&h->state) == HPA_HAND_TAKEN)
+		pthread_cond_wait(&h->cv, &h->mu);
+	atomic_store(&h->state, HPA_HAND_CLOSED);
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
 /* The walk of ks[0 .. nk) over candidates [from, end) of view, as accumulate()'s. */
 static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
 			    const uint32_t *nostack, size_t from, struct slot_walk *w, double *total,
 			    struct hpa_group_hand *hand)
 {
 	const struct hpa_profile *prof = view->prof;
-	struct hand_work work;
+	struct hand_work work;       /* the hand's, read until it is done: below */
+	struct hpa_group_hand *given = NULL;
 	double vals[HPA_NVALUES];
 	unsigned nv = ks[0].nv, v;
 	size_t c, i, nr, end = hpa_view_candidates(view);
@@ -1065,6 +1079,7 @@ static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, c
 			pthread_cond_broadcast(&hand->cv);
 			pthread_mutex_unlock(&hand->mu);
 			nk = 1;
+			given = hand;
 			hand = NULL;
 		}
 		i = hpa_view_candidate(view, c);
@@ -1076,6 +1091,7 @@ static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, c
 				total[v] += vals[v];
 		walk_frames(ks, nk, w->slot_frame, nr, w->slots, nostack, i, vals);
 	}
+	hand_close(given);   /* before `work` goes */
 }
 
 void hpa_group_hand_offer(struct hpa_group_hand *h)
@@ -1104,19 +1120,6 @@ void hpa_group_hand_offer(struct hpa_group_hand *h)
 	}
 	pthread_mutex_lock(&h->mu);
 	atomic_store(&h->state, HPA_HAND_DONE);
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-}
-
-/* The grouping takes no more help: wait for the hand's part, if it has one. */
-static void hand_close(struct hpa_group_hand *h)
-{
-	if (!h)
-		return;
-	pthread_mutex_lock(&h->mu);
-	while (atomic_load(&h->state) == HPA_HAND_TAKEN)
-		pthread_cond_wait(&h->cv, &h->mu);
-	atomic_store(&h->state, HPA_HAND_CLOSED);
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 }

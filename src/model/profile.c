@@ -119,18 +119,34 @@ static uint32_t next_id(size_t nr)
 	return (uint32_t)nr;
 }
 
-/* The cache's slot of `addr`: one multiply (Fibonacci hashing), the top bits. */
-static inline size_t loc_cache_slot(uint64_t addr, unsigned bits)
+/* The cache's slot of `addr` (2^(64 - shift) slots): one multiply (Fibonacci hashing), the top bits. */
+static inline size_t loc_cache_slot(uint64_t addr, unsigned shift)
 {
-	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+	return (size_t)((addr * 0x9e3779b97f4a7c15ULL) >> shift);
 }
 
-/* The location of `addr` in the cache (2^bits slots, or none), 0 if it is not there. */
-static inline uint32_t loc_cache_find(const struct hpa_loc_cache_slot *cache, unsigned bits, uint64_t addr)
+/*
+ * The location of `addr` in the cache (2^(64 - shift) slots), 0 if it is
+ * not there (an empty slot's is 0).
+ */
+static inline uint32_t loc_cache_find(const struct hpa_loc_cache_slot *cache, unsigned shift, uint64_t addr)
 {
-	const struct hpa_loc_cache_slot *c = cache ? &cache[loc_cache_slot(addr, bits)] : NULL;
+	const struct hpa_loc_cache_slot *c = &cache[loc_cache_slot(addr, shift)];
 
-	return c && c->loc && c->addr == addr ? c->loc : 0;
+	return c->addr == addr ? c->loc : 0;
+}
+
+/*
+ * The profile's cache and its loc_cache_find() shift, or before there is
+ * one a cache with nothing in it (every address a miss, which makes the
+ * real one): no lookup asks whether there is a cache.
+ */
+static const struct hpa_loc_cache_slot *loc_cache_of(const struct hpa_profile *prof, unsigned *shift)
+{
+	static const struct hpa_loc_cache_slot empty[(size_t)1 << LOC_CACHE_MIN_BITS];
+
+	*shift = 64 - (prof->loc_cache ? prof->loc_cache_bits : LOC_CACHE_MIN_BITS);
+	return prof->loc_cache ? prof->loc_cache : empty;
 }
 
 /*
@@ -148,7 +164,7 @@ static HPA_NOINLINE uint32_t intern_loc_miss(struct hpa_profile *prof, uint64_t 
 		prof->loc_cache_bits = prof->loc_cache ? prof->loc_cache_bits + 2 : LOC_CACHE_MIN_BITS;
 		prof->loc_cache = xcalloc((size_t)1 << prof->loc_cache_bits, sizeof(*prof->loc_cache));
 	}
-	slot = loc_cache_slot(addr, prof->loc_cache_bits);
+	slot = loc_cache_slot(addr, 64 - prof->loc_cache_bits);
 	id = hpa_hashmap_get(&prof->loc_by_addr, addr);
 	if (id) {
 		prof->loc_cache[slot].addr = addr;
@@ -167,7 +183,9 @@ static HPA_NOINLINE uint32_t intern_loc_miss(struct hpa_profile *prof, uint64_t 
 
 uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr)
 {
-	uint32_t id = loc_cache_find(prof->loc_cache, prof->loc_cache_bits, addr);
+	unsigned shift;
+	const struct hpa_loc_cache_slot *cache = loc_cache_of(prof, &shift);
+	uint32_t id = loc_cache_find(cache, shift, addr);
 
 	return id ? id : intern_loc_miss(prof, addr);
 }
@@ -245,7 +263,7 @@ uint32_t hpa_profile_intern_stack_locs(struct hpa_profile *prof, const uint32_t 
 static void tail_locs(struct hpa_profile *prof, const uint64_t *addrs, size_t nr)
 {
 	const struct hpa_loc_cache_slot *cache;
-	unsigned bits;
+	unsigned shift;
 	uint32_t *to;
 	size_t i;
 
@@ -259,18 +277,16 @@ static void tail_locs(struct hpa_profile *prof, const uint64_t *addrs, size_t nr
 	 * again as the lookup.  A miss may grow the cache.
 	 */
 	to = prof->frames + prof->frames_nr;
-	cache = prof->loc_cache;
-	bits = prof->loc_cache_bits;
+	cache = loc_cache_of(prof, &shift);
 	for (i = 0; i < nr; i++) {
-		uint32_t id = loc_cache_find(cache, bits, addrs[i]);
+		uint32_t id = loc_cache_find(cache, shift, addrs[i]);
 
 		if (id) {
 			to[i] = id;
 			continue;
 		}
 		to[i] = intern_loc_miss(prof, addrs[i]);
-		cache = prof->loc_cache;
-		bits = prof->loc_cache_bits;
+		cache = loc_cache_of(prof, &shift);
 	}
 }
 

@@ -186,11 +186,12 @@ check "mutual TLS: a key that does not match" \
 	"exit=1 hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: cannot use the client certificate tls/server.pem (unable to set private key file: 'tls/client.key' type PEM)" \
 	"$(tls_fail --cacert tls/ca.pem --cert tls/server.pem --key tls/client.key "https://127.0.0.1:$mutual/pprof/heap")"
 
-# --watch: 1, 1, 6, 6, 16 MiB in use: saves at the first, third and fifth check.
+# --watch: 1, 1, 6, 6, 16 MiB in use (16 again after): saves at the first, third and fifth check.
+# Five checks take four intervals and five fetches: 7.5 s leaves room on a loaded machine.
 mk() { printf 'heap_v2/1\n@ 0x1\n  t*: 1: %s [0: 0]\n' "$1" > "$2"; }
 mk 1048576 g1.heap; mk 6291456 g3.heap; mk 16777216 g5.heap
 start port3.txt GROW="$work/g1.heap,$work/g1.heap,$work/g3.heap,$work/g3.heap,$work/g5.heap"
-timeout --foreground -k 20 --preserve-status -s INT 5.5 "$hpa" --watch "http://127.0.0.1:$port/grow" --interval 1 --threshold 4MB --outdir saved > watch.txt 2>&1
+timeout --foreground -k 20 --preserve-status -s INT 7.5 "$hpa" --watch "http://127.0.0.1:$port/grow" --interval 1 --threshold 4MB --outdir saved > watch.txt 2>&1
 check "--watch stops cleanly on Ctrl-C" "0" "$?"
 check "--watch: one line per check, a summary" "stopped after" "$(tail -n 1 watch.txt | cut -d' ' -f1,2)"
 check "--watch: saved when grown past the threshold" "3" "$(ls saved | wc -l | tr -d ' ')"

@@ -162,17 +162,16 @@ int hpa_read_ahead_take(struct hpa_read_ahead *ra, size_t i, struct hpa_profile 
 	struct slot *s;
 	int rc;
 
-	if (!ra || i >= ra->n || ra->slots[i].state == SLOT_NONE) {
-		if (ra) {
-			pthread_mutex_lock(&ra->mu);
-			ra->taken = i + 1;
-			pthread_cond_broadcast(&ra->cv);
-			pthread_mutex_unlock(&ra->mu);
-		}
+	if (!ra)
 		return 1;   /* the caller reads it */
+	pthread_mutex_lock(&ra->mu);   /* a worker writes a slot's state under it */
+	if (i >= ra->n || ra->slots[i].state == SLOT_NONE) {
+		ra->taken = i + 1;
+		pthread_cond_broadcast(&ra->cv);
+		pthread_mutex_unlock(&ra->mu);
+		return 1;
 	}
 	s = &ra->slots[i];
-	pthread_mutex_lock(&ra->mu);
 	ra->taken = i;   /* the worker that reads it may need the window to move */
 	pthread_cond_broadcast(&ra->cv);
 	while (s->state != SLOT_DONE)

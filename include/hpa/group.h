@@ -279,7 +279,15 @@ struct hpa_call_tree {
 	bool diff;                   /* a --base input took part */
 	size_t dumps;                /* with per_input: the number of inputs */
 	double *series;              /* with per_input: series[node * dumps + input - 1] */
-	double *values;              /* with all_values: values[node * HPA_NVALUES + value], weighted */
+	/*
+	 * With all_values: values[node * vstride + vcol[value]], weighted, a
+	 * column for each value type summed (vcol -1: a type not summed,
+	 * whose value is 0): --html's tree of two types takes 16 bytes a
+	 * node, not 32.
+	 */
+	double *values;
+	unsigned vstride;
+	int8_t vcol[HPA_NVALUES];
 	size_t values_alloc;
 	size_t series_alloc;
 	size_t omitted;              /* nodes left out (min_share, cut_share) */

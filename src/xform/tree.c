@@ -84,8 +84,8 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t dept
 		memset(t->series + (size_t)id * t->dumps, 0, t->dumps * sizeof(*t->series));
 	}
 	if (t->values) {
-		HPA_GROW(t->values, t->nr * HPA_NVALUES, t->values_alloc);
-		memset(t->values + (size_t)id * HPA_NVALUES, 0, HPA_NVALUES * sizeof(*t->values));
+		HPA_GROW(t->values, t->nr * t->vstride, t->values_alloc);
+		memset(t->values + (size_t)id * t->vstride, 0, t->vstride * sizeof(*t->values));
 	}
 	return id;
 }
@@ -138,7 +138,7 @@ static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint
 	}
 #endif
 	for (j = 0; j < nv; j++)
-		t->values[(size_t)node * HPA_NVALUES + b->vidx[j]] += sum[j];
+		t->values[(size_t)node * t->vstride + j] += sum[j];   /* column j is type vidx[j] */
 	t->nodes[node].before = before;
 	t->nodes[node].after = after;
 }
@@ -216,9 +216,11 @@ static void *tree_fork(void *ctx)
 	t->nodes[0] = b->t->nodes[0];   /* the root, for the shares */
 	t->nr = 1;
 	if (b->t->values) {
-		t->values = xmalloc(HPA_NVALUES * sizeof(*t->values));
-		memcpy(t->values, b->t->values, HPA_NVALUES * sizeof(*t->values));
-		t->values_alloc = HPA_NVALUES;
+		t->vstride = b->t->vstride;
+		memcpy(t->vcol, b->t->vcol, sizeof(t->vcol));
+		t->values = xmalloc(t->vstride * sizeof(*t->values));
+		memcpy(t->values, b->t->values, t->vstride * sizeof(*t->values));
+		t->values_alloc = t->vstride;
 	}
 	if (t->dumps) {
 		t->series = xcalloc(t->dumps, sizeof(*t->series));
@@ -243,9 +245,9 @@ static void tree_join(void *ctx, void *forked)
 		t->nodes[t->nr++] = n;
 	}
 	if (t->values) {
-		HPA_GROW(t->values, t->nr * HPA_NVALUES, t->values_alloc);
-		memcpy(t->values + (base + 1) * HPA_NVALUES, ft->values + HPA_NVALUES,
-		       more * HPA_NVALUES * sizeof(*t->values));
+		HPA_GROW(t->values, t->nr * t->vstride, t->values_alloc);
+		memcpy(t->values + (base + 1) * t->vstride, ft->values + t->vstride,
+		       more * t->vstride * sizeof(*t->values));
 	}
 	if (t->dumps) {
 		HPA_GROW(t->series, t->nr * t->dumps, t->series_alloc);
@@ -282,10 +284,6 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		t->series = xcalloc(t->dumps ? t->dumps : 1, sizeof(*t->series));
 		t->series_alloc = t->dumps;
 	}
-	if (topts->all_values) {
-		t->values = xcalloc(HPA_NVALUES, sizeof(*t->values));
-		t->values_alloc = HPA_NVALUES;
-	}
 	hpa_seqs_collect(&s, prof, opts, topts->leaf_first, false, false);
 	memset(&b, 0, sizeof(b));
 	b.t = t;
@@ -295,6 +293,14 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	for (i = 0; i < HPA_NVALUES; i++)
 		if (!topts->values || topts->values >> i & 1)
 			b.vidx[b.nv++] = (unsigned)i;
+	if (topts->all_values) {   /* a column per type summed */
+		memset(t->vcol, -1, sizeof(t->vcol));
+		for (i = 0; i < b.nv; i++)
+			t->vcol[b.vidx[i]] = (int8_t)i;
+		t->vstride = b.nv;
+		t->values = xcalloc(b.nv ? b.nv : 1, sizeof(*t->values));
+		t->values_alloc = b.nv ? b.nv : 1;
+	}
 	b.slot_name = xcalloc(s.nslots, sizeof(*b.slot_name));
 	b.slot_label = xcalloc(s.nslots, sizeof(*b.slot_label));
 	for (i = 0; i < s.nslots; i++)
@@ -345,7 +351,9 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 
 double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type)
 {
-	return hpa_dust_to_zero(t->values ? t->values[i * HPA_NVALUES + (size_t)type] : t->nodes[i].after);
+	if (!t->values)
+		return hpa_dust_to_zero(t->nodes[i].after);
+	return t->vcol[type] < 0 ? 0 : hpa_dust_to_zero(t->values[i * t->vstride + (size_t)t->vcol[type]]);
 }
 
 double hpa_call_node_min(const struct hpa_call_tree *t, int type, double min_share)

@@ -183,7 +183,12 @@ void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_
  * order, so the groups are the same bytes whoever made them.  A hand
  * serves one grouping.
  */
-enum { HPA_HAND_IDLE, HPA_HAND_OFFERED, HPA_HAND_TAKEN, HPA_HAND_DONE, HPA_HAND_CLOSED };
+enum {
+	HPA_HAND_IDLE,               /* not offered yet */
+	HPA_HAND_OFFERED,            /* the hand waits for work */
+	HPA_HAND_TAKEN,              /* the hand works: the grouping waits for it before it ends */
+	HPA_HAND_CLOSED              /* its part done, or the grouping past taking it: an offer returns */
+};
 
 struct hpa_group_hand {
 	pthread_mutex_t mu;

@@ -783,10 +783,10 @@ static HPA_ALWAYS_INLINE void walk_key(struct keys *k, unsigned nv, const struct
  * values to each key's cum once and to the leaf's flat, the calls to
  * ks[0]'s edges: one pass over the frames, each slot read once (--html's
  * three and the calls, 180k stacks: 295 M instructions, 328 M with
- * walk_key() for each).  The leaf and the frames skipped are the same for all (leaf_key()),
- * and each key's sums get the same values in the same order as a walk per
- * granularity would add them.  Always inlined with nk and nv (k->nv)
- * constants where it is called.
+ * walk_key() for each).  The leaf and the frames skipped are the same for
+ * all (leaf_key()), and each key's sums get the same values in the same
+ * order as a walk per granularity would add them.  Always inlined with nk
+ * and nv (k->nv) constants where it is called.
  */
 static HPA_ALWAYS_INLINE void walk_keys(struct keys *ks, size_t nk, unsigned nv,
 					const struct hpa_frame *slot_frame, size_t nr, const uint32_t *slots,
@@ -1119,7 +1119,7 @@ void hpa_group_hand_offer(struct hpa_group_hand *h)
 		hpa_view_release(&view);
 	}
 	pthread_mutex_lock(&h->mu);
-	atomic_store(&h->state, HPA_HAND_DONE);
+	atomic_store(&h->state, HPA_HAND_CLOSED);   /* a hand serves one grouping */
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 }

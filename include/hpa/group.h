@@ -295,7 +295,14 @@ struct hpa_call_tree {
 	int8_t vcol[HPA_NVALUES];
 	size_t values_alloc;
 	size_t series_alloc;
-	size_t omitted;              /* nodes left out (min_share, cut_share) */
+	uint32_t *left_out;          /* with min_share: per node, its children left out */
+	size_t left_out_alloc;
+	/*
+	 * Left out: with min_share, the nodes that are not in the tree whose
+	 * parent is (nothing under them is made or counted); with cut_share,
+	 * every node under a cut one worth more than 0.
+	 */
+	size_t omitted;
 };
 
 struct hpa_tree_opts {
@@ -329,8 +336,9 @@ double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type);
  * Whether node i can be shown for value type `type` (its parents aside):
  * its value or its base value is at least min_share of the larger of the
  * root's, and they are not both 0.  A tree built with min_share leaves out
- * the nodes shown for no type it holds (every type with all_values), with
- * everything under them, and counts them in `omitted`.
+ * the nodes shown for no type it holds (every type with all_values) with
+ * everything under them, and counts them in `omitted` and in their
+ * parent's left_out[] (what is under them is neither made nor counted).
  */
 bool hpa_call_node_shown(const struct hpa_call_tree *t, size_t i, int type, double min_share);
 /* hpa_call_node_shown() in two steps: the bar for a type (the root's), then a node against it. */

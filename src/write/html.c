@@ -611,9 +611,28 @@ static void tree_labels(struct page *pg, const struct hpa_call_tree *t, const in
 	hpa_sb_addc(&pg->sb, ']');
 }
 
-/* What follows a tree's columns: each dump's value of each node, and the counts. */
-static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int32_t *index, size_t kept,
-		      bool after_only)
+/*
+ * The branches left out of a tree written with `index`: the nodes not
+ * written whose parent is, in the tree or left out of it when it was made
+ * (left_out).  What is under them is not counted (nor, for those, made).
+ */
+static size_t branches_left_out(const struct hpa_call_tree *t, const int32_t *index)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < t->nr; i++) {
+		if (index[i] < 0) {
+			n += index[t->nodes[i].parent] >= 0;
+			continue;
+		}
+		if (t->left_out)
+			n += t->left_out[i];
+	}
+	return n;
+}
+
+/* What follows a tree's columns: each dump's value of each node, and the count left out. */
+static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int32_t *index, bool after_only)
 {
 	if (t->dumps && !after_only) {   /* each dump's value of each node: series[node * dumps + dump] */
 		bool first = true;
@@ -633,7 +652,7 @@ static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int3
 		hpa_sb_addc(&pg->sb, ']');
 	}
 	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"omitted\":%zu}", t->diff ? "true" : "false",
-		    t->nr + t->omitted - kept);
+		    branches_left_out(t, index));
 }
 
 /*
@@ -667,7 +686,7 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
 		else
 			tree_col(pg, t, index, type, c, c || after_only);
 	}
-	tree_tail(pg, t, index, kept, after_only);
+	tree_tail(pg, t, index, after_only);
 	free(index);
 }
 
@@ -753,7 +772,7 @@ static void shared_tree_end(struct page *pg, struct shared_tree *e)
 	spill(pg);
 	hpa_sb_add(&pg->sb, e->j.numbers.sb.buf, e->j.numbers.sb.len);
 	spill(pg);
-	tree_tail(pg, t, e->index, e->kept, false);
+	tree_tail(pg, t, e->index, false);
 	hpa_sb_release(&e->j.numbers.sb);
 	hpa_sb_release(&cols);
 	free(e->index);

@@ -475,7 +475,7 @@
 		found.textContent = re ? 'matched ' + pct(matched, tr.after[0]) : '';
 		m.appendChild(svg);
 		m.appendChild(el('div', { id: 'details' }, 'click: zoom; right click or shift-click: callers & callees' +
-			(tr.omitted ? '; ' + tr.omitted + ' frames under 0.002% of the total left out' : '')));
+			(tr.omitted ? '; ' + tr.omitted + (tr.omitted === 1 ? ' branch' : ' branches') + ' under 0.002% of the total left out' : '')));
 	}
 
 	function memory(m) {

@@ -592,7 +592,6 @@ static void sort_bits(uint64_t *keys, size_t n, uint64_t *tmp, unsigned from, un
 struct run {
 	size_t lo, hi;
 	uint32_t depth;
-	bool quiet;                  /* under a node the visitor declined: only counted */
 };
 
 struct fork;
@@ -604,7 +603,6 @@ struct walk {
 	uint64_t *keys, *tmp;
 	struct run *stack;
 	size_t sp, alloc;
-	size_t declined;             /* nodes under declined ones */
 	uint32_t *members;           /* by_sequence: the kept samples of a run's sequences */
 	size_t amembers;
 	uint64_t *members_tmp;       /* the members sorted as keys, and sort_bits' room */
@@ -668,7 +666,7 @@ static void report_end(struct walk *w, uint32_t depth, const uint32_t *items, si
  * samples that have no frame there, and pushes each run of one rank, the
  * last first, so the runs are taken in name order.
  */
-static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool quiet)
+static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth)
 {
 	const struct hpa_seqs *s = w->s;
 	size_t j, end;
@@ -712,8 +710,8 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth, bool qui
 		}
 		if (key) {
 			HPA_GROW(w->stack, w->sp + 1, w->alloc);
-			w->stack[w->sp++] = (struct run){ start, end, depth, quiet };
-		} else if (w->v->end && !quiet) {
+			w->stack[w->sp++] = (struct run){ start, end, depth };
+		} else if (w->v->end) {
 			report_end(w, depth, w->items + start, end - start);
 		}
 		end = start;
@@ -744,13 +742,11 @@ static void walk_runs(struct walk *w)
 	while (w->sp) {
 		struct run r;
 		uint32_t first, d;
-		bool quiet;
 
 		if (w->fork && try_fork(w))
 			continue;
 		r = w->stack[--w->sp];
 		first = seq_id(s, w->items[r.lo]);
-		quiet = r.quiet;
 		/* The next runs' sequences, and the samples at their ends, on their way to the cache. */
 		if (w->sp > 1) {
 			uint32_t nk = w->items[w->stack[w->sp - 2].lo], id = seq_id(s, nk);
@@ -764,25 +760,17 @@ static void walk_runs(struct walk *w)
 			seq_prefetch(s, s->off[seq_id(s, w->items[next->lo])] + next->depth);
 		}
 
-		if (quiet)
-			w->declined++;
-		else
-			quiet = !v->node(v->ctx, r.depth + 1, hpa_seqs_at(s, s->off[first] + r.depth),
-					 w->items + r.lo, r.hi - r.lo);
+		if (!v->node(v->ctx, r.depth + 1, hpa_seqs_at(s, s->off[first] + r.depth), w->items + r.lo,
+			     r.hi - r.lo))
+			continue;   /* declined: nothing under it is visited */
 		if (r.hi - r.lo > 1 && !same_sequence(s, w->items + r.lo, r.hi - r.lo)) {
-			split(w, r.lo, r.hi, r.depth + 1, quiet);
-			continue;
-		}
-		if (quiet) {
-			w->declined += s->len[first] - r.depth - 1;
+			split(w, r.lo, r.hi, r.depth + 1);
 			continue;
 		}
 		/* One sample, or copies of one sequence: its frames in a row. */
 		for (d = r.depth + 1; d < s->len[first]; d++)
-			if (!v->node(v->ctx, d + 1, hpa_seqs_at(s, s->off[first] + d), w->items + r.lo, r.hi - r.lo)) {
-				w->declined += s->len[first] - d - 1;
+			if (!v->node(v->ctx, d + 1, hpa_seqs_at(s, s->off[first] + d), w->items + r.lo, r.hi - r.lo))
 				break;
-			}
 		if (v->end && d == s->len[first])
 			report_end(w, s->len[first], w->items + r.lo, r.hi - r.lo);
 	}
@@ -846,7 +834,6 @@ static bool try_fork(struct walk *w)
 	b->amembers = 0;
 	b->members_tmp = NULL;
 	b->amembers_tmp = 0;
-	b->declined = 0;
 	memmove(w->stack, w->stack + b->sp, k * sizeof(*w->stack));
 	w->sp = k;
 	f->started = true;
@@ -855,7 +842,7 @@ static bool try_fork(struct walk *w)
 	return true;
 }
 
-size_t hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
+void hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 {
 	/* By sequence, the walk sorts one item per stored sequence, not per sample. */
 	size_t n = (v->by_sequence ? s->nreps : s->kept) + 1, k, nitems = 0;
@@ -880,12 +867,11 @@ size_t hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 		for (k = 0; k < s->kept; k++)
 			w.items[nitems++] = (uint32_t)k;
 	f.items = nitems;
-	split(&w, 0, nitems, 0, false);
+	split(&w, 0, nitems, 0);
 	walk_runs(&w);
 	if (f.started) {
 		hpa_task_wait(&f.task);
 		v->join(v->ctx, f.visitor.ctx);
-		w.declined += f.second.declined;
 		free(f.second.stack);
 		free(f.second.members);
 		free(f.second.members_tmp);
@@ -897,7 +883,6 @@ size_t hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	free(w.items);
 	free(w.keys);
 	free(w.tmp);
-	return w.declined;
 }
 
 void hpa_seqs_release(struct hpa_seqs *s)

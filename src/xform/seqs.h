@@ -100,8 +100,7 @@ struct hpa_seqs_visitor {
 	void (*join)(void *ctx, void *forked);
 };
 
-/* Returns the number of nodes under declined ones (each counted once, not visited). */
-size_t hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
+void hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
 void hpa_seqs_release(struct hpa_seqs *s);
 
 /*

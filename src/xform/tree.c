@@ -55,6 +55,12 @@ struct build {
 	double min[HPA_NVALUES];     /* per value type: hpa_call_node_min() of min_share */
 	uint32_t cut_depth;          /* the depth of the node being cut under; 0 none */
 	size_t path_alloc;
+	/*
+	 * A forked stretch's: the path when it was forked (the ancestors of
+	 * its nodes, by depth), and the children left out under each.
+	 */
+	uint32_t *anc, *anc_left;
+	size_t anc_nr;
 };
 
 /*
@@ -86,6 +92,10 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t dept
 	if (t->values) {
 		HPA_GROW(t->values, t->nr * t->vstride, t->values_alloc);
 		memset(t->values + (size_t)id * t->vstride, 0, t->vstride * sizeof(*t->values));
+	}
+	if (t->left_out) {
+		HPA_GROW(t->left_out, t->nr, t->left_out_alloc);
+		t->left_out[id] = 0;
 	}
 	return id;
 }
@@ -192,9 +202,13 @@ static bool tree_node(void *ctx, uint32_t depth, uint32_t slot, const uint32_t *
 	for (type = 0; type < HPA_NVALUES; type++)
 		if ((t->values || type == (int)b->value) && hpa_call_node_above(t, node, type, b->min[type]))
 			return true;
-	/* Shown for no type: left out, with all under it (counted by the walk). */
+	/* Shown for no type: left out, with all under it (neither made nor counted). */
 	t->nr--;
 	t->omitted++;
+	if (parent & LOCAL || !b->mine)
+		t->left_out[parent & ~LOCAL]++;
+	else
+		b->anc_left[depth - 1]++;   /* an ancestor's, added at the join */
 	return false;
 }
 
@@ -226,6 +240,14 @@ static void *tree_fork(void *ctx)
 		t->series = xcalloc(t->dumps, sizeof(*t->series));
 		t->series_alloc = t->dumps;
 	}
+	if (b->t->left_out) {
+		t->left_out = xcalloc(1, sizeof(*t->left_out));
+		t->left_out_alloc = 1;
+		f->anc = xmalloc(st_mult(b->path_alloc, sizeof(*f->anc)));
+		memcpy(f->anc, b->path, b->path_alloc * sizeof(*f->anc));
+		f->anc_left = xcalloc(b->path_alloc, sizeof(*f->anc_left));
+		f->anc_nr = b->path_alloc;
+	}
 	return f;
 }
 
@@ -254,6 +276,15 @@ static void tree_join(void *ctx, void *forked)
 		memcpy(t->series + (base + 1) * t->dumps, ft->series + t->dumps,
 		       more * t->dumps * sizeof(*t->series));
 	}
+	if (t->left_out) {
+		HPA_GROW(t->left_out, t->nr, t->left_out_alloc);
+		memcpy(t->left_out + base + 1, ft->left_out + 1, more * sizeof(*t->left_out));
+		for (i = 0; i < f->anc_nr; i++)   /* (past the path's depth then: none) */
+			if (f->anc_left[i])
+				t->left_out[f->anc[i]] += f->anc_left[i];
+		free(f->anc);
+		free(f->anc_left);
+	}
 	t->omitted += ft->omitted;
 	hpa_call_tree_release(ft);
 	free(ft);
@@ -279,6 +310,10 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	HPA_GROW(t->nodes, 1, t->alloc);
 	memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
 	t->nr = 1;
+	if (topts->min_share > 0) {
+		t->left_out = xcalloc(1, sizeof(*t->left_out));
+		t->left_out_alloc = 1;
+	}
 	if (topts->per_input) {
 		t->dumps = prof->inputs_nr;
 		t->series = xcalloc(t->dumps ? t->dumps : 1, sizeof(*t->series));
@@ -334,7 +369,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		b.min[i] = hpa_call_node_min(t, (int)i, topts->min_share);
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
-	t->omitted += hpa_seqs_walk(&s, &visit);
+	hpa_seqs_walk(&s, &visit);
 	for (i = t->nr; i-- > 1;) {   /* each node's children in the order made: name order */
 		struct hpa_call_node *p = &t->nodes[t->nodes[i].parent];
 
@@ -378,5 +413,6 @@ void hpa_call_tree_release(struct hpa_call_tree *t)
 	free(t->nodes);
 	free(t->series);
 	free(t->values);
+	free(t->left_out);
 	memset(t, 0, sizeof(*t));
 }

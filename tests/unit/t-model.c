@@ -636,11 +636,12 @@ static void read_srv(struct hpa_profile *p, FILE *fp, unsigned long long exe)
 }
 
 /*
- * Nodes left out under the min_share (--html's "frames left out"): each
- * counted once.  Under B (5 B), five stacks of one to four frames more,
- * with shared callers and one that ends at B: 5 nodes under it; under H
- * (21 B), 20 callees and one more under the first.  Root first, as
- * --html's tree: main -> A -> leaf holds the rest.
+ * Nodes left out under the min_share (--html's "branches left out"): the
+ * tops only, each counted once in the tree and in its parent's left_out[],
+ * and nothing under them.  Under B (5 B), five stacks of one to four
+ * frames more, with shared callers and one that ends at B; under H (21 B),
+ * 20 callees and one more under the first.  Root first, as --html's tree:
+ * main -> A -> leaf holds the rest, B and H are main's.
  */
 static void test_tree_omitted(void)
 {
@@ -676,11 +677,93 @@ static void test_tree_omitted(void)
 	vo = hpa_view_opts(&o);
 	hpa_group_tree(&p, &vo, &to, &t);
 	CHECK_INT_EQ(t.nr, 4);   /* the root, main, A, the leaf */
-	CHECK_INT_EQ(t.omitted, 1 + 5 + 1 + 21);   /* B and under it, H and under it */
+	CHECK_INT_EQ(t.omitted, 2);   /* B and H, not what is under them */
+	CHECK(t.left_out != NULL);
+	CHECK_INT_EQ(t.nodes[1].depth, 1);   /* main */
+	CHECK_INT_EQ(t.left_out[0], 0);
+	CHECK_INT_EQ(t.left_out[1], 2);
+	CHECK_INT_EQ(t.left_out[2] + t.left_out[3], 0);
 	hpa_call_tree_release(&t);
 	hpa_profile_release(&p);
 }
 
+
+/*
+ * Tree node mi of m (made with min_share) against node fi of f (the same
+ * tree without): m's children are f's, in order, less those left out,
+ * which mi's left_out[] counts.  Returns the nodes left out at and under mi.
+ */
+static size_t check_left_out(const struct hpa_call_tree *m, uint32_t mi, const struct hpa_call_tree *f,
+			     uint32_t fi)
+{
+	size_t under = 0, missing = 0;
+	uint32_t mc = m->nodes[mi].child, fc;
+
+	for (fc = f->nodes[fi].child; fc; fc = f->nodes[fc].next) {
+		if (mc && m->nodes[mc].name == f->nodes[fc].name) {
+			CHECK(m->nodes[mc].after == f->nodes[fc].after);
+			under += check_left_out(m, mc, f, fc);
+			mc = m->nodes[mc].next;
+		} else {
+			missing++;
+		}
+	}
+	CHECK_INT_EQ(mc, 0);   /* every child made is f's */
+	CHECK_INT_EQ(m->left_out[mi], missing);
+	return under + missing;
+}
+
+/*
+ * Branches left out by a tree whose walk a second thread shares (6,000
+ * stacks: three large callers under the root, so that the walk forks
+ * there, and 120 stacks of one sample each after them in name order,
+ * left out under the root by whichever thread walks them).  Each node's
+ * left_out[] is the number of its children in the whole tree that were
+ * not made, the ancestors' of a forked stretch too.
+ */
+static void test_tree_left_out_forked(void)
+{
+	const unsigned long long exe = 0x555500000000ULL;
+	struct hpa_profile p;
+	struct hpa_opts o = default_opts();
+	struct hpa_view_opts vo;
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-3, 0, 0 };
+	struct hpa_call_tree m, f;
+	uint32_t x = 4321;
+	FILE *fp = tmpfile();
+	size_t i;
+
+	fprintf(fp, "heap_v2/1\n  t*: 6000: 60000000 [0: 0]\n");
+	for (i = 0; i < 6000; i++) {   /* leaf first: 1 to 7 frames, then the root's caller */
+		size_t depth = 1 + i % 7, d;
+
+		fputs("@", fp);
+		for (d = 0; d < depth; d++) {
+			x = x * 1103515245u + 12345u;
+			fprintf(fp, " 0x%llx", exe + 0x400 + 0x10 * ((x >> 16) % 60));
+		}
+		if (i % 50 == 0)   /* a stack of its own under the root */
+			fprintf(fp, " 0x%llx\n  t*: 1: 100 [0: 0]\n", exe + 0x1000 + 0x10 * (i / 50));
+		else
+			fprintf(fp, " 0x%llx\n  t*: 1: %zu [0: 0]\n", exe + 0x100 + 0x10 * (i % 3),
+				1000 + (i * 7919) % 50000);
+	}
+	read_srv(&p, fp, exe);
+	hpa_name_frames(&p);
+	vo = hpa_view_opts(&o);
+	hpa_group_tree(&p, &vo, &to, &m);
+	to.min_share = 0;
+	hpa_group_tree(&p, &vo, &to, &f);
+	CHECK(f.left_out == NULL);
+	CHECK_INT_EQ(f.omitted, 0);
+	CHECK(m.nr > 100 && m.nr < f.nr);
+	CHECK(m.left_out[0] >= 120);   /* the 120 under the root, at least */
+	CHECK_INT_EQ(check_left_out(&m, 0, &f, 0), m.omitted);
+	CHECK(m.omitted > 1000);
+	hpa_call_tree_release(&m);
+	hpa_call_tree_release(&f);
+	hpa_profile_release(&p);
+}
 /* hpa_group_hand_offer() on a thread of its own. */
 static void *offer_hand(void *arg)
 {
@@ -799,6 +882,7 @@ int main(void)
 	test_unify_merged();
 	test_tree_paths_growth();
 	test_tree_omitted();
+	test_tree_left_out_forked();
 	test_group_hand();
 	test_pprof_round_trip();
 	TEST_MAIN_END();

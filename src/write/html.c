@@ -277,13 +277,14 @@ struct groups {
  * which reads each frame's slot once for the three (hpa_group_frames_all).
  */
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
-			   unsigned values, struct groups *gr, struct hpa_group_hand *hand)
+			   unsigned values, struct groups *gr, struct hpa_group_hand *hand,
+			   struct hpa_group_lend *lend)
 {
 	size_t g, v;
 
 	memset(gr, 0, sizeof(*gr));
 	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, values, gr->edges,
-			     &gr->nedges, hand);
+			     &gr->nedges, hand, lend);
 	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)   /* once, here: the rows of later types read the first's */
 		for (v = 0; v < HPA_NVALUES; v++)
 			if (values >> v & 1)
@@ -467,6 +468,7 @@ struct groups_job {
 	struct page *ids;            /* the page whose ids the rows get here, or NULL */
 	struct rows_job rows;        /* with ids: the rows, written here after them */
 	struct hpa_group_hand hand;  /* this thread's, once it has written what it can */
+	struct hpa_group_lend *lend; /* the tree's stacks, or NULL */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool ids_ready;
@@ -476,7 +478,7 @@ static void groups_job_run(void *arg)
 {
 	struct groups_job *j = arg;
 
-	groups_compute(j->prof, j->vo, j->values, j->out, &j->hand);
+	groups_compute(j->prof, j->vo, j->values, j->out, &j->hand, j->lend);
 	if (!j->ids)
 		return;
 	assign_ids(j->ids, j->out, j->values, j->rows.lead);
@@ -788,7 +790,7 @@ static void type_head(struct page *pg, int v, bool first)
 /* The call tree of one view and value (see emit_tree). */
 static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 {
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE, 0, 0 };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE, 0, 0, NULL };
 	struct hpa_call_tree t;
 
 	hpa_group_tree(pg->prof, vo, &to, &t);
@@ -988,6 +990,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
 	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
 	struct hpa_task all_task;
+	struct hpa_group_lend lend;   /* the shared tree's stacks, to the whole view's groups */
 	struct shared_tree st;
 	bool joined = false;
 	size_t nthr;
@@ -1059,27 +1062,35 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		all_job.ids_ready = false;
 	}
 	hpa_group_hand_init(&all_job.hand);
+	/*
+	 * One dump, no base, no threads: the groups read the stacks the shared
+	 * tree collects (the same view's), as soon as it has.
+	 */
+	hpa_group_lend_init(&lend);
+	all_job.lend = all_job.ids ? &lend : NULL;
 	hpa_task_start(&all_task, groups_job_run, &all_job);
 	if (diff) {
 		struct hpa_view_opts side = vo;
 		side.part = -1;
-		groups_compute(prof, &side, present, &before, NULL);
+		groups_compute(prof, &side, present, &before, NULL, NULL);
 		side.part = 1;
-		groups_compute(prof, &side, present, &after, NULL);
+		groups_compute(prof, &side, present, &after, NULL, NULL);
 	}
 	thread_samples(prof, nthr, &ts);
 	thr = xcalloc(nthr + 1, sizeof(*thr));
 	for (i = 0; i < nthr; i++) {
 		struct hpa_view_opts th = thread_view(prof, vo, &ts, i);
-		groups_compute(prof, &th, present, &thr[i], NULL);
+		groups_compute(prof, &th, present, &thr[i], NULL, NULL);
 	}
 	/*
 	 * One dump, no base: one tree holds every value type (one pass, not
 	 * four), and so does each thread's.  They keep only what they show.
 	 */
 	if (!diff && prof->inputs_nr <= 1) {
-		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE, 0, present };
+		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE, 0, present,
+					    all_job.lend };
 		hpa_group_tree(prof, &vo, &to, &shared);
+		to.lend = NULL;
 		have_shared = true;
 		thr_tree = xcalloc(nthr + 1, sizeof(*thr_tree));
 		for (i = 0; i < nthr; i++) {
@@ -1116,6 +1127,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	if (!joined)
 		hpa_task_wait(&all_task);
 	hpa_group_hand_release(&all_job.hand);
+	hpa_group_lend_release(&lend);   /* the tree and the groups done with it */
 	if (all_job.ids) {
 		pthread_mutex_destroy(&all_job.mu);
 		pthread_cond_destroy(&all_job.cv);

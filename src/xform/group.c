@@ -879,13 +879,14 @@ static void walk_frames(struct keys *ks, size_t nk, const struct hpa_frame *slot
 /* What a walk by slots reads of the view: each stack's slots, and each slot's frame. */
 struct slot_walk {
 	struct hpa_view *view;
+	const struct hpa_seqs *seqs; /* lent (hpa_group_lend): the kept samples' slots, read from it */
 	bool filtering;              /* --focus, --ignore, --show or --hide: the view's frames */
 	struct hpa_frame *slot_frame; /* per slot: its frame (every slot of every location) */
 	uint32_t *slots;             /* the stack's, leaf first */
 	size_t aslots;
 };
 
-static void slot_walk_init(struct slot_walk *w, struct hpa_view *view)
+static void slot_walk_init(struct slot_walk *w, struct hpa_view *view, const struct hpa_seqs *seqs)
 {
 	const struct hpa_profile *prof = view->prof;
 	size_t loc;
@@ -893,6 +894,11 @@ static void slot_walk_init(struct slot_walk *w, struct hpa_view *view)
 
 	memset(w, 0, sizeof(*w));
 	w->view = view;
+	w->seqs = seqs;
+	if (seqs) {   /* its slots' frames: those of every slot it holds */
+		w->slot_frame = seqs->slot_frame;
+		return;
+	}
 	w->filtering = hpa_view_filters(&view->opts);
 	w->slot_frame = xmalloc(st_mult(prof->lines_nr + prof->locs_nr + 1, sizeof(*w->slot_frame)));
 	for (loc = 0; loc < prof->locs_nr; loc++)
@@ -902,7 +908,8 @@ static void slot_walk_init(struct slot_walk *w, struct hpa_view *view)
 
 static void slot_walk_release(struct slot_walk *w)
 {
-	free(w->slot_frame);
+	if (!w->seqs)
+		free(w->slot_frame);
 	free(w->slots);
 }
 
@@ -953,6 +960,30 @@ static bool stack_slots(struct slot_walk *w, uint32_t stack, size_t *nr)
 }
 
 /*
+ * The slots of kept sample k of the lent sequences (root first there),
+ * leaf first into w->slots, as stack_slots() gives them; their number.
+ */
+static size_t seq_slots(struct slot_walk *w, size_t k)
+{
+	const struct hpa_seqs *s = w->seqs;
+	uint32_t id = s->one_each ? (uint32_t)k : s->seq_of[k], *out;
+	size_t n = s->len[id], j;
+
+	HPA_GROW(w->slots, n + 1, w->aslots);
+	out = w->slots;
+	if (s->seq16) {
+		const uint16_t *in = s->seq16 + s->off[id] + n;
+		for (j = 0; j < n; j++)
+			out[j] = *--in;
+	} else {
+		const uint32_t *in = s->seq + s->off[id] + n;
+		for (j = 0; j < n; j++)
+			out[j] = *--in;
+	}
+	return n;
+}
+
+/*
  * Samples of several inputs (a --base diff, dumps added up) share most of
  * their stacks: each stack kept is walked once, with the sum of its
  * samples' values, in the order stacks first appear among the samples.
@@ -987,7 +1018,7 @@ static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *vie
 			sum[(entry[st] - 1) * nv + v] += vals[v];
 	}
 	kept = xmalloc(n + 1);
-	slot_walk_init(&w, view);
+	slot_walk_init(&w, view, NULL);
 	for (e = 0; e < n; e++) {
 		size_t nr;
 
@@ -1021,6 +1052,7 @@ struct hand_work {
 	const uint32_t *nostack;
 	const struct hpa_view_opts *opts;
 	const unsigned *vidx;
+	const struct hpa_seqs *seqs;
 	size_t from;
 };
 
@@ -1043,6 +1075,50 @@ void hpa_group_hand_release(struct hpa_group_hand *h)
 	pthread_cond_destroy(&h->cv);
 }
 
+void hpa_group_lend_init(struct hpa_group_lend *l)
+{
+	pthread_mutex_init(&l->mu, NULL);
+	pthread_cond_init(&l->cv, NULL);
+	l->seqs = NULL;
+	l->owned = NULL;
+}
+
+void hpa_group_lend_give(struct hpa_group_lend *l, const struct hpa_seqs *s)
+{
+	pthread_mutex_lock(&l->mu);
+	l->seqs = s;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+}
+
+void hpa_group_lend_own(struct hpa_group_lend *l, struct hpa_seqs *s)
+{
+	l->owned = s;
+}
+
+/* What l lends, once lent. */
+static const struct hpa_seqs *lend_wait(struct hpa_group_lend *l)
+{
+	const struct hpa_seqs *s;
+
+	pthread_mutex_lock(&l->mu);
+	while (!l->seqs)
+		pthread_cond_wait(&l->cv, &l->mu);
+	s = l->seqs;
+	pthread_mutex_unlock(&l->mu);
+	return s;
+}
+
+void hpa_group_lend_release(struct hpa_group_lend *l)
+{
+	if (l->owned) {
+		hpa_seqs_release(l->owned);
+		free(l->owned);
+	}
+	pthread_mutex_destroy(&l->mu);
+	pthread_cond_destroy(&l->cv);
+}
+
 /* The grouping takes no more help: wait for the hand's part, if it has one. */
 static void hand_close(struct hpa_group_hand *h)
 {
@@ -1056,7 +1132,10 @@ static void hand_close(struct hpa_group_hand *h)
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* The walk of ks[0 .. nk) over candidates [from, end) of view, as accumulate()'s. */
+/*
+ * The walk of ks[0 .. nk) over candidates [from, end) of view, as
+ * accumulate()'s; or, with w->seqs, over its kept samples [from, kept).
+ */
 static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
 			    const uint32_t *nostack, size_t from, struct slot_walk *w, double *total,
 			    struct hpa_group_hand *hand)
@@ -1066,12 +1145,12 @@ static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, c
 	struct hpa_group_hand *given = NULL;
 	double vals[HPA_NVALUES];
 	unsigned nv = ks[0].nv, v;
-	size_t c, i, nr, end = hpa_view_candidates(view);
+	size_t c, i, nr, end = w->seqs ? w->seqs->kept : hpa_view_candidates(view);
 
 	for (c = from; c < end; c++) {
 		if (hand && c % HAND_LOOK_EVERY == 0 && end - c >= HAND_MIN_LEFT &&
 		    atomic_load_explicit(&hand->state, memory_order_relaxed) == HPA_HAND_OFFERED) {
-			work = (struct hand_work){ ks + 1, nk - 1, nostack + 1, &view->opts, vidx, c };
+			work = (struct hand_work){ ks + 1, nk - 1, nostack + 1, &view->opts, vidx, w->seqs, c };
 			pthread_mutex_lock(&hand->mu);
 			hand->work = &work;
 			hand->taken_at = c;
@@ -1082,9 +1161,14 @@ static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, c
 			given = hand;
 			hand = NULL;
 		}
-		i = hpa_view_candidate(view, c);
-		if (!hpa_view_keeps(view, i) || !stack_slots(w, prof->samples[i].stack, &nr))
-			continue;
+		if (w->seqs) {   /* kept, in sample order */
+			i = w->seqs->sample[c];
+			nr = seq_slots(w, c);
+		} else {
+			i = hpa_view_candidate(view, c);
+			if (!hpa_view_keeps(view, i) || !stack_slots(w, prof->samples[i].stack, &nr))
+				continue;
+		}
 		sample_values(view, vidx, nv, i, vals);
 		if (total)
 			for (v = 0; v < nv; v++)
@@ -1112,7 +1196,7 @@ void hpa_group_hand_offer(struct hpa_group_hand *h)
 		struct slot_walk w;
 
 		hpa_view_init(&view, work->ks[0].prof, work->opts);
-		slot_walk_init(&w, &view);
+		slot_walk_init(&w, &view, work->seqs);
 		walk_candidates(work->ks, work->nk, &view, work->vidx, work->nostack, work->from, &w, NULL,
 				NULL);
 		slot_walk_release(&w);
@@ -1129,10 +1213,11 @@ void hpa_group_hand_offer(struct hpa_group_hand *h)
  * in granularity only); the view's totals into total[0 .. nv).  Value j is
  * value type vidx[j], or the view's value when vidx is NULL.  With `hand`
  * and more than one granularity, the pass over the samples may give the
- * later granularities to it.
+ * later granularities to it.  With `lend`, the samples' slots are read from
+ * what it lends, once lent.
  */
 static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
-		       double *total, struct hpa_group_hand *hand)
+		       double *total, struct hpa_group_hand *hand, struct hpa_group_lend *lend)
 {
 	const struct hpa_profile *prof = ks[0].prof;
 	uint32_t nostack[8];
@@ -1151,7 +1236,7 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 		hand_close(hand);
 		return;
 	}
-	slot_walk_init(&w, view);
+	slot_walk_init(&w, view, lend ? lend_wait(lend) : NULL);
 	walk_candidates(ks, nk, view, vidx, nostack, 0, &w, total, nk > 1 ? hand : NULL);
 	slot_walk_release(&w);
 	hand_close(hand);
@@ -1223,7 +1308,7 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
 static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			 const enum hpa_granularity *grans, size_t ngrans, unsigned values,
 			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges,
-			 struct hpa_group_hand *hand)
+			 struct hpa_group_hand *hand, struct hpa_group_lend *lend)
 {
 	struct hpa_view view;
 	struct keys ks[8];
@@ -1253,7 +1338,7 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 			k->edge_by_slot = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->edge_by_slot));
 	}
 	hpa_view_init(&view, prof, opts);
-	accumulate(ks, ngrans, &view, values ? vidx : NULL, total, hand);
+	accumulate(ks, ngrans, &view, values ? vidx : NULL, total, hand, lend);
 	hpa_view_release(&view);
 	for (g = 0; g < ngrans; g++)
 		take_groups(&ks[g], values ? vidx : NULL, out + g * (values ? HPA_NVALUES : 1), total,
@@ -1263,21 +1348,21 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
 {
-	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL, NULL);
+	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL, NULL, NULL);
 }
 
 void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges)
 {
-	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges, NULL);
+	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges, NULL, NULL);
 }
 
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			  const enum hpa_granularity *grans, size_t ngrans,
 			  struct hpa_frame_groups out[][HPA_NVALUES],
 			  unsigned values, struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges,
-			  struct hpa_group_hand *hand)
+			  struct hpa_group_hand *hand, struct hpa_group_lend *lend)
 {
 	memset(out, 0, ngrans * sizeof(*out));
 	if (edges)
@@ -1286,7 +1371,7 @@ void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_
 	if (nedges)
 		*nedges = 0;
 	if (values)
-		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges, hand);
+		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges, hand, lend);
 	else
 		hand_close(hand);
 }

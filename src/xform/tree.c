@@ -300,7 +300,7 @@ static const char *profile_str(const void *prof, uint32_t id)
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		    const struct hpa_tree_opts *topts, struct hpa_call_tree *t)
 {
-	struct hpa_seqs s;
+	struct hpa_seqs own, *sp = topts->lend ? xmalloc(sizeof(*sp)) : &own;
 	struct build b;
 	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false, tree_fork, tree_join };
 	uint32_t *all;
@@ -319,10 +319,12 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		t->series = xcalloc(t->dumps ? t->dumps : 1, sizeof(*t->series));
 		t->series_alloc = t->dumps;
 	}
-	hpa_seqs_collect(&s, prof, opts, topts->leaf_first, false, false);
+	hpa_seqs_collect(sp, prof, opts, topts->leaf_first, false, false);
+	if (topts->lend)
+		hpa_group_lend_give(topts->lend, sp);
 	memset(&b, 0, sizeof(b));
 	b.t = t;
-	b.s = &s;
+	b.s = sp;
 	b.topts = topts;
 	b.value = opts->value;
 	for (i = 0; i < HPA_NVALUES; i++)
@@ -336,19 +338,19 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		t->values = xcalloc(b.nv ? b.nv : 1, sizeof(*t->values));
 		t->values_alloc = b.nv ? b.nv : 1;
 	}
-	b.slot_name = xcalloc(s.nslots, sizeof(*b.slot_name));
-	b.slot_label = xcalloc(s.nslots, sizeof(*b.slot_label));
-	for (i = 0; i < s.nslots; i++)
-		if (s.slot_used[i]) {
-			b.slot_name[i] = hpa_frame_name_id(prof, s.slot_frame[i], topts->name);
-			b.slot_label[i] = hpa_frame_name_id(prof, s.slot_frame[i], topts->label);
+	b.slot_name = xcalloc(sp->nslots, sizeof(*b.slot_name));
+	b.slot_label = xcalloc(sp->nslots, sizeof(*b.slot_label));
+	for (i = 0; i < sp->nslots; i++)
+		if (sp->slot_used[i]) {
+			b.slot_name[i] = hpa_frame_name_id(prof, sp->slot_frame[i], topts->name);
+			b.slot_label[i] = hpa_frame_name_id(prof, sp->slot_frame[i], topts->label);
 		}
-	hpa_seqs_rank(&s, b.slot_name, profile_str, prof, "");
-	b.kin = xmalloc(st_mult(s.kept + 1, sizeof(*b.kin)));
+	hpa_seqs_rank(sp, b.slot_name, profile_str, prof, "");
+	b.kin = xmalloc(st_mult(sp->kept + 1, sizeof(*b.kin)));
 	if (t->values)
-		b.kv = xmalloc(st_mult(st_mult(s.kept + 1, b.nv), sizeof(*b.kv)));
-	for (i = 0; i < s.kept; i++) {
-		const struct hpa_sample *smp = &prof->samples[s.sample[i]];
+		b.kv = xmalloc(st_mult(st_mult(sp->kept + 1, b.nv), sizeof(*b.kv)));
+	for (i = 0; i < sp->kept; i++) {
+		const struct hpa_sample *smp = &prof->samples[sp->sample[i]];
 		const struct hpa_input *in = &prof->inputs[smp->input - 1];
 		size_t j;
 
@@ -356,12 +358,12 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		for (j = 0; t->values && j < b.nv; j++)
 			b.kv[i * b.nv + j] = smp->v[b.vidx[j]] * in->weight;
 	}
-	all = xmalloc(st_mult(s.kept ? s.kept : 1, sizeof(*all)));
-	for (i = 0; i < s.kept; i++) {
+	all = xmalloc(st_mult(sp->kept ? sp->kept : 1, sizeof(*all)));
+	for (i = 0; i < sp->kept; i++) {
 		all[i] = (uint32_t)i;
-		t->diff |= prof->inputs[prof->samples[s.sample[i]].input - 1].is_base;
+		t->diff |= prof->inputs[prof->samples[sp->sample[i]].input - 1].is_base;
 	}
-	add_kept(&b, 0, all, s.kept);   /* the root: every sample, in order */
+	add_kept(&b, 0, all, sp->kept);   /* the root: every sample, in order */
 	free(all);
 	if (topts->cut_share > 0 && !t->diff && !t->dumps)
 		b.cut_below = topts->cut_share * t->nodes[0].after;
@@ -369,7 +371,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		b.min[i] = hpa_call_node_min(t, (int)i, topts->min_share);
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
-	hpa_seqs_walk(&s, &visit);
+	hpa_seqs_walk(sp, &visit);
 	for (i = t->nr; i-- > 1;) {   /* each node's children in the order made: name order */
 		struct hpa_call_node *p = &t->nodes[t->nodes[i].parent];
 
@@ -381,7 +383,10 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	free(b.kin);
 	free(b.kv);
 	free(b.slot_label);
-	hpa_seqs_release(&s);
+	if (topts->lend)
+		hpa_group_lend_own(topts->lend, sp);   /* freed with it */
+	else
+		hpa_seqs_release(sp);
 }
 
 double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type)

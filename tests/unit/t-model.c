@@ -382,7 +382,7 @@ static void test_tree_paths_growth(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0 };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0, NULL };
 	struct hpa_call_tree t;
 	struct hpa_path_format fmt = { loc_key, no_key, NULL, NULL, NULL };
 	struct hpa_path_group *g;
@@ -649,7 +649,7 @@ static void test_tree_omitted(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-4, 0, 0 };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-4, 0, 0, NULL };
 	struct hpa_call_tree t;
 	const unsigned long long exe = 0x555500000000ULL;
 	FILE *fp = tmpfile();
@@ -727,7 +727,7 @@ static void test_tree_left_out_forked(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-3, 0, 0 };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-3, 0, 0, NULL };
 	struct hpa_call_tree m, f;
 	uint32_t x = 4321;
 	FILE *fp = tmpfile();
@@ -771,15 +771,44 @@ static void *offer_hand(void *arg)
 	return NULL;
 }
 
-/* --html's granularities of p, with a hand offered before the grouping starts (or none). */
-static void group_all(const struct hpa_profile *p, struct hpa_frame_groups out[][HPA_NVALUES],
-		      struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges, struct hpa_group_hand *hand)
+/* One hpa_group_frames_all() of --html's granularities, run on a thread of its own. */
+struct group_run {
+	const struct hpa_profile *p;
+	struct hpa_frame_groups (*out)[HPA_NVALUES];
+	struct hpa_call_edge **edges;
+	size_t *nedges;
+	struct hpa_group_hand *hand;
+	struct hpa_group_lend *lend;
+};
+
+static void *group_run(void *arg)
 {
 	static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE_PARTS, HPA_BY_FILE };
+	struct group_run *r = arg;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo = hpa_view_opts(&o);
 	unsigned values = 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS;
-	pthread_t tid;
+
+	hpa_group_frames_all(r->p, &vo, grans, HPA_ARRAY_SIZE(grans), r->out, values, r->edges, r->nedges,
+			     r->hand, r->lend);
+	return NULL;
+}
+
+/*
+ * --html's granularities of p, with a hand offered before the grouping
+ * starts (or none); with `lent`, the grouping on a thread of its own reads
+ * the stacks of a call tree made on this one after it has started (it
+ * waits for them).
+ */
+static void group_all(const struct hpa_profile *p, struct hpa_frame_groups out[][HPA_NVALUES],
+		      struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges, struct hpa_group_hand *hand,
+		      bool lent)
+{
+	struct hpa_opts o = default_opts();
+	struct hpa_view_opts vo = hpa_view_opts(&o);
+	struct hpa_group_lend lend;
+	struct group_run run = { p, out, edges, nedges, hand, lent ? &lend : NULL };
+	pthread_t tid, gid;
 
 	if (hand) {
 		hpa_group_hand_init(hand);
@@ -787,7 +816,21 @@ static void group_all(const struct hpa_profile *p, struct hpa_frame_groups out[]
 		while (atomic_load(&hand->state) != HPA_HAND_OFFERED)
 			sched_yield();
 	}
-	hpa_group_frames_all(p, &vo, grans, HPA_ARRAY_SIZE(grans), out, values, edges, nedges, hand);
+	if (lent) {
+		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, 2e-5, 0,
+					    1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS, &lend };
+		struct hpa_call_tree t;
+
+		hpa_group_lend_init(&lend);
+		CHECK_INT_EQ(pthread_create(&gid, NULL, group_run, &run), 0);
+		hpa_group_tree(p, &vo, &to, &t);
+		CHECK(lend.seqs != NULL && lend.owned != NULL);
+		pthread_join(gid, NULL);
+		hpa_call_tree_release(&t);
+		hpa_group_lend_release(&lend);
+	} else {
+		group_run(&run);
+	}
 	if (hand) {
 		pthread_join(tid, NULL);
 		CHECK_INT_EQ(atomic_load(&hand->state), HPA_HAND_CLOSED);
@@ -796,22 +839,59 @@ static void group_all(const struct hpa_profile *p, struct hpa_frame_groups out[]
 	}
 }
 
+/* --html's groups of one profile, as group_all() makes them. */
+struct all_groups {
+	struct hpa_frame_groups g[3][HPA_NVALUES];
+	struct hpa_call_edge *e[HPA_NVALUES];
+	size_t n;
+};
+
+/* b equals a bit for bit (keys, flat, cum, calls); b is released. */
+static void check_same_groups(const struct all_groups *a, struct all_groups *b)
+{
+	static const enum hpa_value types[] = { HPA_INUSE_SPACE, HPA_INUSE_OBJECTS };
+	size_t i, g, t;
+
+	CHECK_INT_EQ(b->n, a->n);
+	for (g = 0; g < 3; g++)
+		for (t = 0; t < HPA_ARRAY_SIZE(types); t++) {
+			const struct hpa_frame_groups *x = &a->g[g][types[t]], *y = &b->g[g][types[t]];
+
+			CHECK(x->keys.nr > 3);
+			CHECK_INT_EQ(y->keys.nr, x->keys.nr);
+			for (i = 1; i < x->keys.nr && i < y->keys.nr; i++) {
+				CHECK_STR_EQ(hpa_strtab_get(&y->keys, (uint32_t)i), hpa_strtab_get(&x->keys, (uint32_t)i));
+				CHECK(y->flat[i] == x->flat[i] && y->cum[i] == x->cum[i]);
+			}
+		}
+	for (t = 0; t < HPA_ARRAY_SIZE(types); t++)
+		for (i = 0; i < a->n && i < b->n; i++) {
+			const struct hpa_call_edge *x = &a->e[types[t]][i], *y = &b->e[types[t]][i];
+			CHECK(y->caller == x->caller && y->callee == x->callee && y->value == x->value);
+		}
+	for (g = 0; g < 3; g++)
+		for (t = HPA_NVALUES; t-- > 0;)
+			hpa_frame_groups_release(&b->g[g][t]);
+	for (t = 0; t < HPA_NVALUES; t++)
+		free(b->e[t]);
+}
+
 /*
  * A hand given the lines and files of the samples left (--html's groups
  * thread and the tree's) makes the same keys, flat, cum and calls, bit for
- * bit, as one thread: 6,000 sampled stacks (unsampled values, whose sums
- * depend on their order) of 2 to 8 frames over 60 addresses, a third of
- * them with an inlined caller and files.
+ * bit, as one thread; so does a grouping that reads the stacks a call tree
+ * collected (hpa_group_lend), with a hand and without: 6,000 sampled
+ * stacks (unsampled values, whose sums depend on their order) of 2 to 8
+ * frames over 60 addresses, a third of them with an inlined caller and
+ * files.
  */
 static void test_group_hand(void)
 {
-	static const enum hpa_value types[] = { HPA_INUSE_SPACE, HPA_INUSE_OBJECTS };
 	const unsigned long long exe = 0x555500000000ULL;
 	struct hpa_profile p;
-	struct hpa_frame_groups one[3][HPA_NVALUES], two[3][HPA_NVALUES];
-	struct hpa_call_edge *e1[HPA_NVALUES], *e2[HPA_NVALUES];
+	struct all_groups one, other;
 	struct hpa_group_hand hand;
-	size_t n1 = 0, n2 = 0, i, g, t;
+	size_t i;
 	uint32_t x = 12345;
 	FILE *fp = tmpfile();
 
@@ -840,36 +920,25 @@ static void test_group_hand(void)
 		set_lines(&p, (uint32_t)i, 2, fn, files, lines);
 	}
 	hpa_name_frames(&p);
-	group_all(&p, one, e1, &n1, NULL);
-	group_all(&p, two, e2, &n2, &hand);
+	memset(&one, 0, sizeof(one));
+	group_all(&p, one.g, one.e, &one.n, NULL, false);
+	CHECK(one.n > 10);
+	group_all(&p, other.g, other.e, &other.n, &hand, false);
 	CHECK_INT_EQ(hand.taken_at, 0);   /* offered first: the whole walk split */
-	CHECK(n1 > 10);
-	CHECK_INT_EQ(n2, n1);
-	for (g = 0; g < 3; g++)
-		for (t = 0; t < HPA_ARRAY_SIZE(types); t++) {
-			const struct hpa_frame_groups *a = &one[g][types[t]], *b = &two[g][types[t]];
+	check_same_groups(&one, &other);
+	group_all(&p, other.g, other.e, &other.n, NULL, true);
+	check_same_groups(&one, &other);
+	group_all(&p, other.g, other.e, &other.n, &hand, true);
+	CHECK_INT_EQ(hand.taken_at, 0);
+	check_same_groups(&one, &other);
+	for (i = 0; i < 3; i++) {
+		size_t t;
 
-			CHECK(a->keys.nr > 3);
-			CHECK_INT_EQ(b->keys.nr, a->keys.nr);
-			for (i = 1; i < a->keys.nr && i < b->keys.nr; i++) {
-				CHECK_STR_EQ(hpa_strtab_get(&b->keys, (uint32_t)i), hpa_strtab_get(&a->keys, (uint32_t)i));
-				CHECK(b->flat[i] == a->flat[i] && b->cum[i] == a->cum[i]);
-			}
-		}
-	for (t = 0; t < HPA_ARRAY_SIZE(types); t++)
-		for (i = 0; i < n1 && i < n2; i++) {
-			const struct hpa_call_edge *a = &e1[types[t]][i], *b = &e2[types[t]][i];
-			CHECK(b->caller == a->caller && b->callee == a->callee && b->value == a->value);
-		}
-	for (g = 0; g < 3; g++)
-		for (t = HPA_NVALUES; t-- > 0;) {
-			hpa_frame_groups_release(&one[g][t]);
-			hpa_frame_groups_release(&two[g][t]);
-		}
-	for (t = 0; t < HPA_NVALUES; t++) {
-		free(e1[t]);
-		free(e2[t]);
+		for (t = HPA_NVALUES; t-- > 0;)
+			hpa_frame_groups_release(&one.g[i][t]);
 	}
+	for (i = 0; i < HPA_NVALUES; i++)
+		free(one.e[i]);
 	hpa_profile_release(&p);
 }
 

@@ -464,6 +464,7 @@ int hpa_run(const struct hpa_opts *opts)
 				if (!rc && opts->profiles_nr)
 					fputc('\n', out.fp);
 			}
+			hpa_profile_end_reading(&prof);   /* its index's memory to the report */
 			t = hpa_now();
 			if (!rc && opts->profiles_nr)
 				rc = hpa_writer_for(opts)->write(out.fp, &prof, opts);

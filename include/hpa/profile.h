@@ -211,6 +211,7 @@ struct hpa_profile {
 	 */
 	uint32_t stacks_unified;
 	bool index_stale;
+	bool reading_ended;             /* hpa_profile_end_reading(): the index is gone */
 	/*
 	 * An input appended (hpa_profile_append) keeps its frames until the
 	 * stacks are unified, which copies only those of stacks it does not
@@ -248,6 +249,12 @@ struct hpa_profile {
 
 void hpa_profile_init(struct hpa_profile *prof);
 void hpa_profile_release(struct hpa_profile *prof);
+/*
+ * No stack is added from here on: the index that finds a stack by its
+ * frames (5 MiB on 180k stacks) is freed, for what the report makes to
+ * reuse before the heap grows.  Adding a stack after this is a bug.
+ */
+void hpa_profile_end_reading(struct hpa_profile *prof);
 
 /* Append an input record; returns its id.  `path` is copied. */
 uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path);

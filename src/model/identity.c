@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/diag.h"
 #include "hpa/profile.h"
 #include "hpa/strbuf.h"
 #include "hpa/task.h"
@@ -396,6 +397,8 @@ static void unify(struct hpa_profile *prof, bool last)
 	uint32_t *remap, *next, *module_of_map, n = 1, from;
 	size_t i, old_nr;
 
+	if (prof->reading_ended)
+		HPA_BUG("stacks unified after the reading ended");
 	/* Key every location by its module and offset. */
 	module_of_map = xcalloc(prof->mappings_nr, sizeof(*module_of_map));
 	for (i = 1; i < prof->mappings_nr; i++)

@@ -93,6 +93,15 @@ void hpa_profile_release(struct hpa_profile *prof)
 	memset(prof, 0, sizeof(*prof));
 }
 
+void hpa_profile_end_reading(struct hpa_profile *prof)
+{
+	hpa_hashmap_release(&prof->stack_by_hash);
+	hpa_hashmap_init(&prof->stack_by_hash);
+	free(prof->stack_next);
+	prof->stack_next = NULL;
+	prof->reading_ended = true;
+}
+
 uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
 {
 	struct hpa_input *in;
@@ -208,6 +217,8 @@ static uint32_t new_stack(struct hpa_profile *prof, size_t nr, uint64_t h, uint3
 	size_t old_alloc = prof->stacks_alloc;
 	uint32_t id = next_id(prof->stacks_nr);
 
+	if (prof->reading_ended)
+		HPA_BUG("a stack added after the reading ended");
 	if (prof->frames_nr > UINT32_MAX - nr)
 		HPA_BUG("more than 2^32 frames");
 	HPA_GROW(prof->stacks, prof->stacks_nr + 1, prof->stacks_alloc);

@@ -219,7 +219,7 @@ void hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
 	/* A stack without frames whose text is prefix + X + suffix: one frame named X, in order. */
 	empty_frame = el > pl + sl && !strncmp(fmt->empty, fmt->prefix, pl) &&
 		!strcmp(fmt->empty + el - sl, fmt->suffix);
-	hpa_seqs_collect(s, prof, opts, !fmt->root_first, fmt->leaf_only, empty_frame);
+	hpa_seqs_collect(s, prof, opts, !fmt->root_first, fmt->leaf_only, empty_frame, true);
 	hpa_strtab_init(names);
 	*slot_name = xcalloc(s->nslots, sizeof(**slot_name));
 	for (i = 0; i + 1 < s->nslots; i++)

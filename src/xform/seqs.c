@@ -15,7 +15,8 @@ static void grow_kept(struct hpa_seqs *s, size_t old, size_t alloc)
 {
 	if (alloc == old)
 		return;
-	s->v = xgrow(s->v, old * sizeof(*s->v), st_mult(alloc, sizeof(*s->v)));
+	if (!s->no_values)
+		s->v = xgrow(s->v, old * sizeof(*s->v), st_mult(alloc, sizeof(*s->v)));
 	s->seq_of = xgrow(s->seq_of, old * sizeof(*s->seq_of), st_mult(alloc, sizeof(*s->seq_of)));
 }
 
@@ -214,6 +215,7 @@ static void collect_direct(struct hpa_seqs *s, const struct hpa_view *view, bool
 	const struct hpa_profile *prof = s->prof;
 	size_t n = hpa_view_candidates(view), st = prof->stacks_nr < n ? prof->stacks_nr : n;
 	size_t c, id, nseq = 0, half, slot;
+	double x;
 	uint32_t *slen = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*slen)));
 	uint32_t *stack_seq = xcalloc(prof->stacks_nr + 1, sizeof(*stack_seq));   /* id + 1 */
 	uint32_t *seq_stack = xmalloc(st_mult(st + 1, sizeof(*seq_stack)));
@@ -239,8 +241,10 @@ static void collect_direct(struct hpa_seqs *s, const struct hpa_view *view, bool
 		if (!hpa_view_keeps(view, i))
 			continue;
 		s->sample[kept] = (uint32_t)i;
-		s->v[kept] = hpa_view_value(view, i);
-		s->total += s->v[kept];
+		x = hpa_view_value(view, i);
+		if (s->v)
+			s->v[kept] = x;
+		s->total += x;
 		s->kept++;
 		if (!stack_seq[stack]) {   /* a new sequence: this sample stands for it */
 			id = s->nreps++;
@@ -285,7 +289,8 @@ static void collect_direct(struct hpa_seqs *s, const struct hpa_view *view, bool
 enum { STACK_UNSEEN, STACK_DROPPED, STACK_SEQ };
 
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
-		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame)
+		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame,
+		      bool values)
 {
 	size_t akept = 0, aseqs = 0, aseq = 0, nseq = 0, c, nr;
 	const struct hpa_frame *frames;
@@ -301,6 +306,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 
 	memset(s, 0, sizeof(*s));
 	s->prof = prof;
+	s->no_values = !values;
 	s->nslots = prof->lines_nr + prof->locs_nr + 1;
 	if (leaf_only)
 		leaf_seq = xcalloc(s->nslots + 1, sizeof(*leaf_seq));
@@ -341,6 +347,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		size_t i = hpa_view_candidate(&view, c), kept = s->kept, a = akept, off;
 		size_t was_seqs = aseqs;
 		uint32_t st = prof->samples[i].stack, id;
+		double x;
 
 		if (!hpa_view_keeps(&view, i) || stack_seq[st] == STACK_DROPPED)
 			continue;
@@ -362,8 +369,10 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		HPA_GROW(s->sample, kept + 1, akept);
 		grow_kept(s, a, akept);
 		s->sample[kept] = (uint32_t)i;
-		s->v[kept] = hpa_view_value(&view, i);
-		s->total += s->v[kept];
+		x = hpa_view_value(&view, i);
+		if (s->v)
+			s->v[kept] = x;
+		s->total += x;
 		s->kept++;
 		if (stack_seq[st]) {   /* a stack seen before (several dumps share their stacks) */
 			id = stack_seq[st] - STACK_SEQ;
@@ -615,7 +624,7 @@ struct fork {
 	struct walk second;
 	struct hpa_seqs_visitor visitor;   /* the caller's, with the forked context */
 	struct hpa_task task;
-	size_t items;                /* what the walk started with (tmp holds one more) */
+	size_t items;                /* what the walk started with */
 	bool started;
 };
 
@@ -698,7 +707,7 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth)
 		prev = key;
 	}
 	if (unsorted)
-		sort_bits(w->keys + lo, hi - lo, w->tmp, 32, s->rank_bits);
+		sort_bits(w->keys + lo, hi - lo, w->tmp + lo, 32, s->rank_bits);   /* tmp: the same place */
 	for (end = hi; end > lo;) {   /* the runs, the last first; the items in their order */
 		uint64_t key = w->keys[end - 1] >> 32;
 		size_t start = end - 1;
@@ -753,7 +762,8 @@ static void walk_runs(struct walk *w)
 			__builtin_prefetch(&s->off[id]);
 			__builtin_prefetch(&s->len[id]);
 			__builtin_prefetch(&s->sample[nk]);
-			__builtin_prefetch(&s->v[nk]);
+			if (s->v)
+				__builtin_prefetch(&s->v[nk]);
 		}
 		if (w->sp) {
 			const struct run *next = &w->stack[w->sp - 1];
@@ -787,8 +797,8 @@ static void walk_forked(void *arg)
  * Hand the runs that come last to a second thread, once the runs waiting
  * split about evenly: those at the top of the stack (the next ones) hold
  * between a third and two thirds of the kept samples still to walk.  The
- * two share the items and keys arrays (their runs are apart), not the
- * rest.  Looked at before each large run is taken (an eighth of the walk
+ * two share the items, keys and sorting room (their runs are apart), not
+ * the rest.  Looked at before each large run is taken (an eighth of the walk
  * or more): a run that holds most of what waits is split first, and a
  * walk that never splits evenly before a third of it is left stays on one
  * thread.
@@ -829,7 +839,6 @@ static bool try_fork(struct walk *w)
 	b->alloc = b->sp;
 	b->stack = xmalloc(st_mult(b->sp, sizeof(*b->stack)));
 	memcpy(b->stack, w->stack, b->sp * sizeof(*b->stack));
-	b->tmp = xmalloc(st_mult(f->items + 1, sizeof(*b->tmp)));
 	b->members = NULL;
 	b->amembers = 0;
 	b->members_tmp = NULL;
@@ -875,7 +884,6 @@ void hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 		free(f.second.stack);
 		free(f.second.members);
 		free(f.second.members_tmp);
-		free(f.second.tmp);
 	}
 	free(w.stack);
 	free(w.members);

@@ -25,7 +25,8 @@ struct hpa_seqs {
 	const struct hpa_profile *prof;
 	size_t kept;                 /* samples in view */
 	uint32_t *sample;            /* per kept sample: its sample index */
-	double *v;                   /* its view value */
+	double *v;                   /* its view value (NULL when not asked for) */
+	bool no_values;              /* v not made */
 	uint32_t *seq_of;            /* its sequence id: equal ids, one stored sequence */
 	bool one_each;               /* each kept sample has a sequence of its own: seq_of[k] == k */
 	size_t nreps;                /* sequence ids */
@@ -57,10 +58,12 @@ static inline uint32_t hpa_seqs_at(const struct hpa_seqs *s, size_t i)
 /*
  * The view's samples, frames root first unless leaf_first, only the
  * innermost with leaf_only; with empty_frame a sample without frames has
- * the one frame HPA_SEQS_EMPTY_SLOT.
+ * the one frame HPA_SEQS_EMPTY_SLOT; with `values`, each kept sample's view
+ * value in v (its sum in total either way).
  */
 void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
-		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame);
+		      const struct hpa_view_opts *opts, bool leaf_first, bool leaf_only, bool empty_frame,
+		      bool values);
 
 /*
  * Ranks the slots used by their names: slot_name[slot] an id (equal ids

@@ -45,10 +45,18 @@ struct build {
 	/*
 	 * Per kept sample, read once from the samples (add_kept visits each at
 	 * every node on its path): with all_values its nv weighted values, and
-	 * its input's index with BASE_INPUT set for a base.
+	 * its input's index with BASE_INPUT set for a base (not when plain).
 	 */
 	double *kv;
 	uint32_t *kin;
+	/*
+	 * All values, one dump, no base (--html's tree): a node's value (after)
+	 * is its column vcol_view's sum, the same adds in the same order; no
+	 * input or view value is read per sample, nor kept (0.7 + 1.4 MiB on
+	 * 180k stacks).
+	 */
+	bool plain;
+	unsigned vcol_view;
 	uint32_t *path;              /* path[depth]: the node last made at that depth */
 	uint32_t mine;               /* a forked stretch's: LOCAL on ids of its own nodes in path */
 	double cut_below;            /* cut_share of the root's value, when it applies */
@@ -121,8 +129,8 @@ static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint
 #endif
 
 	for (i = 0; i < n; i++) {
-		uint32_t k = items[i], in = b->kin[k];
-		double v = b->s->v[k];
+		uint32_t k = items[i], in;
+		double v;
 
 #if defined(__SSE2__)
 		if (nv == 2 || nv == 4) {
@@ -133,6 +141,10 @@ static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint
 #endif
 		for (j = 0; j < nv; j++)
 			sum[j] += b->kv[(size_t)k * nv + j];
+		if (nv && b->plain)
+			continue;
+		in = b->kin[k];
+		v = b->s->v[k];
 		if (series)
 			series[in & ~BASE_INPUT] += v;
 		if (in & BASE_INPUT)
@@ -149,6 +161,8 @@ static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint
 #endif
 	for (j = 0; j < nv; j++)
 		t->values[(size_t)node * t->vstride + j] += sum[j];   /* column j is type vidx[j] */
+	if (nv && b->plain)
+		after += sum[b->vcol_view];
 	t->nodes[node].before = before;
 	t->nodes[node].after = after;
 }
@@ -302,6 +316,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 {
 	struct hpa_seqs own, *sp = topts->lend ? xmalloc(sizeof(*sp)) : &own;
 	struct build b;
+	bool plain;
 	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false, tree_fork, tree_join };
 	uint32_t *all;
 	size_t i;
@@ -319,10 +334,14 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		t->series = xcalloc(t->dumps ? t->dumps : 1, sizeof(*t->series));
 		t->series_alloc = t->dumps;
 	}
-	hpa_seqs_collect(sp, prof, opts, topts->leaf_first, false, false);
+	plain = topts->all_values && !topts->per_input && (!topts->values || topts->values >> opts->value & 1);
+	for (i = 0; i < prof->inputs_nr; i++)
+		plain &= !prof->inputs[i].is_base;
+	hpa_seqs_collect(sp, prof, opts, topts->leaf_first, false, false, !plain);
 	if (topts->lend)
 		hpa_group_lend_give(topts->lend, sp);
 	memset(&b, 0, sizeof(b));
+	b.plain = plain;
 	b.t = t;
 	b.s = sp;
 	b.topts = topts;
@@ -334,6 +353,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		memset(t->vcol, -1, sizeof(t->vcol));
 		for (i = 0; i < b.nv; i++)
 			t->vcol[b.vidx[i]] = (int8_t)i;
+		b.vcol_view = plain ? (unsigned)t->vcol[b.value] : 0;
 		t->vstride = b.nv;
 		t->values = xcalloc(b.nv ? b.nv : 1, sizeof(*t->values));
 		t->values_alloc = b.nv ? b.nv : 1;
@@ -346,7 +366,8 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 			b.slot_label[i] = hpa_frame_name_id(prof, sp->slot_frame[i], topts->label);
 		}
 	hpa_seqs_rank(sp, b.slot_name, profile_str, prof, "");
-	b.kin = xmalloc(st_mult(sp->kept + 1, sizeof(*b.kin)));
+	if (!plain)
+		b.kin = xmalloc(st_mult(sp->kept + 1, sizeof(*b.kin)));
 	if (t->values)
 		b.kv = xmalloc(st_mult(st_mult(sp->kept + 1, b.nv), sizeof(*b.kv)));
 	for (i = 0; i < sp->kept; i++) {
@@ -354,7 +375,8 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		const struct hpa_input *in = &prof->inputs[smp->input - 1];
 		size_t j;
 
-		b.kin[i] = (smp->input - 1) | (in->is_base ? BASE_INPUT : 0);
+		if (!plain)
+			b.kin[i] = (smp->input - 1) | (in->is_base ? BASE_INPUT : 0);
 		for (j = 0; t->values && j < b.nv; j++)
 			b.kv[i * b.nv + j] = smp->v[b.vidx[j]] * in->weight;
 	}

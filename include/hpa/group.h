@@ -273,11 +273,29 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
  * locations the view leaves each sample, for a view without filters.  A
  * group's `first` is its first sample (the caller makes its keys from that
  * sample's locations, in group order: the keys come out in the same order
- * as hpa_group_paths() makes them), its len 0.  Values and group_of as
+ * as hpa_group_paths() makes them), its len 0.  Values as
  * hpa_group_paths()'s.
+ *
+ * The groups are kept lean, not as an array of them (48 bytes a group,
+ * 8.6 MiB on 180k stacks, where nearly every group is one sample): each
+ * sample's group (1-based, 0 out of view; numbered in order of first
+ * appearance, so group g's first sample is the first with g), and the
+ * sums of the groups of two samples or more.  hpa_loc_group() makes a
+ * group as hpa_group_paths() has it.  Returns the number of groups.
  */
+struct hpa_loc_groups {
+	uint32_t *group_of;          /* per sample */
+	uint32_t *multi;             /* per group (1-based): its sums' index + 1, 0 for one sample */
+	double (*sums)[HPA_NVALUES];
+	size_t ngroups, nsums, asums;
+};
+
 size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			   struct hpa_path_group **out, uint32_t *group_of);
+			   struct hpa_loc_groups *out);
+/* Group g (1-based), whose first sample is `first`. */
+void hpa_loc_group(const struct hpa_profile *prof, const struct hpa_loc_groups *lg, uint32_t g, size_t first,
+		   struct hpa_path_group *out);
+void hpa_loc_groups_release(struct hpa_loc_groups *lg);
 
 /* Which of a frame's names (names.h) keys a call tree's nodes. */
 enum hpa_name_kind { HPA_NAME_FULL, HPA_NAME_SHORT, HPA_NAME_DISPLAY, HPA_NAME_FOLDED, HPA_NAME_GRAPH };

@@ -843,12 +843,40 @@ static size_t group_parts(struct thread_split *ts, bool threads, uint32_t g, con
 	return 1;
 }
 
+/*
+ * The groups in order: an array's (hpa_group_paths()), or made from lean
+ * ones (hpa_group_loc_paths()) as their first samples come.
+ */
+struct group_walk {
+	const struct hpa_profile *prof;
+	const struct hpa_path_group *groups;   /* NULL: lg's */
+	const struct hpa_loc_groups *lg;
+	size_t n, g, i;              /* groups, and how far: groups given, samples looked at */
+};
+
+/* The next group, into *out; false after the last.  Its id (1-based) is it->g then. */
+static bool next_group(struct group_walk *it, struct hpa_path_group *out)
+{
+	if (it->g >= it->n)
+		return false;
+	if (it->groups) {
+		*out = it->groups[it->g++];
+		return true;
+	}
+	while (it->lg->group_of[it->i] != it->g + 1)   /* group g + 1's first sample comes after g's */
+		it->i++;
+	hpa_loc_group(it->prof, it->lg, (uint32_t)++it->g, it->i++, out);
+	return true;
+}
+
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct writer w;
 	struct hpa_view_opts vo;
 	struct hpa_path_format fmt = { path_key, path_empty, &w, path_loc_key, NULL };
-	struct hpa_path_group *samples = NULL;
+	struct hpa_path_group *samples = NULL, grp;
+	struct hpa_loc_groups lg;
+	struct group_walk walk;
 	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	uint8_t *pool = NULL, *keybuf = NULL;
 	size_t akeybuf = 0;
@@ -899,22 +927,24 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	vo = hpa_view_opts(opts);
 	by_loc = !hpa_view_filters(&vo);
 	threads = opts->thread == HPA_THREAD_ALL && hpa_profile_has_thread_samples(prof);
-	group_of = threads ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
+	memset(&lg, 0, sizeof(lg));
+	group_of = threads && !by_loc ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
 	if (by_loc)
-		nsamples = hpa_group_loc_paths(prof, &vo, &samples, group_of);
+		nsamples = hpa_group_loc_paths(prof, &vo, &lg);
 	else
 		nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool, group_of);
 	if (threads)
-		thread_split_init(&ts, prof, nsamples, group_of);
+		thread_split_init(&ts, prof, nsamples, by_loc ? lg.group_of : group_of);
 	else
 		memset(&ts, 0, sizeof(ts));
 	free(group_of);
+	walk = (struct group_walk){ prof, samples, &lg, nsamples, 0, 0 };
 
 	/* The thread labels' strings, in sample order, before the value types' (string ids). */
-	for (i = 0; i < nsamples; i++) {
-		bool order = threads && samples[i].thread == HPA_THREAD_ALL;
-		size_t nparts = order ? thread_order(&ts, (uint32_t)i + 1) :
-			group_parts(&ts, threads, (uint32_t)i + 1, &samples[i]);
+	while (next_group(&walk, &grp)) {
+		bool order = threads && grp.thread == HPA_THREAD_ALL;
+		size_t nparts = order ? thread_order(&ts, (uint32_t)walk.g) :
+			group_parts(&ts, threads, (uint32_t)walk.g, &grp);
 
 		for (j = 0; j < nparts; j++) {
 			int32_t thread = order ? ts.tp[nparts - 1 - j].thread : ts.out[j].thread;
@@ -964,11 +994,11 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		last_thread = HPA_THREAD_ALL;
 		if (by_loc)
 			hpa_view_init(&view, prof, &vo);
-		for (i = 0; i < nsamples && !gz.failed; i++) {
-			size_t nparts = group_parts(&ts, threads, (uint32_t)i + 1, &samples[i]);
-			size_t nkeys = by_loc ? lead_keys(&w, &view, &samples[i], &keybuf, &akeybuf) :
-				samples[i].len;
-			const uint8_t *keys = by_loc ? keybuf : pool + samples[i].first;
+		walk = (struct group_walk){ prof, samples, &lg, nsamples, 0, 0 };
+		while (!gz.failed && next_group(&walk, &grp)) {
+			size_t nparts = group_parts(&ts, threads, (uint32_t)walk.g, &grp);
+			size_t nkeys = by_loc ? lead_keys(&w, &view, &grp, &keybuf, &akeybuf) : grp.len;
+			const uint8_t *keys = by_loc ? keybuf : pool + grp.first;
 
 			for (j = 0; j < nparts; j++) {
 				const struct thread_part *part = &ts.out[j];
@@ -1045,6 +1075,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 
 	free_profile(&p, &w);
 	free(samples);
+	hpa_loc_groups_release(&lg);
 	free(pool);
 	free(keybuf);
 	thread_split_release(&ts);

@@ -1621,11 +1621,21 @@ static bool same_locs_of(void *view, uint32_t a, uint32_t b)
 	return same_locs(view, a, b);
 }
 
+/* Sample i's values, weighted, added to sums (group_add()'s adds). */
+static void add_weighted(const struct hpa_profile *prof, size_t i, double *sums)
+{
+	const struct hpa_sample *s = &prof->samples[i];
+	double weight = prof->inputs[s->input - 1].weight;
+	size_t v;
+
+	for (v = 0; v < HPA_NVALUES; v++)
+		sums[v] += s->v[v] * weight;
+}
+
 size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			   struct hpa_path_group **out, uint32_t *group_of)
+			   struct hpa_loc_groups *lg)
 {
 	struct hpa_view view;
-	struct paths p;
 	size_t n = prof->samples_nr, i;
 	uint64_t *hash = xmalloc(st_mult(n + 1, sizeof(*hash)));
 	uint8_t *kept = xmalloc(n + 1);
@@ -1635,35 +1645,57 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 		HPA_BUG("grouping by locations with filters");
 	if (n > UINT32_MAX)
 		HPA_BUG("more than 2^32 samples");
+	memset(lg, 0, sizeof(*lg));
 	hpa_view_init(&view, prof, opts);
-	memset(&p, 0, sizeof(p));
 	hash_loc_halves(&view, hash, kept, n);
 	hpa_hash_reps(hash, kept, 0, n, rep, same_locs_of, &view);   /* the first sample with i's locations */
+	free(hash);
+	lg->group_of = xmalloc(st_mult(n + 1, sizeof(*lg->group_of)));
+	lg->multi = xcalloc(n + 1, sizeof(*lg->multi));   /* by group id */
 	for (i = 0; i < n; i++) {   /* rep[i] <= i: a representative's group is made first */
-		uint32_t id;
+		uint32_t g, *m;
 
-		if (group_of)
-			group_of[i] = 0;
+		lg->group_of[i] = 0;
 		if (!kept[i])
 			continue;
 		if (rep[i] == i) {
-			HPA_GROW(p.groups, p.ngroups + 1, p.agroups);
-			memset(&p.groups[p.ngroups], 0, sizeof(p.groups[p.ngroups]));
-			p.groups[p.ngroups].thread = prof->samples[i].thread;
-			p.groups[p.ngroups].first = i;
-			id = (uint32_t)++p.ngroups;
-		} else {
-			id = rep[rep[i]];
+			lg->group_of[i] = (uint32_t)++lg->ngroups;
+			continue;
 		}
-		rep[i] = id;   /* from here on: the group of sample i */
-		group_add(prof, &p, id, i, group_of);
+		g = lg->group_of[i] = lg->group_of[rep[i]];
+		m = &lg->multi[g];
+		if (!*m) {   /* its second sample: the sums start as its first's (0 plus them, in order) */
+			HPA_GROW(lg->sums, lg->nsums + 1, lg->asums);
+			memset(lg->sums[lg->nsums], 0, sizeof(lg->sums[lg->nsums]));
+			add_weighted(prof, rep[i], lg->sums[lg->nsums]);
+			*m = (uint32_t)++lg->nsums;
+		}
+		add_weighted(prof, i, lg->sums[*m - 1]);
 	}
 	hpa_view_release(&view);
 	free(rep);
-	free(hash);
 	free(kept);
-	*out = p.groups;
-	return p.ngroups;
+	return lg->ngroups;
+}
+
+void hpa_loc_group(const struct hpa_profile *prof, const struct hpa_loc_groups *lg, uint32_t g, size_t first,
+		   struct hpa_path_group *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->first = first;
+	out->thread = prof->samples[first].thread;
+	if (lg->multi[g])
+		memcpy(out->v, lg->sums[lg->multi[g] - 1], sizeof(out->v));
+	else
+		add_weighted(prof, first, out->v);
+}
+
+void hpa_loc_groups_release(struct hpa_loc_groups *lg)
+{
+	free(lg->group_of);
+	free(lg->multi);
+	free(lg->sums);
+	memset(lg, 0, sizeof(*lg));
 }
 
 void hpa_frame_groups_settle(struct hpa_frame_groups *g)

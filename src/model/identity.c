@@ -261,24 +261,64 @@ static void check_order(void *arg)
  */
 #define MERGE_NEW UINT32_MAX
 
-static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, uint32_t *remap,
-			 uint32_t *ns, size_t *nf)
+/* The pending stacks [lo, hi) merged with the first dump's from its stack g on; ordered: theirs checked. */
+struct merge_part {
+	const struct hpa_profile *prof;
+	uint32_t *remap;
+	size_t lo, hi, g;
+	bool ordered;
+};
+
+static void merge_part(void *arg)
 {
-	size_t n1 = prof->pending_stack, g = 1, i;
-	struct order_check first = { prof, 1, n1, false, false };
-	struct hpa_task task;
+	struct merge_part *m = arg;
+	const struct hpa_profile *prof = m->prof;
+	size_t n1 = prof->pending_stack, g = m->g, i;
 	bool ordered = true;
 
-	hpa_task_start(&task, check_order, &first);
-	remap_pending(prof, loc_remap);
-	for (i = n1; i < prof->stacks_nr && ordered; i++) {
+	for (i = m->lo; i < m->hi && ordered; i++) {
 		int o = -1;
 
 		ordered = i == n1 || stack_order(prof, i - 1, i) < 0;
 		while (g < n1 && (o = stack_order(prof, g, i)) < 0)
 			g++;
-		remap[i] = g < n1 && !o ? (uint32_t)g++ : MERGE_NEW;
+		m->remap[i] = g < n1 && !o ? (uint32_t)g++ : MERGE_NEW;
 	}
+	m->ordered = ordered;
+}
+
+/*
+ * The merge in two halves side by side (a third thread checks the first
+ * dump's order): the second half starts where a binary search puts its
+ * first stack among the first dump's, which is where the walk of the
+ * first half would have got to when both dumps are in order (and when
+ * they are not, neither half is used).
+ */
+static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, uint32_t *remap,
+			 uint32_t *ns, size_t *nf)
+{
+	size_t n1 = prof->pending_stack, mid = n1 + (prof->stacks_nr - n1) / 2, lo = 1, hi = n1, i;
+	struct order_check first = { prof, 1, n1, false, false };
+	struct merge_part part[2];
+	struct hpa_task task, task2;
+	bool ordered;
+
+	hpa_task_start(&task, check_order, &first);
+	remap_pending(prof, loc_remap);
+	while (mid < prof->stacks_nr && lo < hi) {   /* the first of the first dump's not before stack mid */
+		size_t m = lo + (hi - lo) / 2;
+
+		if (stack_order(prof, m, mid) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	part[0] = (struct merge_part){ prof, remap, n1, mid, 1, true };
+	part[1] = (struct merge_part){ prof, remap, mid, prof->stacks_nr, lo, true };
+	hpa_task_start(&task2, merge_part, &part[1]);
+	merge_part(&part[0]);
+	hpa_task_wait(&task2);
+	ordered = part[0].ordered && part[1].ordered;
 	if (!ordered)   /* another order: the table's way, at once */
 		atomic_store_explicit(&first.stop, true, memory_order_relaxed);
 	hpa_task_wait(&task);

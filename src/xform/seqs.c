@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "seqs.h"
+#include "hpa/diag.h"
 #include "hpa/task.h"
 #include "hpa/xalloc.h"
 
@@ -17,7 +18,27 @@ static void grow_kept(struct hpa_seqs *s, size_t old, size_t alloc)
 		return;
 	if (!s->no_values)
 		s->v = xgrow(s->v, old * sizeof(*s->v), st_mult(alloc, sizeof(*s->v)));
-	s->seq_of = xgrow(s->seq_of, old * sizeof(*s->seq_of), st_mult(alloc, sizeof(*s->seq_of)));
+	if (s->seq_of)
+		s->seq_of = xgrow(s->seq_of, old * sizeof(*s->seq_of), st_mult(alloc, sizeof(*s->seq_of)));
+}
+
+/*
+ * Kept sample k's sequence id, in seq_of (room for `alloc`): made only
+ * once a sample's is not its own index, as when every sample has a
+ * sequence of its own (one dump, the common case: 0.7 MiB on 180k stacks).
+ */
+static void set_seq_of(struct hpa_seqs *s, size_t k, uint32_t id, size_t alloc)
+{
+	size_t i;
+
+	if (!s->seq_of) {
+		if (id == k)
+			return;
+		s->seq_of = xmalloc(st_mult(alloc, sizeof(*s->seq_of)));
+		for (i = 0; i < k; i++)
+			s->seq_of[i] = (uint32_t)i;
+	}
+	s->seq_of[k] = id;
 }
 
 /* Each sequence's kept samples, ascending: a counting sort by sequence id. */
@@ -254,7 +275,7 @@ static void collect_direct(struct hpa_seqs *s, const struct hpa_view *view, bool
 			seq_stack[id] = stack;
 			stack_seq[stack] = (uint32_t)id + 1;
 		}
-		s->seq_of[kept] = stack_seq[stack] - 1;
+		set_seq_of(s, kept, stack_seq[stack] - 1, n + 1);
 	}
 	free(stack_seq);
 	free(slen);
@@ -281,6 +302,8 @@ static void collect_direct(struct hpa_seqs *s, const struct hpa_view *view, bool
 	free(frame2);
 	free(seq_stack);
 	s->one_each = s->nreps == s->kept;
+	if (!s->one_each && !s->seq_of)
+		HPA_BUG("sequences shared without their ids");
 }
 
 #define DIRECT_MIN_STACKS 4096   /* fewer: one thread (a thread costs more than it saves) */
@@ -376,7 +399,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		s->kept++;
 		if (stack_seq[st]) {   /* a stack seen before (several dumps share their stacks) */
 			id = stack_seq[st] - STACK_SEQ;
-			s->seq_of[kept] = id;
+			set_seq_of(s, kept, id, akept);
 			continue;
 		}
 		if (leaf_only && nr > 1)
@@ -388,7 +411,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 			if (leaf_seq[at]) {
 				id = leaf_seq[at] - 1;
 				stack_seq[st] = id + STACK_SEQ;
-				s->seq_of[kept] = id;
+				set_seq_of(s, kept, id, akept);
 				continue;
 			}
 			leaf_seq[at] = (uint32_t)s->nreps + 1;
@@ -425,9 +448,11 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 		s->off[s->nreps] = off;
 		s->len[s->nreps++] = (uint32_t)nr;
 		stack_seq[st] = id + STACK_SEQ;
-		s->seq_of[kept] = id;
+		set_seq_of(s, kept, id, akept);
 	}
 	s->one_each = s->nreps == s->kept;   /* ids were given in sample order */
+	if (!s->one_each && !s->seq_of)
+		HPA_BUG("sequences shared without their ids");
 	hpa_view_release(&view);
 	free(stack_seq);
 	free(leaf_seq);

@@ -95,8 +95,7 @@ void hpa_profile_release(struct hpa_profile *prof)
 
 void hpa_profile_end_reading(struct hpa_profile *prof)
 {
-	hpa_hashmap_release(&prof->stack_by_hash);
-	hpa_hashmap_init(&prof->stack_by_hash);
+	hpa_hashmap_release(&prof->stack_by_hash);   /* (empty again) */
 	free(prof->stack_next);
 	prof->stack_next = NULL;
 	prof->reading_ended = true;

@@ -966,7 +966,7 @@ static bool stack_slots(struct slot_walk *w, uint32_t stack, size_t *nr)
 static size_t seq_slots(struct slot_walk *w, size_t k)
 {
 	const struct hpa_seqs *s = w->seqs;
-	uint32_t id = s->one_each ? (uint32_t)k : s->seq_of[k], *out;
+	uint32_t id = hpa_seqs_id(s, (uint32_t)k), *out;
 	size_t n = s->len[id], j;
 
 	HPA_GROW(w->slots, n + 1, w->aslots);
@@ -1420,16 +1420,22 @@ static uint32_t new_group(const struct hpa_profile *prof, struct paths *p, uint6
 	return id;
 }
 
-/* Sample `sample` into group id: its weighted values, and group_of's entry. */
-static void group_add(const struct hpa_profile *prof, struct paths *p, uint32_t id, size_t sample,
-		      uint32_t *group_of)
+/* Sample i's values, weighted, added to sums. */
+static void add_weighted(const struct hpa_profile *prof, size_t i, double *sums)
 {
-	const struct hpa_sample *s = &prof->samples[sample];
+	const struct hpa_sample *s = &prof->samples[i];
 	double weight = prof->inputs[s->input - 1].weight;
 	size_t v;
 
 	for (v = 0; v < HPA_NVALUES; v++)
-		p->groups[id - 1].v[v] += s->v[v] * weight;
+		sums[v] += s->v[v] * weight;
+}
+
+/* Sample `sample` into group id: its weighted values, and group_of's entry. */
+static void group_add(const struct hpa_profile *prof, struct paths *p, uint32_t id, size_t sample,
+		      uint32_t *group_of)
+{
+	add_weighted(prof, sample, p->groups[id - 1].v);
 	if (group_of)
 		group_of[sample] = id;
 }
@@ -1619,17 +1625,6 @@ static void hash_loc_halves(const struct hpa_view *view, uint64_t *hash, uint8_t
 static bool same_locs_of(void *view, uint32_t a, uint32_t b)
 {
 	return same_locs(view, a, b);
-}
-
-/* Sample i's values, weighted, added to sums (group_add()'s adds). */
-static void add_weighted(const struct hpa_profile *prof, size_t i, double *sums)
-{
-	const struct hpa_sample *s = &prof->samples[i];
-	double weight = prof->inputs[s->input - 1].weight;
-	size_t v;
-
-	for (v = 0; v < HPA_NVALUES; v++)
-		sums[v] += s->v[v] * weight;
 }
 
 size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,

@@ -358,7 +358,7 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	memset(b->sample, 0xff, (b->n + 1) * sizeof(*b->sample));
 	b->values = xcalloc(st_mult(b->n + 1, dumps), sizeof(*b->values));
 	for (k = 0; k < s->kept; k++) {
-		uint32_t g = group_of[s->one_each ? k : s->seq_of[k]], i = s->sample[k];
+		uint32_t g = group_of[hpa_seqs_id(s, (uint32_t)k)], i = s->sample[k];
 
 		if (!g--)
 			continue;

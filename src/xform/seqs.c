@@ -458,16 +458,6 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	free(leaf_seq);
 }
 
-/*
- * Kept sample k's sequence id.  One dump's samples have a sequence each
- * (its stacks are distinct): no lookup, which the walk would otherwise make
- * at random for each sample at each level.
- */
-static inline uint32_t seq_id(const struct hpa_seqs *s, uint32_t k)
-{
-	return s->one_each ? k : s->seq_of[k];
-}
-
 static inline void seq_prefetch(const struct hpa_seqs *s, size_t i)
 {
 	if (s->seq16)
@@ -709,7 +699,7 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth)
 
 	for (j = lo; j < hi; j++) {
 		uint32_t k = w->items[j];
-		uint32_t id = seq_id(s, k);
+		uint32_t id = hpa_seqs_id(s, k);
 		uint64_t key;
 
 		/*
@@ -718,12 +708,12 @@ static void split(struct walk *w, size_t lo, size_t hi, uint32_t depth)
 		 * next, whose where came 4 items ago.
 		 */
 		if (j + 8 < hi) {
-			uint32_t id8 = seq_id(s, w->items[j + 8]);
+			uint32_t id8 = hpa_seqs_id(s, w->items[j + 8]);
 			__builtin_prefetch(&s->off[id8]);
 			__builtin_prefetch(&s->len[id8]);
 		}
 		if (j + 4 < hi)
-			seq_prefetch(s, s->off[seq_id(s, w->items[j + 4])] + depth);
+			seq_prefetch(s, s->off[hpa_seqs_id(s, w->items[j + 4])] + depth);
 		key = s->len[id] > depth ? s->slot_rank[hpa_seqs_at(s, s->off[id] + depth)] : 0;
 
 		key = key << 32 | k;
@@ -780,10 +770,10 @@ static void walk_runs(struct walk *w)
 		if (w->fork && try_fork(w))
 			continue;
 		r = w->stack[--w->sp];
-		first = seq_id(s, w->items[r.lo]);
+		first = hpa_seqs_id(s, w->items[r.lo]);
 		/* The next runs' sequences, and the samples at their ends, on their way to the cache. */
 		if (w->sp > 1) {
-			uint32_t nk = w->items[w->stack[w->sp - 2].lo], id = seq_id(s, nk);
+			uint32_t nk = w->items[w->stack[w->sp - 2].lo], id = hpa_seqs_id(s, nk);
 			__builtin_prefetch(&s->off[id]);
 			__builtin_prefetch(&s->len[id]);
 			__builtin_prefetch(&s->sample[nk]);
@@ -792,7 +782,7 @@ static void walk_runs(struct walk *w)
 		}
 		if (w->sp) {
 			const struct run *next = &w->stack[w->sp - 1];
-			seq_prefetch(s, s->off[seq_id(s, w->items[next->lo])] + next->depth);
+			seq_prefetch(s, s->off[hpa_seqs_id(s, w->items[next->lo])] + next->depth);
 		}
 
 		if (!v->node(v->ctx, r.depth + 1, hpa_seqs_at(s, s->off[first] + r.depth), w->items + r.lo,

@@ -46,6 +46,16 @@ struct hpa_seqs {
 	double total;                /* the kept samples' values, summed in sample order */
 };
 
+/*
+ * Kept sample k's sequence id.  One dump's samples have a sequence each
+ * (its stacks are distinct): no lookup, which the walk would otherwise make
+ * at random for each sample at each level.
+ */
+static inline uint32_t hpa_seqs_id(const struct hpa_seqs *s, uint32_t k)
+{
+	return s->one_each ? k : s->seq_of[k];
+}
+
 /* The i-th slot of the stored sequences. */
 static inline uint32_t hpa_seqs_at(const struct hpa_seqs *s, size_t i)
 {

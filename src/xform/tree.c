@@ -334,7 +334,8 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		t->series = xcalloc(t->dumps ? t->dumps : 1, sizeof(*t->series));
 		t->series_alloc = t->dumps;
 	}
-	plain = topts->all_values && !topts->per_input && (!topts->values || topts->values >> opts->value & 1);
+	plain = topts->all_values && !topts->per_input && !(topts->cut_share > 0) &&   /* a cut sums view values */
+		(!topts->values || topts->values >> opts->value & 1);
 	for (i = 0; i < prof->inputs_nr; i++)
 		plain &= !prof->inputs[i].is_base;
 	hpa_seqs_collect(sp, prof, opts, topts->leaf_first, false, false, !plain);

@@ -869,6 +869,58 @@ static bool next_group(struct group_walk *it, struct hpa_path_group *out)
 	return true;
 }
 
+/* The strings of the thread labels of walk's groups, in their order (the first of each only). */
+static void label_strings(struct writer *w, struct group_walk *walk, struct thread_split *ts, bool threads)
+{
+	const struct hpa_profile *prof = w->prof;
+	struct hpa_hashmap known = HPA_HASHMAP_INIT;   /* the profile's thread ids -> 1, then 2 once seen */
+	struct hpa_path_group grp;
+	int32_t last_thread = HPA_THREAD_ALL;
+	size_t left = 0, i, j;
+
+	for (i = 0; i < prof->threads_nr; i++)
+		if (!hpa_hashmap_get(&known, (uint32_t)prof->threads[i].id)) {
+			hpa_hashmap_put(&known, (uint32_t)prof->threads[i].id, 1);
+			left++;
+		}
+	while (next_group(walk, &grp)) {
+		bool order = threads && grp.thread == HPA_THREAD_ALL;
+		size_t nparts = order ? thread_order(ts, (uint32_t)walk->g) :
+			group_parts(ts, threads, (uint32_t)walk->g, &grp);
+
+		for (j = 0; j < nparts; j++) {
+			int32_t thread = order ? ts->tp[nparts - 1 - j].thread : ts->out[j].thread;
+			const char *name;
+			char tid[16];
+
+			if (thread == HPA_THREAD_ALL || thread == last_thread)
+				continue;
+			name = thread_name(prof, thread);
+			snprintf(tid, sizeof(tid), "%d", thread);
+			str(w, "thread");
+			str(w, tid);
+			if (name) {
+				str(w, "thread_name");
+				str(w, name);
+			}
+			last_thread = thread;
+			switch (hpa_hashmap_get(&known, (uint32_t)thread)) {
+			case 0:   /* a thread the profile does not list: no early end */
+				left = SIZE_MAX;
+				break;
+			case 1:
+				hpa_hashmap_put(&known, (uint32_t)thread, 2);
+				if (left != SIZE_MAX)
+					left--;
+				break;
+			}
+		}
+		if (!left)
+			break;   /* every thread's strings are made */
+	}
+	hpa_hashmap_release(&known);
+}
+
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct writer w;
@@ -940,30 +992,15 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	free(group_of);
 	walk = (struct group_walk){ prof, samples, &lg, nsamples, 0, 0 };
 
-	/* The thread labels' strings, in sample order, before the value types' (string ids). */
-	while (next_group(&walk, &grp)) {
-		bool order = threads && grp.thread == HPA_THREAD_ALL;
-		size_t nparts = order ? thread_order(&ts, (uint32_t)walk.g) :
-			group_parts(&ts, threads, (uint32_t)walk.g, &grp);
-
-		for (j = 0; j < nparts; j++) {
-			int32_t thread = order ? ts.tp[nparts - 1 - j].thread : ts.out[j].thread;
-			const char *name;
-			char tid[16];
-
-			if (thread == HPA_THREAD_ALL || thread == last_thread)
-				continue;
-			name = thread_name(prof, thread);
-			snprintf(tid, sizeof(tid), "%d", thread);
-			str(&w, "thread");
-			str(&w, tid);
-			if (name) {
-				str(&w, "thread_name");
-				str(&w, name);
-			}
-			last_thread = thread;
-		}
-	}
+	/*
+	 * The thread labels' strings, in sample order, before the value types'
+	 * (string ids).  Without thread samples or --thread no part has a
+	 * thread; and once every thread of the profile has had its strings,
+	 * the rest of the groups would add none (180k groups of one thread:
+	 * a pass over all of them before the first block was compressed).
+	 */
+	if (threads || opts->thread != HPA_THREAD_ALL)
+		label_strings(&w, &walk, &ts, threads);
 	p.n_sample_type = 4;
 	p.sample_type = xcalloc(4, sizeof(*p.sample_type));
 	for (k = 0; k < 4; k++)

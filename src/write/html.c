@@ -909,6 +909,8 @@ static unsigned values_present(const struct hpa_profile *prof)
 	unsigned present = 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS, all = (1u << HPA_NVALUES) - 1, v;
 	size_t i;
 
+	if (prof->values_known)   /* found as the samples were unsampled: no pass here */
+		return present | prof->values_nonzero;
 	for (i = 0; i < prof->samples_nr && present != all; i++)
 		for (v = 0; v < HPA_NVALUES; v++)
 			if (prof->samples[i].v[v] != 0)

@@ -76,6 +76,7 @@ unsigned hpa_unsample_notes(enum hpa_sampling sampling, const uint64_t raw[HPA_N
 
 void hpa_unsample_profile(struct hpa_profile *prof)
 {
+	unsigned nonzero = 0, k;
 	size_t i;
 
 	for (i = 0; i < prof->samples_nr; i++) {
@@ -93,15 +94,17 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 			if (s->thread == HPA_THREAD_ALL && n > 0 && s->v[HPA_INUSE_OBJECTS] > n)
 				prof->inputs[s->input - 1].inuse_var += s->v[HPA_INUSE_SPACE] *
 					s->v[HPA_INUSE_SPACE] * (1 - n / s->v[HPA_INUSE_OBJECTS]) / n;
-			if (in->trunc_records) {
-				unsigned k;
+			if (in->trunc_records)
 				for (k = 0; k < HPA_NVALUES; k++)
 					s->v[k] = trunc(s->v[k]);
-			}
 		}
+		for (k = 0; k < HPA_NVALUES; k++)
+			nonzero |= (unsigned)(s->v[k] != 0) << k;
 	}
 	for (i = 0; i < prof->inputs_nr; i++)
 		prof->inputs[i].unsampled = true;
+	prof->values_nonzero = nonzero;
+	prof->values_known = true;
 }
 
 unsigned hpa_unsample(enum hpa_sampling sampling, double period,

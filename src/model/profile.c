@@ -563,6 +563,28 @@ void hpa_profile_settle(struct hpa_profile *prof)
  * the stacks it shares with the profile, most of a later dump of the same
  * program, are never copied.
  */
+/* Room for `nr` stacks, and their chain links. */
+static void grow_stacks(struct hpa_profile *prof, size_t nr)
+{
+	size_t old_alloc = prof->stacks_alloc;
+
+	HPA_GROW(prof->stacks, nr, prof->stacks_alloc);
+	if (prof->stacks_alloc != old_alloc)
+		prof->stack_next = xgrow(prof->stack_next, old_alloc * sizeof(*prof->stack_next),
+					 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
+}
+
+void hpa_profile_room(struct hpa_profile *prof, size_t stacks, size_t samples)
+{
+	if (stacks > SIZE_MAX / 2 - prof->stacks_nr || samples > SIZE_MAX / 2 - prof->samples_nr)
+		return;
+	grow_stacks(prof, prof->stacks_nr + stacks);
+	HPA_GROW(prof->samples, prof->samples_nr + samples, prof->samples_alloc);
+	xprefault(prof->stacks + prof->stacks_nr, stacks * sizeof(*prof->stacks));
+	xprefault(prof->stack_next + prof->stacks_nr, stacks * sizeof(*prof->stack_next));
+	xprefault(prof->samples + prof->samples_nr, samples * sizeof(*prof->samples));
+}
+
 void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 {
 	struct hpa_input *in;
@@ -613,14 +635,7 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 	prof->pending_stack = (uint32_t)prof->stacks_nr;
 	prof->pending_loff = loff;
 	from->frames = NULL;
-	{
-		size_t old_alloc = prof->stacks_alloc;
-
-		HPA_GROW(prof->stacks, prof->stacks_nr + from->stacks_nr, prof->stacks_alloc);
-		if (prof->stacks_alloc != old_alloc)
-			prof->stack_next = xgrow(prof->stack_next, old_alloc * sizeof(*prof->stack_next),
-						 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
-	}
+	grow_stacks(prof, prof->stacks_nr + from->stacks_nr);
 	for (i = 1; i < from->stacks_nr; i++) {
 		prof->stacks[prof->stacks_nr].first = from->stacks[i].first;
 		prof->stacks[prof->stacks_nr].nr = from->stacks[i].nr;

@@ -558,11 +558,6 @@ void hpa_profile_settle(struct hpa_profile *prof)
 	prof->pending_frames_nr = 0;
 }
 
-/*
- * `from`'s frames stay its own until the stacks are unified (pending_frames):
- * the stacks it shares with the profile, most of a later dump of the same
- * program, are never copied.
- */
 /* Room for `nr` stacks, and their chain links. */
 static void grow_stacks(struct hpa_profile *prof, size_t nr)
 {
@@ -585,6 +580,11 @@ void hpa_profile_room(struct hpa_profile *prof, size_t stacks, size_t samples)
 	xprefault(prof->samples + prof->samples_nr, samples * sizeof(*prof->samples));
 }
 
+/*
+ * `from`'s frames stay its own until the stacks are unified (pending_frames):
+ * the stacks it shares with the profile, most of a later dump of the same
+ * program, are never copied.
+ */
 void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 {
 	struct hpa_input *in;

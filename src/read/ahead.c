@@ -168,7 +168,7 @@ struct hpa_read_ahead *hpa_read_ahead_start(const char *const *paths, size_t n,
 static void make_room(struct hpa_profile *prof, const char *path)
 {
 	struct stat st;
-	double read = 0, share;
+	double read = 0, share, stacks, samples, most;
 	size_t k;
 
 	if (stat(path, &st) != 0 || !prof->inputs_nr)
@@ -183,7 +183,11 @@ static void make_room(struct hpa_profile *prof, const char *path)
 	if (read <= 0)
 		return;
 	share = (double)st.st_size / read;
-	hpa_profile_room(prof, (size_t)((double)prof->stacks_nr * share), (size_t)((double)prof->samples_nr * share));
+	stacks = (double)prof->stacks_nr * share;
+	samples = (double)prof->samples_nr * share;
+	/* No more than the dump can hold: a record takes a line of 16 bytes at least. */
+	most = (double)st.st_size / 16;
+	hpa_profile_room(prof, (size_t)(stacks < most ? stacks : most), (size_t)(samples < most ? samples : most));
 }
 
 int hpa_read_ahead_take(struct hpa_read_ahead *ra, size_t i, struct hpa_profile *prof)

@@ -233,12 +233,12 @@ struct hpa_profile {
 	struct hpa_sample *samples;
 	size_t samples_nr, samples_alloc;
 	/*
-	 * Set by hpa_unsample_profile() (values_known): bit v when some
-	 * sample's value v is not 0 (jemalloc without prof_accum writes zeros
-	 * for the alloc_ types), so that a report asks without a pass.
+	 * Set by hpa_unsample_profile(), which every run makes before a report:
+	 * bit v when some sample's value v is not 0 (jemalloc without
+	 * prof_accum writes zeros for the alloc_ types), so that a report asks
+	 * without a pass over the samples.
 	 */
 	unsigned values_nonzero;
-	bool values_known;
 
 	struct hpa_thread *threads;
 	size_t threads_nr, threads_alloc;

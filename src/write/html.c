@@ -901,21 +901,11 @@ static struct hpa_view_opts thread_view(const struct hpa_profile *prof, struct h
 /*
  * The value types the page shows, as a mask: the in-use ones always, the
  * others where some sample has them (jemalloc without prof_accum writes
- * zeros).  One pass over the samples for all of them, stopped once every
- * type is found: a profile without them is read once, not once per type.
+ * zeros), as hpa_unsample_profile() found them.
  */
 static unsigned values_present(const struct hpa_profile *prof)
 {
-	unsigned present = 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS, all = (1u << HPA_NVALUES) - 1, v;
-	size_t i;
-
-	if (prof->values_known)   /* found as the samples were unsampled: no pass here */
-		return present | prof->values_nonzero;
-	for (i = 0; i < prof->samples_nr && present != all; i++)
-		for (v = 0; v < HPA_NVALUES; v++)
-			if (prof->samples[i].v[v] != 0)
-				present |= 1u << v;
-	return present;
+	return 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS | prof->values_nonzero;
 }
 
 static const char *format_name(enum hpa_format f)

@@ -877,6 +877,7 @@ static void label_strings(struct writer *w, struct group_walk *walk, struct thre
 	struct hpa_path_group grp;
 	int32_t last_thread = HPA_THREAD_ALL;
 	size_t left = 0, i, j;
+	bool unlisted = false;   /* a thread the profile does not list: no early end */
 
 	for (i = 0; i < prof->threads_nr; i++)
 		if (!hpa_hashmap_get(&known, (uint32_t)prof->threads[i].id)) {
@@ -905,17 +906,16 @@ static void label_strings(struct writer *w, struct group_walk *walk, struct thre
 			}
 			last_thread = thread;
 			switch (hpa_hashmap_get(&known, (uint32_t)thread)) {
-			case 0:   /* a thread the profile does not list: no early end */
-				left = SIZE_MAX;
+			case 0:
+				unlisted = true;
 				break;
 			case 1:
 				hpa_hashmap_put(&known, (uint32_t)thread, 2);
-				if (left != SIZE_MAX)
-					left--;
+				left--;
 				break;
 			}
 		}
-		if (!left)
+		if (!left && !unlisted)
 			break;   /* every thread's strings are made */
 	}
 	hpa_hashmap_release(&known);

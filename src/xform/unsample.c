@@ -104,7 +104,6 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 	for (i = 0; i < prof->inputs_nr; i++)
 		prof->inputs[i].unsampled = true;
 	prof->values_nonzero = nonzero;
-	prof->values_known = true;
 }
 
 unsigned hpa_unsample(enum hpa_sampling sampling, double period,

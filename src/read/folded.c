@@ -9,6 +9,11 @@
  *   frame before it: one location with its inline levels, as read from a
  *   binary, so writing it again gives the same text.
  * - The stack "<no stack>" is a sample without frames, as hpa writes one.
+ * - A frame is its text as written, blanks included; an empty one (perf's
+ *   "a;b; 3" for a frame it could not name) is "[unknown]".  Annotations
+ *   such as "_[j]" stay part of the name.
+ * - Lines starting with '#' are comments (austin's "# interval: 100"
+ *   header), skipped wherever they are, as inferno does.
  * - A line's one value stands for every value type (the file does not say
  *   which it is); values are taken as written (no unsampling).
  * - In a two-column file the first column is a base input of its own
@@ -29,6 +34,7 @@
 
 #define INLINE_MARK "[inline]"
 #define NO_STACK "<no stack>"
+#define UNKNOWN_FRAME "[unknown]"   /* an empty frame: perf's frame without a symbol */
 
 struct folded {
 	struct reader *r;
@@ -118,21 +124,23 @@ static uint32_t location(struct folded *f, const char *names, size_t len)
 		return f->loc_of_key[key];
 	HPA_GROW(f->loc_of_key, key + 1, f->loc_alloc);   /* keys are dense: key == locs_known */
 	loc = hpa_profile_new_loc(prof, 0);
-	while (p < end) {   /* outer first; the location's lines go innermost first */
+	for (;;) {   /* outer first; the location's lines go innermost first */
 		const char *semi = memchr(p, ';', (size_t)(end - p)), *e = semi ? semi : end;
 		size_t nl = (size_t)(e - p);
 		char *name;
 
 		if (n && marked(p, nl))
 			nl -= ml;
-		name = xstrndup(p, nl);
+		name = nl ? xstrndup(p, nl) : xstrdup(UNKNOWN_FRAME);
 		HPA_GROW(f->lines, n + 1, f->lines_alloc);
 		memmove(f->lines + 1, f->lines, n * sizeof(*f->lines));
 		memset(&f->lines[0], 0, sizeof(f->lines[0]));
 		f->lines[0].func = hpa_profile_intern_function(prof, name, NULL, NULL);
 		free(name);
 		n++;
-		p = semi ? semi + 1 : end;
+		if (!semi)
+			break;
+		p = semi + 1;
 	}
 	hpa_profile_set_lines(prof, loc, f->lines, n, HPA_SYM_SYMTAB);
 	f->loc_of_key[key] = loc;
@@ -155,8 +163,6 @@ static int parse_stack(struct folded *f, const char *s, size_t len)
 		const char *semi = memchr(s + i, ';', len - i);
 		size_t e = semi ? (size_t)(semi - s) : len, next_e;
 
-		if (e == i)
-			return read_err(f->r, "empty frame name (two ';' in a row, or one at an end)");
 		if (semi) {   /* does the next frame belong to this location? */
 			const char *s2 = memchr(s + e + 1, ';', len - e - 1);
 			next_e = s2 ? (size_t)(s2 - s) : len;
@@ -166,7 +172,9 @@ static int parse_stack(struct folded *f, const char *s, size_t len)
 			}
 		}
 		HPA_GROW(f->locs, f->locs_nr + 1, f->locs_alloc);
-		f->locs[f->locs_nr++] = location(f, s + start, e - start);
+		/* (the empty text is the string table's id 0, never a key of its own) */
+		f->locs[f->locs_nr++] = e > start ? location(f, s + start, e - start) :
+			location(f, UNKNOWN_FRAME, strlen(UNKNOWN_FRAME));
 		if (!semi)
 			break;
 		i = start = e + 1;
@@ -259,7 +267,7 @@ int read_folded(struct reader *r, char *first, size_t first_len)
 	while (!rc && (rc = hpa_lineio_next(&r->io, &line, &len)) > 0) {
 		rc = 0;
 		line = trim(line, &len);
-		if (!len)
+		if (!len || line[0] == '#')
 			continue;
 		if (r->io.nul) {
 			rc = hpa_error_at(&r->io.pos, "binary data in a folded stacks file");

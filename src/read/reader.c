@@ -314,6 +314,8 @@ static int read_body(struct reader *r)
 			return hpa_error_at(&r->io.pos, "binary data; not a text heap profile "
 					    "(expected heap_v2/<period> or heap profile: ...)");
 		}
+		if (line[0] == '#')   /* a comment, as folded files have them (austin's header) */
+			continue;
 		if (line[0] == '%') {
 			char q[256];
 			if (starts_with(line, "%warn") && (!line[5] || is_blank(line[5]))) {

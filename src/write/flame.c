@@ -247,14 +247,41 @@ static void rgb(char *out, size_t size, int r, int g, int b)
 	out[n] = '\0';
 }
 
-/* The memory palette (green to blue) from the name's hash. */
+/*
+ * perf's frame annotations, as FlameGraph's and inferno's multi palettes
+ * colour them: "_[j]" JIT green, "_[i]" inlined aqua, "_[k]" kernel
+ * orange, "_[w]" waker aqua.  0 for a name without one.
+ */
+static char annotation(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 4 || memcmp(name + n - 4, "_[", 2) || name[n - 1] != ']')
+		return 0;
+	return strchr("jikw", name[n - 2]) ? name[n - 2] : 0;
+}
+
+/* The memory palette (green to blue) from the name's hash; an annotated frame's own. */
 static void mem_colour(const char *name, char *out, size_t size)
 {
 	uint64_t h = fnv1a(name);
 	double v1 = (double)(h >> 11) / 9007199254740992.0;
 	double v2 = (double)((h * 0x100000001b3ULL) >> 11) / 9007199254740992.0;
 
-	rgb(out, size, 0, 190 + (int)(50 * v2), (int)(210 * v1));
+	switch (annotation(name)) {
+	case 'j':
+		rgb(out, size, 50 + (int)(60 * v1), 200 + (int)(55 * v1), 50 + (int)(60 * v1));
+		break;
+	case 'i':
+	case 'w':
+		rgb(out, size, 50 + (int)(60 * v1), 165 + (int)(55 * v1), 165 + (int)(55 * v1));
+		break;
+	case 'k':
+		rgb(out, size, 190 + (int)(65 * v1), 90 + (int)(65 * v1), 0);
+		break;
+	default:
+		rgb(out, size, 0, 190 + (int)(50 * v2), (int)(210 * v1));
+	}
 }
 
 /* Red grew, blue shrank, grey unchanged; strength by |delta| / max. */

@@ -301,7 +301,12 @@
 			var c = Math.round(220 - 140 * k);
 			return d > 0 ? 'rgb(255,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',255)';
 		}
-		var h = hash(name);
+		var h = hash(name), v = (h % 1000) / 1000, a = /_\[([jikw])\]$/.exec(name);
+		// perf's annotations, coloured as FlameGraph and inferno do: JIT green, inlined and waker aqua, kernel orange
+		if (a) {
+			var t = a[1] === 'j' ? [50, 60, 200, 55, 50, 60] : a[1] === 'k' ? [190, 65, 90, 65, 0, 0] : [50, 60, 165, 55, 165, 55];
+			return 'rgb(' + (t[0] + Math.floor(t[1] * v)) + ',' + (t[2] + Math.floor(t[3] * v)) + ',' + (t[4] + Math.floor(t[5] * v)) + ')';
+		}
 		return 'rgb(' + (205 + h % 50) + ',' + (80 + (h >> 8) % 130) + ',' + (40 + (h >> 16) % 50) + ')';
 	}
 

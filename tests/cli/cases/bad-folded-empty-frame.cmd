@@ -1,1 +1,0 @@
---text bad/folded-empty-frame.collapse

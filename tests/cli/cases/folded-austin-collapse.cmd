@@ -1,0 +1,1 @@
+--collapse folded/austin.collapse

@@ -1,0 +1,1 @@
+--text folded/empty-frame.collapse

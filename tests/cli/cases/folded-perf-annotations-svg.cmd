@@ -1,0 +1,1 @@
+--svg folded/perf-jit.collapse | tr '<' '\n' | sed -n 's/^g data-x.*<title>//;/^title>/{s/^title>\([^&]*\).*/\1/;h};/^rect .*fill="\(rgb([0-9,]*)\)".*/{s//\1/;H;x;s/\n/ /p}' | sort

@@ -57,7 +57,21 @@ enum hpa_lang hpa_name_lang(const char *name, const char *system_name, enum hpa_
  */
 char *hpa_lang_short_name(const char *name, enum hpa_lang lang);
 
-/* Name every frame of the profile; run after symbolization, before any report. */
+/*
+ * The names `name` may be shown by, shortest first, malloc'ed (the array
+ * and each string), as many as *nr: its short name, then for Go the
+ * import path's elements added one at a time ("pprof/profile.(*P).m"),
+ * last the name itself.  What tells apart two functions whose short names
+ * are the same.
+ */
+char **hpa_lang_names(const char *name, enum hpa_lang lang, size_t *nr);
+
+/*
+ * Name every frame of the profile; run after symbolization, before any
+ * report.  Report rows are keyed by full names: where two full names share a
+ * short name, each gets the shortest of its hpa_lang_names() that no other
+ * of them has at the same length (as go tool pprof does).
+ */
 void hpa_name_frames(struct hpa_profile *prof);
 
 /* The names of frame `f` (hpa_name_frames() must have run). */

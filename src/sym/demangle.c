@@ -155,4 +155,7 @@ void hpa_short_name(char *name)
 	}
 	if (cut)
 		memmove(name, cut, strlen(cut) + 1);
+	/* "std::operator<< <T>" loses "<T>", not the blank before it: no name ends in one */
+	for (p = name + strlen(name); p > name && (p[-1] == ' ' || p[-1] == '\t'); p--)
+		p[-1] = '\0';
 }

@@ -89,19 +89,53 @@ enum hpa_lang hpa_name_lang(const char *name, const char *system_name, enum hpa_
 	return HPA_LANG_UNKNOWN;   /* kept whole */
 }
 
-/* Go: drop the import path's folders, "a.b/c/pkg.f" -> "pkg.f". */
+/*
+ * The length of a Go module's major-version element at p ("v2" ... "v9",
+ * "v10" ...: v0 and v1 are never path elements), followed by '.' or '/';
+ * 0 when p is not one.
+ */
+static size_t go_major_version(const char *p)
+{
+	size_t n = 1;
+
+	if (p[0] != 'v' || p[1] < '1' || p[1] > '9')
+		return 0;
+	while (p[n] >= '0' && p[n] <= '9')
+		n++;
+	if (n == 2 && p[1] == '1')
+		return 0;
+	return p[n] == '.' || p[n] == '/' ? n : 0;
+}
+
+/*
+ * Go: drop the import path's folders, "a.b/c/pkg.f" -> "pkg.f"; the
+ * package is the last element that is not a major version, as go tool
+ * pprof shows it ("x.io/badger/v3.(*DB).View" -> "badger.(*DB).View").
+ */
 static void go_short_name(char *name)
 {
-	char *p = name, *slash = NULL;
+	char *p = name, *slash = NULL, *prev = NULL;
+	size_t vn;
 
 	while (is_path_char(*p)) {
-		if (*p == '/')
+		if (*p == '/') {
+			prev = slash;
 			slash = p;
+		}
 		p++;
 	}
 	/* Only a path that is followed by "pkg.something". */
-	if (slash && strchr(slash + 1, '.') && slash[1] != '.')
-		memmove(name, slash + 1, strlen(slash + 1) + 1);
+	if (!slash || !strchr(slash + 1, '.') || slash[1] == '.')
+		return;
+	vn = go_major_version(slash + 1);
+	if (vn && slash[1 + vn] == '.') {   /* "prev/pkg/vN.rest" -> "pkg.rest" */
+		char *pkg = prev ? prev + 1 : name;
+		size_t pl = (size_t)(slash - pkg);
+		memmove(name, pkg, pl);
+		memmove(name + pl, slash + 1 + vn, strlen(slash + 1 + vn) + 1);
+		return;
+	}
+	memmove(name, slash + 1, strlen(slash + 1) + 1);
 }
 
 char *hpa_lang_short_name(const char *name, enum hpa_lang lang)
@@ -126,4 +160,36 @@ char *hpa_lang_short_name(const char *name, enum hpa_lang lang)
 		s = xstrdup(name);
 	}
 	return s;
+}
+
+char **hpa_lang_names(const char *name, enum hpa_lang lang, size_t *nr)
+{
+	char **c = xcalloc(2, sizeof(*c));
+	size_t n = 0;
+
+	c[n++] = hpa_lang_short_name(name, lang);
+	if (lang == HPA_LANG_GO) {   /* the import path's elements, one at a time from the right */
+		const char *p, *end = name;
+
+		while (is_path_char(*end))
+			end++;
+		for (p = end; p > name; p--) {
+			const char *el = p;
+			size_t vn;
+
+			if (p[-1] != '/')
+				continue;
+			vn = go_major_version(el);
+			if (vn && el[vn] == '.')
+				continue;   /* "v3.(*DB).View" says less than the short name */
+			if (!strcmp(c[n - 1], el))
+				continue;
+			c = xrealloc(c, (n + 2) * sizeof(*c));
+			c[n++] = xstrdup(el);
+		}
+	}
+	if (strcmp(c[n - 1], name))
+		c[n++] = xstrdup(name);
+	*nr = n;
+	return c;
 }

@@ -93,6 +93,127 @@ static void name_one(struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa
 	free(s);
 }
 
+/* One full name and its short name, for telling apart full names that share one. */
+struct full_short {
+	uint32_t shortn, full, func;   /* func 0: an unknown frame's label */
+};
+
+static int cmp_full_short(const void *a, const void *b)
+{
+	const struct full_short *x = a, *y = b;
+
+	if (x->shortn != y->shortn)
+		return x->shortn < y->shortn ? -1 : 1;
+	return x->full < y->full ? -1 : x->full > y->full;
+}
+
+/*
+ * For each of the group g[0 .. n) of full names that share a short name,
+ * its name: the shortest of its names that no other member has at the same
+ * length; its full name when even that is taken by a row of another name.
+ */
+static void tell_apart(struct hpa_profile *prof, const struct full_short *g, size_t n,
+		       const uint8_t *short_of, size_t strs, uint32_t *renamed)
+{
+	char ***names = xcalloc(n, sizeof(*names));
+	size_t *nr = xcalloc(n, sizeof(*nr)), i, j, k;
+
+	for (i = 0; i < n; i++) {
+		const char *full = hpa_profile_str(prof, g[i].full);
+		const struct hpa_function *fn = g[i].func ? &prof->funcs[g[i].func] : NULL;
+		enum hpa_lang lang = fn ? hpa_name_lang(full, hpa_profile_str(prof, fn->system_name),
+							(enum hpa_lang)fn->lang) : HPA_LANG_OTHER;
+		names[i] = hpa_lang_names(full, lang, &nr[i]);
+	}
+	for (i = 0; i < n; i++) {
+		const char *pick = NULL;
+		uint32_t id;
+
+		for (k = 0; k < nr[i] && !pick; k++) {
+			bool unique = true;
+			for (j = 0; j < n && unique; j++)
+				unique = j == i || strcmp(names[i][k], names[j][k < nr[j] ? k : nr[j] - 1]);
+			if (unique)
+				pick = names[i][k];
+		}
+		id = pick ? hpa_strtab_intern(&prof->strs, pick) : g[i].full;
+		if (id < strs && short_of[id])   /* another row's short name already */
+			id = g[i].full;
+		renamed[g[i].full] = id;
+	}
+	for (i = 0; i < n; i++)   /* names picked at different lengths may still meet */
+		for (j = i + 1; j < n; j++)
+			if (renamed[g[i].full] == renamed[g[j].full])
+				renamed[g[i].full] = g[i].full, renamed[g[j].full] = g[j].full;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nr[i]; k++)
+			free(names[i][k]);
+		free(names[i]);
+	}
+	free(names);
+	free(nr);
+}
+
+/*
+ * Rows are keyed by full names: two full names with one short name (Go's
+ * html/template and text/template "template.(*Template).Parse", C++
+ * overloads) get short names that tell them apart (tell_apart()), in
+ * every frame that has them, and the display names that come from them.
+ */
+static void distinct_short_names(struct hpa_profile *prof, struct hpa_strbuf *sb)
+{
+	size_t strs = prof->strs.nr, i, nr = 0, alloc = 0, a, b;
+	uint8_t *seen = xcalloc(strs, 1);   /* by full name: listed */
+	uint8_t *short_of = NULL;
+	uint32_t *renamed = NULL;
+	struct full_short *e = NULL;
+	bool clash = false;
+
+	for (i = 0; i < prof->names_nr; i++) {
+		const struct hpa_frame_name *n = &prof->names[i];
+		if (!n->full || seen[n->full])
+			continue;
+		seen[n->full] = 1;
+		HPA_GROW(e, nr + 1, alloc);
+		e[nr].shortn = n->shortn;
+		e[nr].full = n->full;
+		e[nr].func = n->known && i < prof->lines_nr ? prof->lines[i].func : 0;
+		nr++;
+	}
+	free(seen);
+	if (nr > 1)
+		qsort(e, nr, sizeof(*e), cmp_full_short);
+	for (i = 1; i < nr && !clash; i++)
+		clash = e[i].shortn == e[i - 1].shortn;
+	if (!clash) {
+		free(e);
+		return;
+	}
+	short_of = xcalloc(strs, 1);   /* by string id: some row's short name */
+	for (i = 0; i < nr; i++)
+		short_of[e[i].shortn] = 1;
+	renamed = xcalloc(strs, sizeof(*renamed));
+	for (a = 0; a < nr; a = b) {
+		for (b = a + 1; b < nr && e[b].shortn == e[a].shortn; b++)
+			;
+		if (b - a > 1)
+			tell_apart(prof, e + a, b - a, short_of, strs, renamed);
+	}
+	for (i = 0; i < prof->names_nr; i++) {
+		struct hpa_frame_name *n = &prof->names[i];
+		uint32_t id = n->full < strs ? renamed[n->full] : 0;
+
+		if (!id)
+			continue;
+		n->shortn = id;
+		n->display = n->inlined ? intern_marked(prof, sb, hpa_profile_str(prof, id), true,
+							" (inline)", false, 0) : id;
+	}
+	free(short_of);
+	free(renamed);
+	free(e);
+}
+
 void hpa_name_frames(struct hpa_profile *prof)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
@@ -130,6 +251,7 @@ void hpa_name_frames(struct hpa_profile *prof)
 		}
 	}
 	free(made);
+	distinct_short_names(prof, &sb);
 	hpa_sb_release(&sb);
 }
 

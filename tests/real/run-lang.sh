@@ -1,6 +1,7 @@
 #!/bin/sh
 # Names by language, and Go's heap formats by Go's rules, on a real Go
-# program (tests/real/go/heapgo.go) and a pprof file with JavaScript names:
+# program (tests/real/go/heapgo.go), a Go program whose names share short
+# names (tests/real/go/names) and a pprof file with JavaScript names:
 #  - Go methods of two types keep their receivers ("main.(*treeNode).insert",
 #    never "main..insert"), in the .pb.gz and in the legacy text form;
 #  - the legacy text ("heap profile: ... @ heap/N") is unsampled as Go's
@@ -81,6 +82,27 @@ check "raw inuse bytes are below the estimate" 1 \
 # Symbolized from DWARF: file and line of the allocation.
 check "heap/N lines from Go's DWARF" 1 \
 	"$("$hpa" --text --lines ./heapgo heap.txt 2>/dev/null | grep -c 'main\.(\*treeNode)\.insert (inline) .*heapgo\.go:26$')"
+
+# Go names that short names would merge, on a real Go heap profile
+# (tests/real/go/names): a module at a major version keeps its package
+# ("badger.(*DB).View", as go tool pprof shows it), and html/template's and
+# text/template's "(*Template).Parse" stay two rows whose cum is pprof's.
+mkdir -p "$GOPATH" && cp -R "$top/tests/real/go/names/src" "$GOPATH/" &&
+(cd "$GOPATH/src/example.com/names" && go build -o "$work/names" .) &&
+./names names.pb.gz || { echo "FAIL: go build/run names"; exit 1; }
+n=$(names names.pb.gz)
+check "names: major version dropped" 1 "$(printf '%s\n' "$n" | grep -c '^badger\.(\*DB)\.View$')"
+check "names: no version as package" 0 "$(printf '%s\n' "$n" | grep -c '^v3\.')"
+pprof_cum() {   # the cum bytes of go tool pprof's row named exactly $1
+	pprof -top -unit=B -nodecount=100000 names.pb.gz | awk -v n="$1" '$6 == n { sub("B", "", $4); print $4 }'
+}
+for p in html text; do
+	check "names: pprof has a $p/template.(*Template).Parse row" 1 \
+		"$(pprof_cum "$p/template.(*Template).Parse" | grep -c '^[1-9][0-9]*$')"
+	check "names: $p/template.(*Template).Parse row = pprof's cum" \
+		"$(pprof_cum "$p/template.(*Template).Parse")" \
+		"$(func_row inuse_space "" names.pb.gz "$p/template.(*Template).Parse" | cut -d' ' -f2)"
+done
 
 # A pprof file with Node.js names, written with protoc --encode.
 cat > js.txtpb <<'PB'

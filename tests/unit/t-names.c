@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "hpa/names.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "test.h"
@@ -14,6 +15,14 @@ static void check_short(const char *in, const char *want)
 	snprintf(buf, sizeof(buf), "%s", in);
 	hpa_short_name(buf);
 	CHECK_STR_EQ(buf, want);
+}
+
+static void check_go(const char *in, const char *want)
+{
+	char *s = hpa_lang_short_name(in, HPA_LANG_GO);
+
+	CHECK_STR_EQ(s, want);
+	free(s);
 }
 
 static void check_demangle(const char *in, const char *want)
@@ -47,7 +56,7 @@ int main(void)
 		    "std::__throw_ios_failure@@GLIBCXX_3.4.26");
 	check_short("std::basic_ostream<char, std::char_traits<char> >& std::operator<< <char>"
 		    "(std::basic_ostream<char, std::char_traits<char> >&, char const*)",
-		    "std::operator<< ");
+		    "std::operator<<");
 	check_short("app::build[abi:cxx11](int)", "app::build[abi:cxx11]");
 	check_short("std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>"
 		    "(__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
@@ -58,6 +67,16 @@ int main(void)
 	check_short("alloc::vec::from_elem::<u8>", "alloc::vec::from_elem");
 	check_short("<std::collections::hash::map::HashMap<K, V, S>>::insert", "std::collections::hash::map::HashMap::insert");
 	check_short("rs::store::keep_many", "rs::store::keep_many");
+
+	/* Go: the package is the last path element that is not a major version (go tool pprof) */
+	check_go("github.com/dgraph-io/badger/v3.(*DB).View", "badger.(*DB).View");
+	check_go("github.com/dgraph-io/badger/v12.(*DB).View", "badger.(*DB).View");
+	check_go("example.com/v3.F", "example.com.F");
+	check_go("gopkg.in/yaml.v3.(*decoder).unmarshal", "yaml.v3.(*decoder).unmarshal");
+	check_go("github.com/x/v1.F", "v1.F");
+	check_go("github.com/x/v2pkg.F", "v2pkg.F");
+	check_go("github.com/google/pprof/profile.(*Profile).postDecode", "profile.(*Profile).postDecode");
+	check_go("runtime.mallocgc", "runtime.mallocgc");
 
 	check_demangle("_Znwm", "operator new(unsigned long)");
 	check_demangle("_Znam", "operator new[](unsigned long)");

@@ -1,0 +1,1 @@
+--collapse --short-names pprof/go-names.pb.gz | grep -c 'html/template.(\*Template).Parse;text/template.(\*Template).Parse'

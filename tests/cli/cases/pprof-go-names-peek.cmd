@@ -1,0 +1,1 @@
+--peek 'Template\).Parse$' pprof/go-names.pb.gz

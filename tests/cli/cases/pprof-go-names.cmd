@@ -1,0 +1,1 @@
+--text pprof/go-names.pb.gz

@@ -169,6 +169,7 @@ struct hpa_input {
 	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
 	double weight;              /* factor on its values: 1, or negative for a base */
 	double inuse_var;           /* variance of its in-use bytes estimate (sampling), all threads */
+	uint64_t clamped;           /* values clamped to HPA_MAX_VALUE by hpa_unsample_profile() */
 };
 
 struct hpa_profile {

@@ -29,9 +29,19 @@ unsigned hpa_unsample(enum hpa_sampling sampling, double period,
 unsigned hpa_unsample_notes(enum hpa_sampling sampling, const uint64_t raw[HPA_NVALUES]);
 
 /*
+ * The largest value a sample holds: 2^53, where doubles stop counting by
+ * one.  An estimate beyond it (a period of 2^63 bytes and 1-byte objects
+ * gives an infinite one) or not a number is clamped to it, and counted in
+ * its input's `clamped`, so no report prints inf or nan and --proto writes
+ * only what an int64 holds, sums included.
+ */
+#define HPA_MAX_VALUE 9007199254740992.0
+
+/*
  * The unsampling pass: readers store the counts as written; this turns the
  * samples of every input not yet done into estimates, by the input's
- * sampling and period.  Run after reading, before anything sums values.
+ * sampling and period, clamped to HPA_MAX_VALUE.  Run after reading, before
+ * anything sums values.
  */
 void hpa_unsample_profile(struct hpa_profile *prof);
 

@@ -72,6 +72,14 @@ static bool parse_value(const char *s, size_t len, double *out)
 	return errno == 0 && isfinite(*out);
 }
 
+/* A value past what a 64-bit count holds (pprof's int64): refused, naming the line. */
+static int check_value(struct folded *f, const char *tok, size_t tlen, double v)
+{
+	if (fabs(v) < 9223372036854775808.0)
+		return 0;
+	return read_err(f->r, "value %.*s does not fit in a 64-bit count", (int)(tlen < 40 ? tlen : 40), tok);
+}
+
 /* Split the line's last blank-separated token off: [*tok, *tok + *tlen). */
 static bool last_token(const char *line, size_t *len, const char **tok, size_t *tlen)
 {
@@ -218,6 +226,8 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 	if (!last_token(line, &slen, &tok, &tlen) || !parse_value(tok, tlen, &after))
 		return read_err(f->r, "expected \"frame;frame;... VALUE\" (folded stacks), the value "
 				"a number");
+	if (check_value(f, tok, tlen, after) < 0)
+		return -1;
 	if (first || f->before) {
 		size_t s2 = slen;
 		const char *t2;
@@ -240,6 +250,8 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 		}
 		if (f->before)
 			slen = s2;
+		if (two && check_value(f, t2, t2len, before) < 0)
+			return -1;
 	}
 	if (!slen)
 		return read_err(f->r, "a value without a stack");

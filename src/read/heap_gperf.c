@@ -12,8 +12,8 @@
 
 #define DEFAULT_PERIOD 131072.0
 
-static void resolve_sampling(struct hpa_input *in, const uint64_t totals[HPA_NVALUES],
-			     const char *at)
+static int resolve_sampling(struct reader *r, struct hpa_input *in,
+			    const uint64_t totals[HPA_NVALUES], const char *at)
 {
 	char type[64];
 	size_t n;
@@ -28,7 +28,7 @@ static void resolve_sampling(struct hpa_input *in, const uint64_t totals[HPA_NVA
 			in->sampling = HPA_SAMPLING_V1;
 			in->period = DEFAULT_PERIOD;
 		}
-		return;
+		return 0;
 	}
 	skip_blanks(&at);
 	slash = strchr(at, '/');
@@ -39,15 +39,16 @@ static void resolve_sampling(struct hpa_input *in, const uint64_t totals[HPA_NVA
 		n = sizeof(type) - 1;
 	memcpy(type, at, n);
 	type[n] = '\0';
-	if (slash) {
-		const char *d = slash + 1;
+	if (slash && slash[1] >= '0' && slash[1] <= '9') {
 		/* Digits only; jeprof ignores a non-numeric period. */
-		while (*d >= '0' && *d <= '9' && period <= UINT64_MAX / 10)
-			period = period * 10 + (uint64_t)(*d++ - '0');
+		const char *d = slash + 1;
+		if (parse_u64(r, &d, &period) < 0 || period > HPA_MAX_PERIOD)
+			return read_err(r, "sampling period %.*s does not fit (at most 2^63 bytes)",
+					(int)strspn(slash + 1, "0123456789"), slash + 1);
 	}
 	in->header_period = period;
 	if (!strcmp(type, "heapprofile") || !strstr(type, "heap"))
-		return;
+		return 0;
 	if (strstr(type, "_v2")) {
 		in->sampling = HPA_SAMPLING_V2;
 		in->period = period ? (double)period : DEFAULT_PERIOD;
@@ -65,6 +66,7 @@ static void resolve_sampling(struct hpa_input *in, const uint64_t totals[HPA_NVA
 		in->sampling = HPA_SAMPLING_V1;
 		in->period = period ? (double)period / 2 : DEFAULT_PERIOD;
 	}
+	return 0;
 }
 
 static unsigned hex_digits(uint64_t v)
@@ -146,7 +148,8 @@ int read_gperf(struct reader *r, const char *header)
 			 read_quote(header, q, sizeof(q)));
 		return read_fail(r);
 	}
-	resolve_sampling(in, totals, *p ? p + 1 : NULL);
+	if (resolve_sampling(r, in, totals, *p ? p + 1 : NULL) < 0)
+		return read_fail(r);
 
 	while ((rc = hpa_lineio_next(&r->io, &line, &len)) > 0) {
 		char q[64];

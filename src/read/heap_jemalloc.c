@@ -158,9 +158,13 @@ int read_jemalloc(struct reader *r, const char *header)
 
 	in->format = HPA_FORMAT_JEMALLOC;
 	in->kind = HPA_KIND_HEAP;
-	if (parse_u64(r, &p, &period) < 0) {
+	if (parse_u64(r, &p, &period) < 0 || period > HPA_MAX_PERIOD) {
 		char q[64];
-		if (!*r->err)
+		const char *d = header + 8;
+		if (*d >= '0' && *d <= '9')
+			read_err(r, "sampling period %.*s does not fit (at most 2^63 bytes: "
+				 "lg_prof_sample 63)", (int)strspn(d, "0123456789"), d);
+		else
 			read_err(r, "heap_v2 header without a sample period: \"%s\" "
 				 "(expected heap_v2/<period>)", read_quote(header, q, sizeof(q)));
 		return read_fail(r);

@@ -5,7 +5,7 @@
  * inuse); values are already unsampled.  Locations keep their lines, so a
  * symbolized profile needs no binary; unsymbolized ones are symbolized from
  * their mappings like any other input.  A "thread" label puts a sample in
- * that thread; when every sample has one, they also make the all-threads view.
+ * that thread too; every sample counts in the total, as go tool pprof sums it.
  */
 #include "hpa/compat.h"
 
@@ -145,7 +145,6 @@ static int convert(struct reader *r, const PbProfile *p)
 	struct hpa_line *lines = NULL;
 	size_t alocs = 0, alines = 0, i, j;
 	int col[HPA_NVALUES], rc = -1;
-	bool all_labelled = p->n_sample > 0;
 
 	if (check_strings(r, p) < 0 || find_columns(r, p, col) < 0)
 		return -1;
@@ -237,18 +236,12 @@ static int convert(struct reader *r, const PbProfile *p)
 	if (p->time_nanos > 0)
 		hpa_profile_input(prof, r->input)->time_nanos = p->time_nanos;
 
-	/* "thread" labels: per-thread samples; all labelled also make the total. */
+	/* "thread" labels: a sample is also that thread's; every sample makes the total. */
 	for (i = 0; i < p->n_string_table; i++) {
 		if (!strcmp(p->string_table[i], "thread"))
 			thread_key = (uint32_t)i;
 		else if (!strcmp(p->string_table[i], "thread_name"))
 			name_key = (uint32_t)i;
-	}
-	for (i = 0; i < p->n_sample; i++) {
-		bool labelled = false;
-		for (j = 0; thread_key && j < p->sample[i]->n_label; j++)
-			labelled |= p->sample[i]->label[j]->key == thread_key;
-		all_labelled &= labelled;
 	}
 	for (i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *ps = p->sample[i];
@@ -290,7 +283,7 @@ static int convert(struct reader *r, const PbProfile *p)
 		if (thread != HPA_THREAD_ALL)
 			hpa_profile_note_thread(prof, thread, tname && *tname ? tname : NULL);
 		hpa_profile_add_sample(prof, stack, thread, r->input, v);
-		if (thread != HPA_THREAD_ALL && all_labelled)
+		if (thread != HPA_THREAD_ALL)   /* pprof sums every sample: a label only adds a view */
 			hpa_profile_add_sample(prof, stack, HPA_THREAD_ALL, r->input, v);
 	}
 	rc = 0;

@@ -78,6 +78,12 @@ char *trim(char *line, size_t *len);
 /* Value of a hex digit, or -1. */
 int hex_digit(char c);
 
+/*
+ * The largest sampling period a header may give: jemalloc's lg_prof_sample
+ * is at most 63, tcmalloc's and Go's rates are signed 64-bit.
+ */
+#define HPA_MAX_PERIOD (UINT64_C(1) << 63)
+
 /* Decimal u64: 0; -1 if no digits; -2 with r->err set if too large. */
 int parse_u64(struct reader *r, const char **p, uint64_t *out);
 

@@ -1007,7 +1007,8 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		p.sample_type[k] = value_type(&w, hpa_value_name(columns[k]),
 					      hpa_value_is_objects(columns[k]) ? "count" : "bytes");
 	p.period_type = value_type(&w, "space", "bytes");
-	p.period = prof->inputs_nr ? (int64_t)prof->inputs[0].period : 0;
+	p.period = !prof->inputs_nr ? 0 : prof->inputs[0].period >= 9.2e18 ? INT64_MAX :
+		   (int64_t)prof->inputs[0].period;   /* a period of 2^63 is one int64 does not hold */
 	/* When the (first non-base) dump was taken: its file's mtime, or when it was fetched. */
 	for (i = 0; i < prof->inputs_nr; i++) {
 		if (!prof->inputs[i].is_base) {

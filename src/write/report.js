@@ -92,7 +92,7 @@
 		return v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2) + u[i];
 	}
 	function pct(x, total) {
-		if (total === 0) return x === 0 ? 'nan' : x > 0 ? '+inf' : '-inf';
+		if (total === 0 || !isFinite(x * 100 / total)) return '-';
 		return (x * 100 / total).toFixed(1) + '%';
 	}
 	function cmpName(a, b) { return a < b ? -1 : a > b ? 1 : 0; }

@@ -103,10 +103,12 @@ void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *o
 
 void hpa_format_percent(char *buf, size_t size, double x, double total)
 {
-	if (total != 0)
-		snprintf(buf, size, "%.1f%%", x * 100.0 / total);
+	double p = total != 0 ? x * 100.0 / total : NAN;
+
+	if (isfinite(p))
+		snprintf(buf, size, "%.1f%%", p);   /* "-0.0%" of a negative total, as jeprof */
 	else
-		snprintf(buf, size, "%s", x == 0 ? "nan" : x > 0 ? "+inf" : "-inf");
+		snprintf(buf, size, "-");   /* no share of nothing: never jeprof's nan or inf */
 }
 
 static const struct hpa_strtab *sort_names;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hpa/diag.h"
 #include "hpa/hashmap.h"
 #include "hpa/unsample.h"
 
@@ -86,6 +87,12 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 		if (!in->unsampled) {
 			double n = s->v[HPA_INUSE_OBJECTS];
 			scale(in->sampling, in->period, s->v);
+			for (k = 0; k < HPA_NVALUES; k++) {
+				if (fabs(s->v[k]) <= HPA_MAX_VALUE)   /* false for nan too */
+					continue;
+				s->v[k] = s->v[k] < 0 ? -HPA_MAX_VALUE : HPA_MAX_VALUE;
+				prof->inputs[s->input - 1].clamped++;
+			}
 			/*
 			 * Sampled objects are Poisson (binomial) counts: each object is
 			 * in with p = n/estimate, so the bytes' variance is
@@ -101,8 +108,21 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 		for (k = 0; k < HPA_NVALUES; k++)
 			nonzero |= (unsigned)(s->v[k] != 0) << k;
 	}
-	for (i = 0; i < prof->inputs_nr; i++)
-		prof->inputs[i].unsampled = true;
+	for (i = 0; i < prof->inputs_nr; i++) {
+		struct hpa_input *in = &prof->inputs[i];
+		struct hpa_pos pos = { in->path, 0 };
+
+		if (!in->unsampled && in->clamped && in->sampling != HPA_SAMPLING_NONE)
+			hpa_warn_at(&pos, "%llu value%s clamped to 2^53: estimates that are not finite "
+				    "or beyond any real heap (sampling period %.0f); its totals are "
+				    "not to be trusted", (unsigned long long)in->clamped,
+				    in->clamped == 1 ? "" : "s", in->period);
+		else if (!in->unsampled && in->clamped)
+			hpa_warn_at(&pos, "%llu value%s beyond 2^53 clamped to it; its totals are not "
+				    "to be trusted", (unsigned long long)in->clamped,
+				    in->clamped == 1 ? "" : "s");
+		in->unsampled = true;
+	}
 	prof->values_nonzero = nonzero;
 }
 

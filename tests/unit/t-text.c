@@ -1,6 +1,8 @@
 /* The text report: number formats, ordering, flat/cum, recursion, kernel frames. */
 #include "hpa/compat.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,12 +37,15 @@ static void formats(void)
 
 	hpa_format_percent(b, sizeof(b), 1, 3);
 	CHECK_STR_EQ(b, "33.3%");
+	/* a share of nothing is "-": never jeprof's nan or inf */
 	hpa_format_percent(b, sizeof(b), 0, 0);
-	CHECK_STR_EQ(b, "nan");
+	CHECK_STR_EQ(b, "-");
 	hpa_format_percent(b, sizeof(b), 100, 0);
-	CHECK_STR_EQ(b, "+inf");
+	CHECK_STR_EQ(b, "-");
 	hpa_format_percent(b, sizeof(b), -100, 0);
-	CHECK_STR_EQ(b, "-inf");
+	CHECK_STR_EQ(b, "-");
+	hpa_format_percent(b, sizeof(b), NAN, 5);
+	CHECK_STR_EQ(b, "-");
 	hpa_format_percent(b, sizeof(b), 0, -5);
 	CHECK_STR_EQ(b, "-0.0%");
 }

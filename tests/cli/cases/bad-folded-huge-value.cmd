@@ -1,0 +1,1 @@
+--text bad/folded-huge-value.collapse

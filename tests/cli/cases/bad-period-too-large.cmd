@@ -1,0 +1,1 @@
+--text bad/period-too-large.heap

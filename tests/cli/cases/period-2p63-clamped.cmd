@@ -1,0 +1,1 @@
+--text --show_bytes jemalloc/period-2p63.heap

@@ -1,0 +1,1 @@
+--proto jemalloc/period-2p63.heap | "$hpa" --text --show_bytes -

@@ -26,24 +26,35 @@
 #include "hpa/xalloc.h"
 
 /*
- * A profile without a maps section: with BINARY, attribute every address to
- * it (jeprof does the same; right for non-PIE programs); warn either way.
+ * A profile without a maps section (or cut before its first line): with a
+ * BINARY linked at a fixed address, attribute every address to it; a PIE
+ * BINARY is never mapped at 0, where jeprof puts any BINARY and shows its
+ * absolute addresses as offsets.  Warn either way.
  */
 static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const char *binary)
 {
 	struct hpa_input *in = hpa_profile_input(prof, input);
 	struct hpa_pos pos = { in->path, 0 };
+	const char *what;
 
 	if ((in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF ||
 			      in->format == HPA_FORMAT_FOLDED)) || in->no_samples)
 		return;   /* pprof without mappings and folded stacks need none; an empty one was named */
+	what = in->has_maps ? "its maps section is cut before a complete line" :
+		"no MAPPED_LIBRARIES section";
 	if (!binary) {
-		hpa_warn_at(&pos, "no MAPPED_LIBRARIES section; addresses cannot be attributed "
-			    "to modules");
+		hpa_warn_at(&pos, "%s; addresses cannot be attributed to modules", what);
 		return;
 	}
-	hpa_warn_at(&pos, "no MAPPED_LIBRARIES section; all addresses are attributed to %s "
-		    "(right only for a non-PIE program)", binary);
+	if (!hpa_elf_is_fixed(binary)) {
+		/* A PIE program or library: where it was loaded is what the maps said. */
+		hpa_warn_at(&pos, "%s, and %s is position-independent: where it was loaded is "
+			    "unknown, so its addresses stay unmapped 0xADDR and no function is "
+			    "named", what, binary);
+		return;
+	}
+	hpa_warn_at(&pos, "%s; all addresses are attributed to %s (linked at a fixed address)",
+		    what, binary);
 	{
 		struct hpa_mapping m = { 0 };
 		/* A path as maps lines write them: "prog" would read as a pseudo-file. */
@@ -411,6 +422,8 @@ int hpa_run(const struct hpa_opts *opts)
 			hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
 		hpa_timing(tn, "name frames");
 		hpa_mark_internal_wait(&mark);
+		if (!rc)
+			hpa_name_distinct(&prof, opts->keep_internal);
 		hpa_timing(t, "mark allocator frames (beside naming)");
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
@@ -420,6 +433,8 @@ int hpa_run(const struct hpa_opts *opts)
 		t = hpa_now();
 		if (!rc)
 			hpa_name_frames(&prof);
+		if (!rc)
+			hpa_name_distinct(&prof, opts->keep_internal);
 		hpa_timing(t, "name frames");
 	}
 	t = hpa_now();

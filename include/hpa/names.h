@@ -66,13 +66,19 @@ char *hpa_lang_short_name(const char *name, enum hpa_lang lang);
  */
 char **hpa_lang_names(const char *name, enum hpa_lang lang, size_t *nr);
 
-/*
- * Name every frame of the profile; run after symbolization, before any
- * report.  Report rows are keyed by full names: where two full names share a
- * short name, each gets the shortest of its hpa_lang_names() that no other
- * of them has at the same length (as go tool pprof does).
- */
+/* Name every frame of the profile; run after symbolization, before any report. */
 void hpa_name_frames(struct hpa_profile *prof);
+
+/*
+ * Report rows are keyed by full names: where two full names of frames a
+ * report can show (allocator frames only with `keep_internal`) share a short
+ * name (Go's html/template and text/template "template.(*Template).Parse",
+ * C++ overloads), each gets the shortest of its hpa_lang_names() that no
+ * other of them has at the same length (as go tool pprof does), in its
+ * short and display names.  Run after hpa_name_frames() and the allocator
+ * marking (strip.h), before any report.
+ */
+void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal);
 
 /* The names of frame `f` (hpa_name_frames() must have run). */
 const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, struct hpa_frame f);

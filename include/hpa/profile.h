@@ -160,6 +160,7 @@ struct hpa_input {
 	bool trunc_records;         /* estimates cut to whole numbers per record (Go's rule) */
 	uint32_t map_first, map_nr; /* this input's mappings */
 	bool has_maps;
+	bool maps_cut;              /* the file ended inside its maps section, mid-line */
 	bool no_samples;            /* no records, or all counts zero (said when read) */
 	bool is_base;               /* read with --base */
 	bool own_base;              /* a two-column folded file's first column (is_base too) */

@@ -37,6 +37,12 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 			   enum hpa_value v, bool keep_internal);
 
 /*
+ * Whether `path` is an ELF executable linked at a fixed address (ET_EXEC,
+ * not PIE): the only file whose addresses a profile without maps can name.
+ */
+bool hpa_elf_is_fixed(const char *path);
+
+/*
  * Demangle a C++ (Itanium) or Rust (legacy, v0) name; NULL if `name` is not
  * mangled.  The result is malloc'ed.  A trailing "@VERSION" is dropped.
  */

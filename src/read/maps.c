@@ -220,5 +220,7 @@ int read_maps(struct reader *r, const char *marker)
 		free(expanded);
 	}
 	vars_release(&vars);
+	if (rc == 0 && r->io.pos.line && !r->io.newline)
+		hpa_profile_input(r->prof, r->input)->maps_cut = true;
 	return rc;
 }

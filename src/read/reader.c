@@ -433,7 +433,11 @@ static int read_input(struct hpa_profile *prof, struct reader *r)
 		note_coarse(r);
 	}
 	if (rc == 0) {
-		if (r->io.pos.line && !r->io.newline)
+		if (r->io.pos.line && !r->io.newline && hpa_profile_input(prof, r->input)->maps_cut)
+			hpa_warn_at(&r->io.pos, "no newline at end of profile: it is cut inside its maps "
+				    "section; modules listed after the cut are missing, and their "
+				    "addresses stay unmapped");
+		else if (r->io.pos.line && !r->io.newline)
 			hpa_warn_at(&r->io.pos, "no newline at end of profile; it may be truncated");
 		report_notes(r);
 		hpa_profile_assign_mappings(prof, r->input);

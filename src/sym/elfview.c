@@ -20,6 +20,7 @@
 
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
+#include "hpa/symbolize.h"
 #include "elfview.h"
 
 #define PAGE 4096
@@ -284,4 +285,18 @@ bool elf_build_id_hex(const unsigned char *bits, int n, char hex[129])
 	for (b = 0; b < n; b++)
 		sprintf(hex + 2 * b, "%02x", bits[b]);
 	return true;
+}
+
+bool hpa_elf_is_fixed(const char *path)
+{
+	struct elf_view v;
+	char *err;
+	bool fixed;
+
+	elf_version(EV_CURRENT);
+	err = elf_view_open(&v, path);
+	fixed = !err && v.ehdr.e_type == ET_EXEC;
+	free(err);
+	elf_view_close(&v);
+	return fixed;
 }

@@ -162,6 +162,49 @@ char *hpa_lang_short_name(const char *name, enum hpa_lang lang)
 	return s;
 }
 
+/*
+ * A C++ or Rust name with its template arguments but without its argument
+ * list and return type: "std::_Vector_base<long, std::allocator<long> >::
+ * _M_allocate" of "...::_M_allocate(unsigned long)", malloc'ed; NULL when
+ * the name has no argument list, or names an operator (whose '<' and '>'
+ * are not brackets).
+ */
+static char *cxx_with_templates(const char *name)
+{
+	size_t n = strlen(name), i, start = 0;
+	int depth = 0;
+	char *s;
+
+	if (strstr(name, "operator"))
+		return NULL;
+	while (n >= 6 && !strncmp(name + n - 6, " const", 6))
+		n -= 6;
+	if (!n || name[n - 1] != ')')
+		return NULL;
+	for (i = n; i-- > 0;) {   /* the argument list's '(' */
+		depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+		if (!depth)
+			break;
+	}
+	if (depth || !i)
+		return NULL;
+	n = i;
+	for (i = 0; i < n; i++) {   /* a return type ends at the last blank outside brackets */
+		if (name[i] == '<' || name[i] == '(')
+			depth++;
+		else if (name[i] == '>' || name[i] == ')')
+			depth--;
+		else if (name[i] == ' ' && !depth)
+			start = i + 1;
+		if (depth < 0)
+			return NULL;
+	}
+	if (depth || start >= n)
+		return NULL;
+	s = xstrndup(name + start, n - start);
+	return s;
+}
+
 char **hpa_lang_names(const char *name, enum hpa_lang lang, size_t *nr)
 {
 	char **c = xcalloc(2, sizeof(*c));
@@ -186,6 +229,15 @@ char **hpa_lang_names(const char *name, enum hpa_lang lang, size_t *nr)
 				continue;
 			c = xrealloc(c, (n + 2) * sizeof(*c));
 			c[n++] = xstrdup(el);
+		}
+	}
+	if (lang == HPA_LANG_CXX || lang == HPA_LANG_RUST) {   /* template instances differ here */
+		char *t = cxx_with_templates(name);
+		if (t && strcmp(t, c[n - 1])) {
+			c = xrealloc(c, (n + 2) * sizeof(*c));
+			c[n++] = t;
+		} else {
+			free(t);
 		}
 	}
 	if (strcmp(c[n - 1], name))

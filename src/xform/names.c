@@ -9,6 +9,7 @@
 #include "hpa/diag.h"
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
+#include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
 
@@ -154,41 +155,99 @@ static void tell_apart(struct hpa_profile *prof, const struct full_short *g, siz
 	free(nr);
 }
 
-/*
- * Rows are keyed by full names: two full names with one short name (Go's
- * html/template and text/template "template.(*Template).Parse", C++
- * overloads) get short names that tell them apart (tell_apart()), in
- * every frame that has them, and the display names that come from them.
- */
-static void distinct_short_names(struct hpa_profile *prof, struct hpa_strbuf *sb)
+/* Slot i's full name into e[], once per name (seen[full]). */
+static void list_full(const struct hpa_profile *prof, size_t i, uint8_t *seen,
+		      struct full_short **e, size_t *nr, size_t *alloc)
 {
-	size_t strs = prof->strs.nr, i, nr = 0, alloc = 0, a, b;
-	uint8_t *seen = xcalloc(strs, 1);   /* by full name: listed */
-	uint8_t *short_of = NULL;
-	uint32_t *renamed = NULL;
-	struct full_short *e = NULL;
+	const struct hpa_frame_name *n = &prof->names[i];
+
+	if (!n->full || seen[n->full])
+		return;
+	seen[n->full] = 1;
+	HPA_GROW(*e, *nr + 1, *alloc);
+	(*e)[*nr].shortn = n->shortn;
+	(*e)[*nr].full = n->full;
+	(*e)[*nr].func = n->known && i < prof->lines_nr ? prof->lines[i].func : 0;
+	(*nr)++;
+}
+
+/*
+ * The full names of frames a report can show, sorted by short name, as
+ * many as *nr: allocator frames only with `keep_internal`, and with `used`
+ * only locations used[loc] says a stack holds.  True when two share a short name.
+ */
+static bool list_shown(const struct hpa_profile *prof, bool keep_internal, const uint8_t *used,
+		       struct full_short **e, size_t *nr)
+{
+	uint8_t *seen = xcalloc(prof->strs.nr, 1);   /* by full name: listed */
+	size_t i, lv, alloc = 0;
 	bool clash = false;
 
-	for (i = 0; i < prof->names_nr; i++) {
-		const struct hpa_frame_name *n = &prof->names[i];
-		if (!n->full || seen[n->full])
+	*e = NULL;
+	*nr = 0;
+	for (i = 1; i < prof->locs_nr; i++) {
+		const struct hpa_location *l = &prof->locs[i];
+
+		if (used && !used[i])
 			continue;
-		seen[n->full] = 1;
-		HPA_GROW(e, nr + 1, alloc);
-		e[nr].shortn = n->shortn;
-		e[nr].full = n->full;
-		e[nr].func = n->known && i < prof->lines_nr ? prof->lines[i].func : 0;
-		nr++;
+		if (!l->line_nr) {
+			list_full(prof, prof->lines_nr + i, seen, e, nr, &alloc);
+			continue;
+		}
+		if (l->internal && !keep_internal)
+			continue;
+		for (lv = keep_internal ? 0 : l->internal_levels; lv < l->line_nr; lv++)
+			list_full(prof, l->line_first + lv, seen, e, nr, &alloc);
 	}
 	free(seen);
-	if (nr > 1)
-		qsort(e, nr, sizeof(*e), cmp_full_short);
-	for (i = 1; i < nr && !clash; i++)
-		clash = e[i].shortn == e[i - 1].shortn;
-	if (!clash) {
+	if (*nr > 1)
+		qsort(*e, *nr, sizeof(**e), cmp_full_short);
+	for (i = 1; i < *nr && !clash; i++)
+		clash = (*e)[i].shortn == (*e)[i - 1].shortn;
+	return clash;
+}
+
+void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t strs = prof->strs.nr, i, nr, a, b;
+	uint8_t *used, *done, *short_of = NULL;
+	uint32_t *renamed = NULL;
+	struct full_short *e;
+
+	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
+		HPA_BUG("hpa_name_distinct() before hpa_name_frames()");
+	if (!list_shown(prof, keep_internal, NULL, &e, &nr)) {
+		free(e);   /* the common case: no two names meet, and no stack need be read */
+		return;
+	}
+	/* Names meet: again, with only the locations a report shows of some sample's stack. */
+	free(e);
+	used = xcalloc(prof->locs_nr, 1);
+	done = xcalloc(prof->stacks_nr, 1);
+	for (i = 0; i < prof->samples_nr; i++) {
+		const struct hpa_sample *sm = &prof->samples[i];
+		const uint32_t *fr;
+		unsigned skip, k;
+		size_t n, j;
+		bool any = false;
+
+		for (k = 0; k < HPA_NVALUES; k++)
+			any |= sm->v[k] != 0;
+		if (!any || done[sm->stack])
+			continue;
+		done[sm->stack] = 1;
+		n = hpa_visible_stack(prof, sm->stack, keep_internal, &fr, &skip);
+		for (j = 0; j < n; j++)
+			used[fr[j]] = 1;
+	}
+	free(done);
+	if (!list_shown(prof, keep_internal, used, &e, &nr)) {
+		free(used);
 		free(e);
 		return;
 	}
+	free(used);
 	short_of = xcalloc(strs, 1);   /* by string id: some row's short name */
 	for (i = 0; i < nr; i++)
 		short_of[e[i].shortn] = 1;
@@ -206,9 +265,10 @@ static void distinct_short_names(struct hpa_profile *prof, struct hpa_strbuf *sb
 		if (!id)
 			continue;
 		n->shortn = id;
-		n->display = n->inlined ? intern_marked(prof, sb, hpa_profile_str(prof, id), true,
+		n->display = n->inlined ? intern_marked(prof, &sb, hpa_profile_str(prof, id), true,
 							" (inline)", false, 0) : id;
 	}
+	hpa_sb_release(&sb);
 	free(short_of);
 	free(renamed);
 	free(e);
@@ -251,7 +311,6 @@ void hpa_name_frames(struct hpa_profile *prof)
 		}
 	}
 	free(made);
-	distinct_short_names(prof, &sb);
 	hpa_sb_release(&sb);
 }
 

@@ -1,0 +1,1 @@
+--text --show_bytes --sysroot nowhere example/demo jemalloc/demo-cut-before-maps.heap

@@ -196,9 +196,17 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 		if (l->line_nr) {
 			const struct hpa_line *hl = &prof->lines[l->line_first + first + i];
 			const struct hpa_function *hf = &prof->funcs[hl->func];
-			uint64_t f = function_id(w, hl->func, hpa_profile_str(prof, hf->name),
+			/*
+			 * The file is the line's, from the line table (as --traces prints it
+			 * and pprof's own symbolizer does), not the function's declaring file:
+			 * that is missing for static initialisers and lambdas, and names
+			 * gram.c for a line of gram.y.  One Function per function and file.
+			 */
+			uint32_t file = hl->file ? hl->file : hf->filename;
+			uint64_t f = function_id(w, (uint64_t)file << 32 | hl->func,
+						 hpa_profile_str(prof, hf->name),
 						 hpa_profile_str(prof, hf->system_name),
-						 hpa_profile_str(prof, hf->filename), hf->start_line);
+						 hpa_profile_str(prof, file), hf->start_line);
 			put_line(w, &len, f, hl->line);
 		} else {
 			/* Unknown to hpa: named after its label, as in every hpa report. */

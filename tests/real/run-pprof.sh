@@ -10,7 +10,8 @@
 #    also as --base, and with a thread label;
 #  - a dump with threads (alloc_threads under jemalloc) keeps them: thread
 #    and thread_name labels whose values sum to hpa's Total, read back as
-#    the same --threads table; the file's time is the dump's.
+#    the same --threads table; the file's time is the dump's;
+#  - a Function's file is its line's (sym/grammar.c's "#line" actions).
 # Skipped (77) without go or protoc unless HPA_REQUIRE_PEERS=1.
 #
 # usage: run-pprof.sh HPA TOPDIR ALLOC_PATHS WORKDIR ALLOC_THREADS   (CC from the environment)
@@ -35,6 +36,9 @@ HEAPPROFILE="$work/tc" LD_PRELOAD="$tc" ./alloc_paths 2>/dev/null || { echo "FAI
 $cc -O2 -g -fno-omit-frame-pointer -o phases "$top/tests/real/sym/phases.c" -ldl || exit 1
 MALLOC_CONF="prof:true,prof_final:false,lg_prof_sample:0,prof_prefix:$work/ph" \
 	LD_PRELOAD="$je" ./phases || { echo "FAIL: phases"; exit 1; }
+$cc -O2 -g -fno-omit-frame-pointer -o grammar "$top/tests/real/sym/grammar.c" || exit 1
+MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/gr" \
+	LD_PRELOAD="$je" ./grammar || { echo "FAIL: grammar"; exit 1; }
 jp=$(one "$work/je.*.f.heap") && tp=$(one "$work/tc.*.heap") &&
 d1=$(one "$work/ph.*.m0.heap") && d2=$(one "$work/ph.*.m1.heap") || exit 1
 
@@ -135,5 +139,21 @@ check "thread label" "1" "$(pprof -tags t0.pb.gz | grep -c 'thread')"
 check "thread read back" "$(text --thread 0 phases "$d2" | head -n 1)" "$(text --thread 0 t0.pb.gz | head -n 1)"
 check "self-contained: names without any file to read" "655360 655360" \
 	"$(func_row inuse_space "" diff.pb.gz grow_a "--sysroot $work/nowhere")"
+
+# A Function's file is its line's, from the line table, as --traces prints
+# it: bison-style "#line" actions (sym/grammar.c) are grammar.y's lines, not
+# grammar.c's; and no frame with a line number has no file.
+gr=$(one "$work/gr.*.f.heap") || exit 1
+"$hpa" --proto -o gr.pb.gz grammar "$gr" 2>/dev/null || { echo "FAIL: hpa --proto grammar"; fail=$((fail + 1)); }
+pprof -raw gr.pb.gz > gr.raw
+check "--proto: #line actions are grammar.y's, for go tool pprof" "grammar.y:12 grammar.y:20" \
+	"$(awk '$4 == "reduce" { sub(".*/", "", $5); print $5 }' gr.raw | sort | tr '\n' ' ' | sed 's/ $//')"
+check "--proto: --traces and go tool pprof agree on files" \
+	"$("$hpa" --traces grammar "$gr" 2>/dev/null | awk '$1 == "reduce" { print $2 }' | sort)" \
+	"$(awk '$4 == "reduce" { print $5 }' gr.raw | sort)"
+check "--proto: every frame with a line has a file" "" \
+	"$(awk '/^Locations/ { s = 1; next } /^Mappings/ { s = 0 } s && $0 ~ / :[1-9][0-9]* s=/' gr.raw)"
+check "--proto read back: grammar.y lines" "2" \
+	"$("$hpa" --text --lines gr.pb.gz 2>/dev/null | grep -c 'reduce .*grammar\.y:[12][02]$')"
 
 finish

@@ -16,7 +16,8 @@
 # small, a medium and a large profile with the ratio to --text and jeprof's;
 # --growth over 20 large dumps against 20 times one dump's parse.  Last, a
 # C++ binary with about 200 MB of DWARF (bench/gen_cxx.c), profiled with a
-# few and with many stacks, against jeprof.
+# few and with many stacks, against jeprof.  Between the two: a dump with
+# 60k threads' lines, read with --text and --threads.
 # Needs: gcc, g++, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
 # Nothing here runs in ctest: timings are printed, never asserted.
 set -eu
@@ -213,6 +214,18 @@ set -- $(median "$hpa" --growth ./syn g20.*.heap); gs=$1 gkb=$2
 awk -v n="$n20" -v p="$p1" -v t="$t1" -v g="$gs" -v kb="$gkb" 'BEGIN {
 	b = n * p + (t > p ? t - p : 0)   # symbolization: within the noise, 0
 	printf "one dump: parse %.3f s, with symbols %.3f s; --growth over %d: %.2f s, peak RSS %d MiB; goal %d x parse + symbolization = %.2f s: %.2f of it\n", p, t, n, g, kb / 1024, n, b, g / b }'
+
+# Many threads: the large dump with 60k threads' "tN:" lines spread over its
+# records (as a server with a thread per connection writes them), read with
+# --text and --threads, against the same dump without them.  Reading and
+# --threads must stay linear in the lines (a thread's lookup, one pass).
+awk 'BEGIN { srand(7) } /^@/ { print; at = 1; next }
+	at && /^  t\*:/ { print; for (k = 0; k < 3; k++) printf "  t%d: 1: 1 [1: 1]\n", int(rand() * 60000); at = 0; next }
+	/^  t[0-9]/ { next } { print }' "$last" > threads60k.heap
+set -- $(median "$hpa" --no-symbols --text ./syn "$last"); a=$1
+set -- $(median "$hpa" --no-symbols --text ./syn threads60k.heap); b=$1
+set -- $(median "$hpa" --no-symbols --threads ./syn threads60k.heap); c=$1 ckb=$2
+echo "many threads ($(grep -c '^  t[0-9]' threads60k.heap) thread lines of $(sed -n 's/^  t\([0-9]*\):.*/\1/p' threads60k.heap | sort -u | wc -l) threads): --text $b s (without them $a s), --threads $c s, peak RSS $((ckb / 1024)) MiB"
 
 # A big C++ binary: bench/gen_cxx.c writes 100 files of templates over the
 # standard containers, built with g++ -O2 -g into a binary with about

@@ -244,6 +244,7 @@ struct hpa_profile {
 
 	struct hpa_thread *threads;
 	size_t threads_nr, threads_alloc;
+	struct hpa_hashmap thread_by_id;   /* thread id -> index + 1 into threads[] */
 	/*
 	 * Set before reading when no report shows threads: the jemalloc
 	 * reader then stores only each stack's all-thread sample ("t*:"), not

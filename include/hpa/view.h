@@ -13,9 +13,12 @@
 #include "hpa/profile.h"
 
 /* What the view needs of the command line, and nothing else. */
+/* hpa_view_opts.thread for a view of every thread's samples and the t* ones, told apart by the caller. */
+#define HPA_VIEW_EVERY_THREAD INT32_MIN
+
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
-	int32_t thread;              /* HPA_THREAD_ALL or one jemalloc thread */
+	int32_t thread;              /* HPA_THREAD_ALL, one jemalloc thread, or HPA_VIEW_EVERY_THREAD */
 	bool keep_internal;          /* keep allocator frames */
 	int part;                    /* 0 every input; 1 the profiles only, -1 the --base only */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */

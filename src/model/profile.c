@@ -39,6 +39,7 @@ void hpa_profile_init(struct hpa_profile *prof)
 	hpa_hashmap_init(&prof->loc_by_addr);
 	hpa_hashmap_init(&prof->stack_by_hash);
 	hpa_hashmap_init(&prof->func_by_hash);
+	hpa_hashmap_init(&prof->thread_by_id);
 	hpa_strtab_init(&prof->strs);
 	HPA_GROW(prof->funcs, 1, prof->funcs_alloc);
 	memset(&prof->funcs[0], 0, sizeof(prof->funcs[0]));
@@ -87,6 +88,7 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->lines);
 	free(prof->names);
 	hpa_hashmap_release(&prof->func_by_hash);
+	hpa_hashmap_release(&prof->thread_by_id);
 	hpa_strtab_release(&prof->strs);
 	hpa_hashmap_release(&prof->loc_by_addr);
 	hpa_hashmap_release(&prof->stack_by_hash);
@@ -381,18 +383,18 @@ void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *n
 	struct hpa_thread *t;
 	size_t i;
 
-	for (i = 0; i < prof->threads_nr; i++) {
-		t = &prof->threads[i];
-		if (t->id == id) {
-			if (!t->name && name)
-				t->name = xstrdup(name);
-			return;
-		}
+	i = hpa_hashmap_get(&prof->thread_by_id, (uint32_t)id);   /* 60k threads: no list walk */
+	if (i) {
+		t = &prof->threads[i - 1];
+		if (!t->name && name)
+			t->name = xstrdup(name);
+		return;
 	}
 	HPA_GROW(prof->threads, prof->threads_nr + 1, prof->threads_alloc);
 	t = &prof->threads[prof->threads_nr++];
 	t->id = id;
 	t->name = name ? xstrdup(name) : NULL;
+	hpa_hashmap_put(&prof->thread_by_id, (uint32_t)id, (uint32_t)prof->threads_nr);
 }
 
 uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapping *m)

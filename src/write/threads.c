@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hpa/diag.h"
+#include "hpa/hashmap.h"
 #include "hpa/report.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
@@ -18,29 +19,44 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The view's total for one thread (HPA_THREAD_ALL: the t* lines). */
-static double thread_total(const struct hpa_profile *prof, const struct hpa_opts *opts,
-			   int32_t thread)
+/*
+ * The view's totals of every thread (threads[0 .. nr), sorted by id) into
+ * totals[], and of the t* lines into *all: one pass over the samples, one
+ * view (its filters do not depend on the thread).
+ */
+static void thread_totals(const struct hpa_profile *prof, const struct hpa_opts *opts,
+			  const struct hpa_thread *threads, size_t nr, double *totals, double *all)
 {
 	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_hashmap index = HPA_HASHMAP_INIT;   /* thread id -> its place + 1 */
 	struct hpa_view view;
 	const struct hpa_frame *frames;
-	double total = 0;
-	size_t i, nr;
+	size_t i, n;
 
-	vo.thread = thread;
+	for (i = 0; i < nr; i++)
+		hpa_hashmap_put(&index, (uint32_t)threads[i].id, (uint32_t)i + 1);
+	vo.thread = HPA_VIEW_EVERY_THREAD;
 	hpa_view_init(&view, prof, &vo);
-	for (i = 0; i < prof->samples_nr; i++)
-		if (hpa_view_sample(&view, i, &frames, &nr))
-			total += hpa_view_value(&view, i);
+	*all = 0;
+	for (i = 0; i < prof->samples_nr; i++) {
+		int32_t t = prof->samples[i].thread;
+		uint32_t k;
+
+		if (!hpa_view_sample(&view, i, &frames, &n))
+			continue;
+		if (t == HPA_THREAD_ALL)
+			*all += hpa_view_value(&view, i);
+		else if ((k = hpa_hashmap_get(&index, (uint32_t)t)) != 0)
+			totals[k - 1] += hpa_view_value(&view, i);
+	}
 	hpa_view_release(&view);
-	return total;
+	hpa_hashmap_release(&index);
 }
 
 int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	struct hpa_thread *threads;
-	double all;
+	double all, *totals;
 	size_t i;
 	char num[2][48];
 
@@ -52,12 +68,13 @@ int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hp
 	threads = xmalloc(st_mult(prof->threads_nr, sizeof(*threads)));
 	memcpy(threads, prof->threads, prof->threads_nr * sizeof(*threads));
 	qsort(threads, prof->threads_nr, sizeof(*threads), cmp_thread);
-	all = thread_total(prof, opts, HPA_THREAD_ALL);
+	totals = xcalloc(prof->threads_nr, sizeof(*totals));
+	thread_totals(prof, opts, threads, prof->threads_nr, totals, &all);
 	hpa_format_total(num[0], sizeof(num[0]), all, opts);
 	fprintf(fp, "Total: %s (all threads, t*)\n", num[0]);
 	fprintf(fp, "%8s %12s %6s  %s\n", "thread", hpa_value_name(opts->value), "%", "name");
 	for (i = 0; i < prof->threads_nr; i++) {
-		double t = thread_total(prof, opts, threads[i].id);
+		double t = totals[i];
 		char id[16];
 
 		snprintf(id, sizeof(id), "t%d", threads[i].id);
@@ -67,5 +84,6 @@ int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hp
 			threads[i].name ? threads[i].name : "-");
 	}
 	free(threads);
+	free(totals);
 	return 0;
 }

@@ -123,7 +123,8 @@ bool hpa_view_keeps(const struct hpa_view *v, size_t i)
 	const struct hpa_view_opts *o = &v->opts;
 	const struct hpa_sample *s = &prof->samples[i];
 
-	if (s->thread != o->thread || prof->inputs[s->input - 1].weight == 0)
+	if ((s->thread != o->thread && o->thread != HPA_VIEW_EVERY_THREAD) ||
+	    prof->inputs[s->input - 1].weight == 0)
 		return false;   /* another thread, or an input switched off (--outdir) */
 	if (o->part && prof->inputs[s->input - 1].is_base != (o->part < 0))
 		return false;   /* the other side of a --base diff */

@@ -1,6 +1,9 @@
 /*
  * What symbolization left unnamed, per module, weighted by the selected
- * value of the stacks a report shows (after allocator frames are cut).
+ * value of the stacks a report shows (after allocator frames are cut): by
+ * its flat share, what a reader sees unnamed (a thread-start trampoline
+ * every stack passes through is 0% flat), with its cum share beside it.
+ * Modules under 1% flat whose files hpa could use share one summary line.
  *
  * Shares are of the gross value: each sample counts |value x weight|, so
  * under --base a stack of the base counts as much as one of the profile,
@@ -13,7 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "hpa/diag.h"
+#include "hpa/strbuf.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
@@ -21,7 +30,7 @@
 struct unnamed {
 	uint32_t mapping;    /* a mapping of the module (0: unmapped addresses) */
 	const char *path;
-	double value;
+	double value, flat;      /* cum and flat (leaf) value of the stacks through it */
 	size_t addrs;
 	size_t stamp;        /* stack id that last added value */
 };
@@ -41,9 +50,115 @@ static struct unnamed *find(struct unnamed **tab, size_t *nr, size_t *alloc,
 	return &(*tab)[(*nr)++];
 }
 
+/* Modules whose unnamed frames hold less than this share of the flat value: one line for all. */
+#define SMALL_PCT 1.0
+
+static const char *module_name(const char *path)
+{
+	const char *name = strrchr(path, '/');
+
+	return name ? name + 1 : path;
+}
+
+/*
+ * Whether the ELF file `path` is stripped: no .symtab and no DWARF, so
+ * only its exported (.dynsym) names could name anything.
+ */
+static bool is_stripped(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool symbols = false;
+	struct stat st;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0) {
+		elf_end(elf);
+		close(fd);
+		return false;
+	}
+	while (!symbols && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		/* (a .gnu_debuglink names a debug file, which was not found: still stripped) */
+		symbols = sh.sh_type == SHT_SYMTAB ||
+			  (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info") ||
+				    !strcmp(name, ".gnu_debugdata")));
+	}
+	elf_end(elf);
+	close(fd);
+	return !symbols;
+}
+
+/*
+ * Whether module u is said in the summary line: under SMALL_PCT of the flat
+ * value, and opened (a file hpa could not use, or the wrong build, is a
+ * problem of the setup: said on its own line whatever its share).
+ */
+static bool is_small(const struct hpa_profile *prof, const struct unnamed *u, double total)
+{
+	const struct hpa_mapping *m = u->mapping ? &prof->mappings[u->mapping] : NULL;
+
+	return total > 0 && u->flat * 100 < total * SMALL_PCT && !(m && m->sym_error);
+}
+
+/* The warning for one module (or the unmapped addresses), with its shares and the fix that applies. */
+static void warn_module(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
+			const struct unnamed *u, double total, enum hpa_value v, bool base)
+{
+	const struct hpa_mapping *m = u->mapping ? &prof->mappings[u->mapping] : NULL;
+	const char *name = module_name(u->path), *es = u->addrs == 1 ? "" : "es";
+	char share[128];
+
+	if (total > 0)
+		snprintf(share, sizeof(share), "%.1f%% of %s%s flat, %.1f%% cum", u->flat * 100.0 / total,
+			 hpa_value_name(v), base ? " in profile and base" : "", u->value * 100.0 / total);
+	else
+		snprintf(share, sizeof(share), "no %s", hpa_value_name(v));
+	if (!m) {
+		hpa_warn("%zu address%s outside every mapped file (%s)", u->addrs, es, share);
+	} else if (m->sym_error) {
+		hpa_warn("%s: %zu address%s without symbols (%s): %s", name, u->addrs, es, share,
+			 hpa_profile_str(prof, m->sym_error));
+	} else if (!m->sym_file) {
+		hpa_warn("%s: %zu address%s without symbols (%s): not a file hpa opens", name,
+			 u->addrs, es, share);
+	} else if (is_stripped(hpa_profile_str(prof, m->sym_file))) {
+		hpa_warn("%s: %zu address%s without symbols (%s): %s is stripped; pass the unstripped "
+			 "file, its debug file with --debug-dir DIR (Debian: the -dbg or -dbgsym "
+			 "package puts it in /usr/lib/debug), or --debuginfod", name, u->addrs, es,
+			 share, hpa_profile_str(prof, m->sym_file));
+	} else {
+		char dirs[512] = "/usr/lib/debug";
+		size_t d;
+		for (d = 0; d < opts->debug_dirs_nr; d++) {
+			strncat(dirs, ", ", sizeof(dirs) - strlen(dirs) - 1);
+			strncat(dirs, opts->debug_dirs[d], sizeof(dirs) - strlen(dirs) - 1);
+		}
+		hpa_warn("%s: %zu address%s without symbols (%s): no debug info or symbol covers "
+			 "them; looked in %s, %s", name, u->addrs, es, share,
+			 hpa_profile_str(prof, m->sym_file), dirs);
+	}
+}
+
 void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
 			   enum hpa_value v, bool keep_internal)
 {
+	size_t small_nr = 0;
+	double small_flat = 0, small_value = 0;
 	struct unnamed *tab = NULL;
 	const uint32_t *frames;
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
@@ -111,43 +226,41 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 				u->stamp = i + 1;
 				u->value += value;
 			}
+			if (!f)   /* the leaf a report shows: its flat */
+				u->flat += value;
 		}
 	}
 
 	for (i = 0; i < nr; i++) {
 		const struct unnamed *u = &tab[i];
-		const struct hpa_mapping *m = u->mapping ? &prof->mappings[u->mapping] : NULL;
-		const char *name = strrchr(u->path, '/');
-		char share[96];
 
-		name = name ? name + 1 : u->path;
-		if (total > 0)
-			snprintf(share, sizeof(share), "%.1f%% of %s%s", u->value * 100.0 / total,
-				 hpa_value_name(v), base ? " in profile and base" : "");
-		else
-			snprintf(share, sizeof(share), "no %s", hpa_value_name(v));
-		if (!m) {
-			hpa_warn("%zu address%s outside every mapped file (%s)", u->addrs,
-				 u->addrs == 1 ? "" : "es", share);
-		} else if (m->sym_error) {
-			hpa_warn("%s: %zu address%s without symbols (%s): %s", name, u->addrs,
-				 u->addrs == 1 ? "" : "es", share,
-				 hpa_profile_str(prof, m->sym_error));
-		} else if (!m->sym_file) {
-			hpa_warn("%s: %zu address%s without symbols (%s): not a file hpa opens",
-				 name, u->addrs, u->addrs == 1 ? "" : "es", share);
-		} else {
-			char dirs[512] = "/usr/lib/debug";
-			size_t d;
-			for (d = 0; d < opts->debug_dirs_nr; d++) {
-				strncat(dirs, ", ", sizeof(dirs) - strlen(dirs) - 1);
-				strncat(dirs, opts->debug_dirs[d], sizeof(dirs) - strlen(dirs) - 1);
-			}
-			hpa_warn("%s: %zu address%s without symbols (%s): no debug info or "
-				 "symbol covers them; looked in %s, %s", name, u->addrs,
-				 u->addrs == 1 ? "" : "es", share,
-				 hpa_profile_str(prof, m->sym_file), dirs);
+		if (is_small(prof, u, total)) {   /* said in one line below */
+			small_nr++;
+			small_flat += u->flat;
+			small_value = fmax(small_value, u->value);
+			continue;
 		}
+		warn_module(prof, opts, u, total, v, base);
+	}
+	if (small_nr) {
+		struct hpa_strbuf names = HPA_STRBUF_INIT;
+		size_t k = 0;
+
+		for (i = 0; i < nr; i++) {
+			const struct unnamed *u = &tab[i];
+			if (!is_small(prof, u, total))
+				continue;
+			if (k++ == 8) {
+				hpa_sb_addf(&names, ", ... (%zu more)", small_nr - 8);
+				break;
+			}
+			hpa_sb_addf(&names, "%s%s", k > 1 ? ", " : "", module_name(u->path));
+		}
+		hpa_warn("%zu module%s without symbols under %g%% of %s flat each (%.1f%% flat in all, "
+			 "at most %.1f%% cum): %s", small_nr, small_nr == 1 ? "" : "s", SMALL_PCT,
+			 hpa_value_name(v), small_flat * 100.0 / total, small_value * 100.0 / total,
+			 names.buf);
+		hpa_sb_release(&names);
 	}
 	free(tab);
 	free(seen);

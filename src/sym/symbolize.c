@@ -319,6 +319,22 @@ static void report_module(const struct symbolizer *s, struct module *m)
 	base = base ? base + 1 : m->map_path;
 	m->file = given ? xstrdup(s->opts->binary) : join_sysroot(s->opts->sysroot, m->map_path);
 	m->why = check_file(s, m, m->file, &bias);
+	if (m->why && given) {   /* the wrong BINARY: is the file the profile names the one? */
+		char *own = join_sysroot(s->opts->sysroot, m->map_path);
+		uint64_t own_bias;
+
+		if (strcmp(own, m->file)) {
+			char *no = check_file(s, m, own, &own_bias);
+			if (!no) {
+				char *why = hpa_xasprintf("%s; the profile's own %s is there and fits: "
+							  "give it as BINARY, or no BINARY", m->why, own);
+				free(m->why);
+				m->why = why;
+			}
+			free(no);
+		}
+		free(own);
+	}
 	if (m->why && !given && s->opts->binary_path) {
 		char *found = search_binary_path(s, m, &bias);
 		if (found) {

@@ -222,13 +222,16 @@ je_bid=$(je_run je-bid ./bid) || exit 1
 check "build-id debug file via --debug-dir" "819200 819200" \
 	"$(func_row inuse_space bid "$je_bid" "make_buf (inline)" "--debug-dir $work/dbg")"
 check "stripped, no debug dir: no name" "" "$(func_row inuse_space bid "$je_bid" "make_buf (inline)")"
+"$hpa" --text bid "$je_bid" >/dev/null 2>warn.txt
+check "under 1% flat: one summary line, no line of its own (ld.so's trampoline frames)" "1 0" \
+	"$(grep -c '^hpa: warning: [0-9]* modules\{0,1\} without symbols under 1% of inuse_space flat each (0.0% flat in all, at most [0-9.]*% cum): .*ld-linux' warn.txt) $(grep -c '^hpa: warning: ld-linux' warn.txt)"
 # A relative --debug-dir is from the current folder (libdwfl alone takes it from the binary's).
 mkdir -p sub
 check "relative --debug-dir from the current folder" "819200 819200" \
 	"$(cd sub && func_row inuse_space ../bid "$je_bid" "make_buf (inline)" "--debug-dir ../dbg")"
 "$hpa" --text bid "$je_bid" >/dev/null 2>warn.txt
-check "stripped, no debug dir: warning names the module" "1" \
-	"$(grep -c '^hpa: warning: bid: [0-9]* addresses without symbols ([0-9.]*% of inuse_space): .*looked in bid, /usr/lib/debug$' warn.txt)"
+check "stripped, no debug dir: warning names the module, says stripped and the fixes" "1" \
+	"$(grep -c '^hpa: warning: bid: [0-9]* addresses without symbols ([0-9.]*% of inuse_space flat, [0-9.]*% cum): bid is stripped; pass the unstripped file, its debug file with --debug-dir DIR (Debian: the -dbg or -dbgsym package puts it in /usr/lib/debug), or --debuginfod$' warn.txt)"
 # debuginfod: libdw's own client (libcurl and ~30 libraries with it) is not
 # loaded unless --debuginfod asks; then hpa asks the server by build-id.
 loaded() { LD_DEBUG=files "$hpa" "$@" 2>&1 >/dev/null | grep -c 'file=libdebuginfod.so.1 .*generating link map'; }
@@ -350,6 +353,8 @@ build $cc -O0 -g -o other "$src/inline_rec.c"
 check "a different build is detected" "1" \
 	"$(grep -c '^hpa: warning: inline_rec: .*do not follow a call instruction: not the binary that ran' warn.txt)"
 check "a different build gives no names" "" "$(func_row inuse_space other "$je_inl" "make_buf (inline)")"
+check "a different build: the profile's own binary fits, and that is said" "1" \
+	"$(grep -c "^hpa: warning: inline_rec: .*not the binary that ran.*; the profile's own $work/a/inline_rec is there and fits: give it as BINARY, or no BINARY" warn.txt)"
 "$hpa" --text nopie "$je_inl" >/dev/null 2>warn.txt
 check "a fixed-address binary for a PIE profile is detected" "1" \
 	"$(grep -c '^hpa: warning: inline_rec: .*fixed-address executable linked at .*not the binary that ran' warn.txt)"

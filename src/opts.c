@@ -387,7 +387,7 @@ static const struct opt_def options[] = {
 	PARSE("smaps", smaps_file, nonempty_file, "FILE", NULL,
 	      "--stats: a saved /proc/PID/smaps (or smaps_rollup): splits memory outside the allocator"),
 	PARSE("rss", rss, parse_size, "SIZE", NULL, "--stats: the process's RSS, e.g. 3.7GB"),
-	{ "quiet", 'q', K_FLAG, F(quiet), 0, NULL, NULL, "Other", "no warnings (errors still print)", false },
+	{ "quiet", 'q', K_FLAG, F(quiet), 0, NULL, NULL, "Other", "no warnings on standard error (errors still print; --html still lists them)", false },
 	FLAG("timing", timing, NULL, "print each pass's time (read, symbolize per module, write, ...) and the peak RSS to stderr"),
 	{ "help", 'h', K_HELP, 0, 0, NULL, NULL, NULL, "print this help and exit", false },
 	{ "version", 'V', K_VERSION, 0, 0, NULL, NULL, NULL, "print the version and exit", false },

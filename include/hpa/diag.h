@@ -20,7 +20,7 @@ struct hpa_pos {
 
 /* When set, errors and warnings are not printed (fuzzing). */
 extern bool hpa_diag_quiet;
-/* -q, --quiet: no warnings (errors still print). */
+/* -q, --quiet: warnings are not printed (errors still are); they are still recorded for --html. */
 extern bool hpa_warnings_off;
 
 /* Print an error; always returns -1 so callers can `return hpa_error(...)`. */

@@ -104,9 +104,11 @@ void hpa_diag_replay(struct hpa_diag_capture *c)
 	size_t i;
 
 	for (i = 0; i < c->nr && !hpa_diag_quiet; i++) {
-		fflush(stdout);
-		fprintf(stderr, "hpa: %s%s%s\n", c->msgs[i].warning ? "warning: " : "", c->msgs[i].head,
-			c->msgs[i].body);
+		if (!(c->msgs[i].warning && hpa_warnings_off)) {
+			fflush(stdout);
+			fprintf(stderr, "hpa: %s%s%s\n", c->msgs[i].warning ? "warning: " : "",
+				c->msgs[i].head, c->msgs[i].body);
+		}
 		if (c->msgs[i].warning)
 			record_parts(c->msgs[i].head, c->msgs[i].body);
 	}
@@ -144,6 +146,8 @@ static void vreport(const char *prefix, const struct hpa_pos *pos,
 		keep(*prefix != '\0', pos, fmt, ap);
 		return;
 	}
+	if (*prefix && hpa_warnings_off)   /* -q: a warning is recorded (--html), not printed */
+		return;
 	fflush(stdout);
 	fputs("hpa: ", stderr);
 	fputs(prefix, stderr);
@@ -179,8 +183,6 @@ int hpa_error_at(const struct hpa_pos *pos, const char *fmt, ...)
 void hpa_warn(const char *fmt, ...)
 {
 	va_list ap;
-	if (hpa_warnings_off)
-		return;
 	va_start(ap, fmt);
 	vreport("warning: ", NULL, fmt, ap);
 	va_end(ap);
@@ -194,8 +196,6 @@ void hpa_warn(const char *fmt, ...)
 void hpa_warn_at(const struct hpa_pos *pos, const char *fmt, ...)
 {
 	va_list ap;
-	if (hpa_warnings_off)
-		return;
 	va_start(ap, fmt);
 	vreport("warning: ", pos, fmt, ap);
 	va_end(ap);

@@ -1,0 +1,1 @@
+--text folded/go-names-1.collapse

@@ -1,0 +1,1 @@
+--growth folded/go-names-1.collapse folded/go-names-2.collapse

@@ -1,0 +1,1 @@
+--dot pprof/go-names.pb.gz | grep -o 'label="[^"\\]*(\*Template).Parse' | sort

@@ -1,0 +1,1 @@
+--html pprof/go-names.pb.gz | grep -o '"[a-z]*/template.(\*Template).Parse"' | sort -u

@@ -1,0 +1,1 @@
+--list 'Template\).Parse' pprof/go-names.pb.gz | grep ROUTINE

@@ -937,6 +937,12 @@ static void summary(struct page *pg, size_t nthr)
 		hpa_sb_addf(&pg->sb, ",\"period\":%.0f,\"base\":%s,\"time\":", in->period,
 			    in->is_base ? "true" : "false");
 		jstr(&pg->sb, when);
+		/* a heap dump cut before or inside its maps section: said at the summary's top */
+		if (in->maps_cut)
+			hpa_sb_adds(&pg->sb, ",\"maps\":\"cut\"");
+		else if (!in->has_maps && !in->no_samples &&
+			 (in->format == HPA_FORMAT_JEMALLOC || in->format == HPA_FORMAT_GPERF))
+			hpa_sb_adds(&pg->sb, ",\"maps\":\"missing\"");
 		hpa_sb_addc(&pg->sb, '}');
 	}
 	hpa_sb_adds(&pg->sb, "],\"threads\":[");

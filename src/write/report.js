@@ -161,6 +161,8 @@
 			item(i.base ? 'Base' : 'Profile', i.path);
 			item('', i.format + (i.period ? ', sampling period ' + i.period + ' bytes' : ', not sampled') +
 				(i.time ? ', dumped ' + i.time : ''));
+			if (i.maps) item('', i.maps === 'cut' ? 'its maps section is cut: modules listed after the cut are missing, their addresses unmapped'
+				: 'no maps section (the dump may be cut before it): addresses stay unmapped unless BINARY is linked at a fixed address');
 		});
 		D.types.forEach(function (t) {
 			item('Total ' + t.name, fmt(t.top.total, t) + (t.objects ? ' objects' : ''));

@@ -1,0 +1,1 @@
+--html --sysroot nowhere example/demo jemalloc/demo-cut-in-maps.heap 2>/dev/null | grep -o '"maps":"[a-z]*"'; "$hpa" --html --sysroot nowhere example/demo jemalloc/demo-cut-before-maps.heap 2>/dev/null | grep -o '"maps":"[a-z]*"'

@@ -59,12 +59,13 @@ char *hpa_lang_short_name(const char *name, enum hpa_lang lang);
 
 /*
  * The names `name` may be shown by, shortest first, malloc'ed (the array
- * and each string), as many as *nr: its short name, then for Go the
- * import path's elements added one at a time ("pprof/profile.(*P).m"),
- * last the name itself.  What tells apart two functions whose short names
- * are the same.
+ * and each string), as many as *nr: its short name (`shortn` when known,
+ * else made), then for Go the import path's elements added one at a time
+ * ("pprof/profile.(*P).m"), for C++ and Rust the name with its template
+ * arguments but no argument list, last the name itself.  What tells apart
+ * two functions whose short names are the same.
  */
-char **hpa_lang_names(const char *name, enum hpa_lang lang, size_t *nr);
+char **hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang, size_t *nr);
 
 /* Name every frame of the profile; run after symbolization, before any report. */
 void hpa_name_frames(struct hpa_profile *prof);

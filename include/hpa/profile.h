@@ -244,7 +244,6 @@ struct hpa_profile {
 
 	struct hpa_thread *threads;
 	size_t threads_nr, threads_alloc;
-	struct hpa_hashmap thread_by_id;   /* thread id -> index + 1 into threads[] */
 	/*
 	 * Set before reading when no report shows threads: the jemalloc
 	 * reader then stores only each stack's all-thread sample ("t*:"), not
@@ -255,6 +254,8 @@ struct hpa_profile {
 	/* By frame slot (view.h): the names hpa_name_frames() gave (names.h). */
 	struct hpa_frame_name *names;
 	size_t names_nr;
+
+	struct hpa_hashmap thread_by_id;   /* past a few threads: id -> place + 1 in threads[] (threads.c) */
 };
 
 void hpa_profile_init(struct hpa_profile *prof);

@@ -378,25 +378,6 @@ void hpa_profile_split_threads(struct hpa_profile *prof)
 	prof->samples_nr = prof->samples_alloc = k;
 }
 
-void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *name)
-{
-	struct hpa_thread *t;
-	size_t i;
-
-	i = hpa_hashmap_get(&prof->thread_by_id, (uint32_t)id);   /* 60k threads: no list walk */
-	if (i) {
-		t = &prof->threads[i - 1];
-		if (!t->name && name)
-			t->name = xstrdup(name);
-		return;
-	}
-	HPA_GROW(prof->threads, prof->threads_nr + 1, prof->threads_alloc);
-	t = &prof->threads[prof->threads_nr++];
-	t->id = id;
-	t->name = name ? xstrdup(name) : NULL;
-	hpa_hashmap_put(&prof->thread_by_id, (uint32_t)id, (uint32_t)prof->threads_nr);
-}
-
 uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapping *m)
 {
 	uint32_t id = next_id(prof->mappings_nr);

@@ -205,12 +205,12 @@ static char *cxx_with_templates(const char *name)
 	return s;
 }
 
-char **hpa_lang_names(const char *name, enum hpa_lang lang, size_t *nr)
+char **hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang, size_t *nr)
 {
 	char **c = xcalloc(2, sizeof(*c));
 	size_t n = 0;
 
-	c[n++] = hpa_lang_short_name(name, lang);
+	c[n++] = shortn ? xstrdup(shortn) : hpa_lang_short_name(name, lang);
 	if (lang == HPA_LANG_GO) {   /* the import path's elements, one at a time from the right */
 		const char *p, *end = name;
 

@@ -108,44 +108,73 @@ static int cmp_full_short(const void *a, const void *b)
 	return x->full < y->full ? -1 : x->full > y->full;
 }
 
+/* Names of one group's members at one length, sorted to find the ones no other member has. */
+struct at_length {
+	const char *name;
+	size_t member;
+};
+
+static int cmp_at_length(const void *a, const void *b)
+{
+	const struct at_length *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->member > y->member) - (x->member < y->member);
+}
+
 /*
  * For each of the group g[0 .. n) of full names that share a short name,
  * its name: the shortest of its names that no other member has at the same
- * length; its full name when even that is taken by a row of another name.
+ * length (a member with fewer names than that length counts with its
+ * longest); its full name when even that is taken by a row of another name.
+ * A length at a time, sorted: groups of C++ template instances hold hundreds.
  */
 static void tell_apart(struct hpa_profile *prof, const struct full_short *g, size_t n,
 		       const uint8_t *short_of, size_t strs, uint32_t *renamed)
 {
 	char ***names = xcalloc(n, sizeof(*names));
-	size_t *nr = xcalloc(n, sizeof(*nr)), i, j, k;
+	size_t *nr = xcalloc(n, sizeof(*nr)), i, j, k, most = 0;
+	const char **pick = xcalloc(n, sizeof(*pick));
+	struct at_length *at = xcalloc(n, sizeof(*at));
+	size_t left = n;
 
 	for (i = 0; i < n; i++) {
 		const char *full = hpa_profile_str(prof, g[i].full);
 		const struct hpa_function *fn = g[i].func ? &prof->funcs[g[i].func] : NULL;
 		enum hpa_lang lang = fn ? hpa_name_lang(full, hpa_profile_str(prof, fn->system_name),
 							(enum hpa_lang)fn->lang) : HPA_LANG_OTHER;
-		names[i] = hpa_lang_names(full, lang, &nr[i]);
+		names[i] = hpa_lang_names(full, hpa_profile_str(prof, g[i].shortn), lang, &nr[i]);
+		most = nr[i] > most ? nr[i] : most;
+	}
+	for (k = 0; k < most && left; k++) {
+		for (i = 0; i < n; i++)
+			at[i] = (struct at_length){ names[i][k < nr[i] ? k : nr[i] - 1], i };
+		qsort(at, n, sizeof(*at), cmp_at_length);
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n && !strcmp(at[j].name, at[i].name); j++)
+				;
+			if (j == i + 1 && !pick[at[i].member]) {
+				pick[at[i].member] = at[i].name;
+				left--;
+			}
+		}
 	}
 	for (i = 0; i < n; i++) {
-		const char *pick = NULL;
-		uint32_t id;
+		uint32_t id = pick[i] ? hpa_strtab_intern(&prof->strs, pick[i]) : g[i].full;
 
-		for (k = 0; k < nr[i] && !pick; k++) {
-			bool unique = true;
-			for (j = 0; j < n && unique; j++)
-				unique = j == i || strcmp(names[i][k], names[j][k < nr[j] ? k : nr[j] - 1]);
-			if (unique)
-				pick = names[i][k];
-		}
-		id = pick ? hpa_strtab_intern(&prof->strs, pick) : g[i].full;
 		if (id < strs && short_of[id])   /* another row's short name already */
 			id = g[i].full;
 		renamed[g[i].full] = id;
 	}
-	for (i = 0; i < n; i++)   /* names picked at different lengths may still meet */
-		for (j = i + 1; j < n; j++)
-			if (renamed[g[i].full] == renamed[g[j].full])
-				renamed[g[i].full] = g[i].full, renamed[g[j].full] = g[j].full;
+	/* names picked at different lengths may still meet: then both full */
+	for (i = 0; i < n; i++)
+		at[i] = (struct at_length){ hpa_profile_str(prof, renamed[g[i].full]), i };
+	qsort(at, n, sizeof(*at), cmp_at_length);
+	for (i = 0; i + 1 < n; i++)
+		if (!strcmp(at[i].name, at[i + 1].name)) {
+			renamed[g[at[i].member].full] = g[at[i].member].full;
+			renamed[g[at[i + 1].member].full] = g[at[i + 1].member].full;
+		}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < nr[i]; k++)
 			free(names[i][k]);
@@ -153,6 +182,8 @@ static void tell_apart(struct hpa_profile *prof, const struct full_short *g, siz
 	}
 	free(names);
 	free(nr);
+	free(pick);
+	free(at);
 }
 
 /* Slot i's full name into e[], once per name (seen[full]). */
@@ -173,8 +204,8 @@ static void list_full(const struct hpa_profile *prof, size_t i, uint8_t *seen,
 
 /*
  * The full names of frames a report can show, sorted by short name, as
- * many as *nr: allocator frames only with `keep_internal`, and with `used`
- * only locations used[loc] says a stack holds.  True when two share a short name.
+ * many as *nr: allocator frames only with `keep_internal`, of the locations
+ * used[loc] says a sample's stack shows.  True when two share a short name.
  */
 static bool list_shown(const struct hpa_profile *prof, bool keep_internal, const uint8_t *used,
 		       struct full_short **e, size_t *nr)
@@ -188,7 +219,7 @@ static bool list_shown(const struct hpa_profile *prof, bool keep_internal, const
 	for (i = 1; i < prof->locs_nr; i++) {
 		const struct hpa_location *l = &prof->locs[i];
 
-		if (used && !used[i])
+		if (!used[i])
 			continue;
 		if (!l->line_nr) {
 			list_full(prof, prof->lines_nr + i, seen, e, nr, &alloc);
@@ -207,6 +238,26 @@ static bool list_shown(const struct hpa_profile *prof, bool keep_internal, const
 	return clash;
 }
 
+/* Whether two full names of any frames share a short name: one pass, no sort. */
+static bool names_meet(const struct hpa_profile *prof)
+{
+	uint32_t *full_of = xcalloc(prof->strs.nr, sizeof(*full_of));   /* by short name */
+	bool meet = false;
+	size_t i;
+
+	for (i = 0; i < prof->names_nr && !meet; i++) {
+		const struct hpa_frame_name *n = &prof->names[i];
+		uint32_t *f = &full_of[n->shortn];
+
+		if (!n->full)
+			continue;
+		meet = *f && *f != n->full;
+		*f = n->full;
+	}
+	free(full_of);
+	return meet;
+}
+
 void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
@@ -217,12 +268,9 @@ void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
 
 	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
 		HPA_BUG("hpa_name_distinct() before hpa_name_frames()");
-	if (!list_shown(prof, keep_internal, NULL, &e, &nr)) {
-		free(e);   /* the common case: no two names meet, and no stack need be read */
-		return;
-	}
-	/* Names meet: again, with only the locations a report shows of some sample's stack. */
-	free(e);
+	if (!names_meet(prof))
+		return;   /* the common case: no two full names have one short name */
+	/* Names meet: which of them a report can show, of some sample's stack. */
 	used = xcalloc(prof->locs_nr, 1);
 	done = xcalloc(prof->stacks_nr, 1);
 	for (i = 0; i < prof->samples_nr; i++) {

@@ -75,6 +75,20 @@ unsigned hpa_unsample_notes(enum hpa_sampling sampling, const uint64_t raw[HPA_N
 	return notes;
 }
 
+/* Values past HPA_MAX_VALUE (or nan) to it, with their sign; returns how many. */
+static unsigned clamp(double v[HPA_NVALUES])
+{
+	unsigned k, n = 0;
+
+	for (k = 0; k < HPA_NVALUES; k++) {
+		if (fabs(v[k]) <= HPA_MAX_VALUE)   /* false for nan too */
+			continue;
+		v[k] = v[k] < 0 ? -HPA_MAX_VALUE : HPA_MAX_VALUE;
+		n++;
+	}
+	return n;
+}
+
 void hpa_unsample_profile(struct hpa_profile *prof)
 {
 	unsigned nonzero = 0, k;
@@ -87,12 +101,9 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 		if (!in->unsampled) {
 			double n = s->v[HPA_INUSE_OBJECTS];
 			scale(in->sampling, in->period, s->v);
-			for (k = 0; k < HPA_NVALUES; k++) {
-				if (fabs(s->v[k]) <= HPA_MAX_VALUE)   /* false for nan too */
-					continue;
-				s->v[k] = s->v[k] < 0 ? -HPA_MAX_VALUE : HPA_MAX_VALUE;
-				prof->inputs[s->input - 1].clamped++;
-			}
+			/* one test per sample: a sum within bounds holds no nan, inf or value past them */
+			if (!(fabs(s->v[0]) + fabs(s->v[1]) + fabs(s->v[2]) + fabs(s->v[3]) <= HPA_MAX_VALUE))
+				prof->inputs[s->input - 1].clamped += clamp(s->v);
 			/*
 			 * Sampled objects are Poisson (binomial) counts: each object is
 			 * in with p = n/estimate, so the bytes' variance is

@@ -422,9 +422,11 @@ int hpa_run(const struct hpa_opts *opts)
 			hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
 		hpa_timing(tn, "name frames");
 		hpa_mark_internal_wait(&mark);
+		hpa_timing(t, "mark allocator frames (beside naming)");
+		t = hpa_now();
 		if (!rc)
 			hpa_name_distinct(&prof, opts->keep_internal);
-		hpa_timing(t, "mark allocator frames (beside naming)");
+		hpa_timing(t, "tell names apart");
 		if (!rc)
 			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
 		if (!rc)

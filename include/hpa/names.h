@@ -57,15 +57,25 @@ enum hpa_lang hpa_name_lang(const char *name, const char *system_name, enum hpa_
  */
 char *hpa_lang_short_name(const char *name, enum hpa_lang lang);
 
+/* A piece of a string: a name without a copy of its own. */
+struct hpa_name_view {
+	const char *p;
+	size_t len;
+};
+
+/* The most names hpa_lang_names() gives (a Go path's elements past that are skipped). */
+#define HPA_NAMES_MAX 16
+
 /*
- * The names `name` may be shown by, shortest first, malloc'ed (the array
- * and each string), as many as *nr: its short name (`shortn` when known,
- * else made), then for Go the import path's elements added one at a time
- * ("pprof/profile.(*P).m"), for C++ and Rust the name with its template
- * arguments but no argument list, last the name itself.  What tells apart
- * two functions whose short names are the same.
+ * The names `name` may be shown by, shortest first, into out[] (views of
+ * `shortn` and `name`, which must outlive them), their number returned: its
+ * short name `shortn`, then for Go the import path's elements added one
+ * at a time ("pprof/profile.(*P).m"), for C++ and Rust the name with its
+ * template arguments but no argument list or return type, last the name
+ * itself.  What tells apart two functions whose short names are the same.
  */
-char **hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang, size_t *nr);
+size_t hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang,
+		      struct hpa_name_view out[HPA_NAMES_MAX]);
 
 /* Name every frame of the profile; run after symbolization, before any report. */
 void hpa_name_frames(struct hpa_profile *prof);

@@ -165,29 +165,28 @@ char *hpa_lang_short_name(const char *name, enum hpa_lang lang)
 /*
  * A C++ or Rust name with its template arguments but without its argument
  * list and return type: "std::_Vector_base<long, std::allocator<long> >::
- * _M_allocate" of "...::_M_allocate(unsigned long)", malloc'ed; NULL when
- * the name has no argument list, or names an operator (whose '<' and '>'
- * are not brackets).
+ * _M_allocate" of "...::_M_allocate(unsigned long)", a view of `name`;
+ * false when the name has no argument list, or names an operator (whose
+ * '<' and '>' are not brackets).
  */
-static char *cxx_with_templates(const char *name)
+static bool cxx_with_templates(const char *name, struct hpa_name_view *out)
 {
 	size_t n = strlen(name), i, start = 0;
 	int depth = 0;
-	char *s;
 
 	if (strstr(name, "operator"))
-		return NULL;
+		return false;
 	while (n >= 6 && !strncmp(name + n - 6, " const", 6))
 		n -= 6;
 	if (!n || name[n - 1] != ')')
-		return NULL;
+		return false;
 	for (i = n; i-- > 0;) {   /* the argument list's '(' */
 		depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
 		if (!depth)
 			break;
 	}
 	if (depth || !i)
-		return NULL;
+		return false;
 	n = i;
 	for (i = 0; i < n; i++) {   /* a return type ends at the last blank outside brackets */
 		if (name[i] == '<' || name[i] == '(')
@@ -197,51 +196,48 @@ static char *cxx_with_templates(const char *name)
 		else if (name[i] == ' ' && !depth)
 			start = i + 1;
 		if (depth < 0)
-			return NULL;
+			return false;
 	}
 	if (depth || start >= n)
-		return NULL;
-	s = xstrndup(name + start, n - start);
-	return s;
+		return false;
+	*out = (struct hpa_name_view){ name + start, n - start };
+	return true;
 }
 
-char **hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang, size_t *nr)
+static bool view_is(const struct hpa_name_view *v, const char *s, size_t len)
 {
-	char **c = xcalloc(2, sizeof(*c));
-	size_t n = 0;
+	return v->len == len && !memcmp(v->p, s, len);
+}
 
-	c[n++] = shortn ? xstrdup(shortn) : hpa_lang_short_name(name, lang);
+size_t hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang,
+		      struct hpa_name_view out[HPA_NAMES_MAX])
+{
+	size_t n = 0, len = strlen(name);
+	struct hpa_name_view t;
+
+	out[n++] = (struct hpa_name_view){ shortn, strlen(shortn) };
 	if (lang == HPA_LANG_GO) {   /* the import path's elements, one at a time from the right */
 		const char *p, *end = name;
 
 		while (is_path_char(*end))
 			end++;
-		for (p = end; p > name; p--) {
-			const char *el = p;
+		for (p = end; p > name && n + 1 < HPA_NAMES_MAX; p--) {
 			size_t vn;
 
 			if (p[-1] != '/')
 				continue;
-			vn = go_major_version(el);
-			if (vn && el[vn] == '.')
+			vn = go_major_version(p);
+			if (vn && p[vn] == '.')
 				continue;   /* "v3.(*DB).View" says less than the short name */
-			if (!strcmp(c[n - 1], el))
+			if (view_is(&out[n - 1], p, len - (size_t)(p - name)))
 				continue;
-			c = xrealloc(c, (n + 2) * sizeof(*c));
-			c[n++] = xstrdup(el);
+			out[n++] = (struct hpa_name_view){ p, len - (size_t)(p - name) };
 		}
 	}
-	if (lang == HPA_LANG_CXX || lang == HPA_LANG_RUST) {   /* template instances differ here */
-		char *t = cxx_with_templates(name);
-		if (t && strcmp(t, c[n - 1])) {
-			c = xrealloc(c, (n + 2) * sizeof(*c));
-			c[n++] = t;
-		} else {
-			free(t);
-		}
-	}
-	if (strcmp(c[n - 1], name))
-		c[n++] = xstrdup(name);
-	*nr = n;
-	return c;
+	if ((lang == HPA_LANG_CXX || lang == HPA_LANG_RUST) && cxx_with_templates(name, &t) &&
+	    !view_is(&out[n - 1], t.p, t.len))   /* template instances differ here */
+		out[n++] = t;
+	if (!view_is(&out[n - 1], name, len))
+		out[n++] = (struct hpa_name_view){ name, len };
+	return n;
 }

@@ -108,16 +108,23 @@ static int cmp_full_short(const void *a, const void *b)
 	return x->full < y->full ? -1 : x->full > y->full;
 }
 
-/* Names of one group's members at one length, sorted to find the ones no other member has. */
+/* A member's name at one length, sorted with the others' to find the ones no other has. */
 struct at_length {
-	const char *name;
+	struct hpa_name_view v;
 	size_t member;
 };
+
+static int cmp_view(struct hpa_name_view x, struct hpa_name_view y)
+{
+	int c = memcmp(x.p, y.p, x.len < y.len ? x.len : y.len);
+
+	return c ? c : (x.len > y.len) - (x.len < y.len);
+}
 
 static int cmp_at_length(const void *a, const void *b)
 {
 	const struct at_length *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	int c = cmp_view(x->v, y->v);
 
 	return c ? c : (x->member > y->member) - (x->member < y->member);
 }
@@ -127,23 +134,24 @@ static int cmp_at_length(const void *a, const void *b)
  * its name: the shortest of its names that no other member has at the same
  * length (a member with fewer names than that length counts with its
  * longest); its full name when even that is taken by a row of another name.
- * A length at a time, sorted: groups of C++ template instances hold hundreds.
+ * A length at a time, sorted: groups of C++ template instances hold
+ * hundreds.  The names are views of the string table's (which never move):
+ * nothing is copied but the names picked.
  */
 static void tell_apart(struct hpa_profile *prof, const struct full_short *g, size_t n,
 		       const uint8_t *short_of, size_t strs, uint32_t *renamed)
 {
-	char ***names = xcalloc(n, sizeof(*names));
-	size_t *nr = xcalloc(n, sizeof(*nr)), i, j, k, most = 0;
-	const char **pick = xcalloc(n, sizeof(*pick));
+	struct hpa_name_view (*names)[HPA_NAMES_MAX] = xcalloc(n, sizeof(*names));
+	size_t *nr = xcalloc(n, sizeof(*nr)), i, j, k, most = 0, left = n;
 	struct at_length *at = xcalloc(n, sizeof(*at));
-	size_t left = n;
+	int *pick = xcalloc(n, sizeof(*pick));   /* the length picked + 1; 0 none yet */
 
 	for (i = 0; i < n; i++) {
 		const char *full = hpa_profile_str(prof, g[i].full);
 		const struct hpa_function *fn = g[i].func ? &prof->funcs[g[i].func] : NULL;
 		enum hpa_lang lang = fn ? hpa_name_lang(full, hpa_profile_str(prof, fn->system_name),
 							(enum hpa_lang)fn->lang) : HPA_LANG_OTHER;
-		names[i] = hpa_lang_names(full, hpa_profile_str(prof, g[i].shortn), lang, &nr[i]);
+		nr[i] = hpa_lang_names(full, hpa_profile_str(prof, g[i].shortn), lang, names[i]);
 		most = nr[i] > most ? nr[i] : most;
 	}
 	for (k = 0; k < most && left; k++) {
@@ -151,35 +159,36 @@ static void tell_apart(struct hpa_profile *prof, const struct full_short *g, siz
 			at[i] = (struct at_length){ names[i][k < nr[i] ? k : nr[i] - 1], i };
 		qsort(at, n, sizeof(*at), cmp_at_length);
 		for (i = 0; i < n; i = j) {
-			for (j = i + 1; j < n && !strcmp(at[j].name, at[i].name); j++)
+			for (j = i + 1; j < n && !cmp_view(at[j].v, at[i].v); j++)
 				;
 			if (j == i + 1 && !pick[at[i].member]) {
-				pick[at[i].member] = at[i].name;
+				pick[at[i].member] = (int)(k < nr[at[i].member] ? k : nr[at[i].member] - 1) + 1;
 				left--;
 			}
 		}
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t id = pick[i] ? hpa_strtab_intern(&prof->strs, pick[i]) : g[i].full;
+		uint32_t id = g[i].full;
 
+		if (pick[i]) {
+			const struct hpa_name_view *v = &names[i][pick[i] - 1];
+			id = hpa_strtab_intern_len(&prof->strs, v->p, v->len);
+		}
 		if (id < strs && short_of[id])   /* another row's short name already */
 			id = g[i].full;
 		renamed[g[i].full] = id;
 	}
 	/* names picked at different lengths may still meet: then both full */
-	for (i = 0; i < n; i++)
-		at[i] = (struct at_length){ hpa_profile_str(prof, renamed[g[i].full]), i };
+	for (i = 0; i < n; i++) {
+		const char *r = hpa_profile_str(prof, renamed[g[i].full]);
+		at[i] = (struct at_length){ { r, strlen(r) }, i };
+	}
 	qsort(at, n, sizeof(*at), cmp_at_length);
 	for (i = 0; i + 1 < n; i++)
-		if (!strcmp(at[i].name, at[i + 1].name)) {
+		if (!cmp_view(at[i].v, at[i + 1].v)) {
 			renamed[g[at[i].member].full] = g[at[i].member].full;
 			renamed[g[at[i + 1].member].full] = g[at[i + 1].member].full;
 		}
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < nr[i]; k++)
-			free(names[i][k]);
-		free(names[i]);
-	}
 	free(names);
 	free(nr);
 	free(pick);
@@ -263,7 +272,7 @@ void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 	size_t strs = prof->strs.nr, i, nr, a, b;
 	uint8_t *used, *done, *short_of = NULL;
-	uint32_t *renamed = NULL;
+	uint32_t *renamed = NULL, *inline_display;
 	struct full_short *e;
 
 	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
@@ -306,6 +315,7 @@ void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
 		if (b - a > 1)
 			tell_apart(prof, e + a, b - a, short_of, strs, renamed);
 	}
+	inline_display = xcalloc(strs, sizeof(*inline_display));   /* by full name */
 	for (i = 0; i < prof->names_nr; i++) {
 		struct hpa_frame_name *n = &prof->names[i];
 		uint32_t id = n->full < strs ? renamed[n->full] : 0;
@@ -313,9 +323,16 @@ void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
 		if (!id)
 			continue;
 		n->shortn = id;
-		n->display = n->inlined ? intern_marked(prof, &sb, hpa_profile_str(prof, id), true,
-							" (inline)", false, 0) : id;
+		if (!n->inlined) {
+			n->display = id;
+			continue;
+		}
+		if (!inline_display[n->full])   /* "NAME (inline)": made once per name */
+			inline_display[n->full] = intern_marked(prof, &sb, hpa_profile_str(prof, id), true,
+								" (inline)", false, 0);
+		n->display = inline_display[n->full];
 	}
+	free(inline_display);
 	hpa_sb_release(&sb);
 	free(short_of);
 	free(renamed);

@@ -37,9 +37,8 @@ static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const 
 	struct hpa_pos pos = { in->path, 0 };
 	const char *what;
 
-	if ((in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF ||
-			      in->format == HPA_FORMAT_FOLDED)) || in->no_samples)
-		return;   /* pprof without mappings and folded stacks need none; an empty one was named */
+	if (!hpa_input_without_maps(in))
+		return;   /* (an empty dump was named when read) */
 	what = in->has_maps ? "its maps section is cut before a complete line" :
 		"no MAPPED_LIBRARIES section";
 	if (!binary) {

@@ -274,6 +274,17 @@ static inline struct hpa_input *hpa_profile_input(struct hpa_profile *prof, uint
 	return &prof->inputs[id - 1];
 }
 
+/*
+ * A heap dump with samples whose maps section is missing, or cut before a
+ * complete line: its addresses belong to no module (a fixed-address BINARY
+ * may be given them).  pprof and folded inputs need no maps.
+ */
+static inline bool hpa_input_without_maps(const struct hpa_input *in)
+{
+	return !in->no_samples && !(in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF ||
+						      in->format == HPA_FORMAT_FOLDED));
+}
+
 /* Intern an address of the input read last; returns its location id. */
 uint32_t hpa_profile_intern_loc(struct hpa_profile *prof, uint64_t addr);
 
@@ -329,6 +340,8 @@ void hpa_profile_split_threads(struct hpa_profile *prof);
 
 /* Record a thread seen in a jemalloc header; a later name replaces NULL. */
 void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *name);
+/* The place + 1 of thread `id` in prof->threads, or 0 (model/threads.c). */
+size_t hpa_profile_thread_place(const struct hpa_profile *prof, int32_t id);
 
 /* Append a mapping; `path` is copied.  Returns its id. */
 uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapping *m);

@@ -12,10 +12,10 @@
 #include "hpa/opts.h"
 #include "hpa/profile.h"
 
-/* What the view needs of the command line, and nothing else. */
 /* hpa_view_opts.thread for a view of every thread's samples and the t* ones, told apart by the caller. */
 #define HPA_VIEW_EVERY_THREAD INT32_MIN
 
+/* What the view needs of the command line, and nothing else. */
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
 	int32_t thread;              /* HPA_THREAD_ALL, one jemalloc thread, or HPA_VIEW_EVERY_THREAD */

@@ -15,8 +15,7 @@
  */
 #define FEW_THREADS 16
 
-/* The place + 1 of thread `id` in prof->threads, or 0. */
-static size_t find(const struct hpa_profile *prof, int32_t id)
+size_t hpa_profile_thread_place(const struct hpa_profile *prof, int32_t id)
 {
 	size_t i;
 
@@ -33,7 +32,7 @@ static size_t find(const struct hpa_profile *prof, int32_t id)
 void hpa_profile_note_thread(struct hpa_profile *prof, int32_t id, const char *name)
 {
 	struct hpa_thread *t;
-	size_t i = find(prof, id);
+	size_t i = hpa_profile_thread_place(prof, id);
 
 	if (i) {
 		t = &prof->threads[i - 1];

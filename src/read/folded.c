@@ -160,13 +160,13 @@ static uint32_t location(struct folded *f, const char *names, size_t len)
  * One line's stack (without its values) into f->locs, leaf first.  A
  * location is a frame and the "[inline]" frames right after it.
  */
-static int parse_stack(struct folded *f, const char *s, size_t len)
+static void parse_stack(struct folded *f, const char *s, size_t len)
 {
 	size_t i = 0, start = 0;
 
 	f->locs_nr = 0;
 	if (len == strlen(NO_STACK) && !memcmp(s, NO_STACK, len))
-		return 0;
+		return;
 	for (;;) {
 		const char *semi = memchr(s + i, ';', len - i);
 		size_t e = semi ? (size_t)(semi - s) : len, next_e;
@@ -192,7 +192,6 @@ static int parse_stack(struct folded *f, const char *s, size_t len)
 		f->locs[i] = f->locs[f->locs_nr - 1 - i];
 		f->locs[f->locs_nr - 1 - i] = t;
 	}
-	return 0;
 }
 
 static void add(struct folded *f, uint32_t stack, uint32_t input, double value)
@@ -255,8 +254,7 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 	}
 	if (!slen)
 		return read_err(f->r, "a value without a stack");
-	if (parse_stack(f, line, slen) < 0)
-		return -1;
+	parse_stack(f, line, slen);
 	stack = hpa_profile_intern_stack_locs(prof, f->locs, f->locs_nr);
 	add(f, stack, f->r->input, after);
 	if (f->before)

@@ -16,16 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fcntl.h>
-#include <gelf.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "hpa/diag.h"
 #include "hpa/strbuf.h"
 #include "hpa/strip.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
+#include "elfview.h"
 
 struct unnamed {
 	uint32_t mapping;    /* a mapping of the module (0: unmapped addresses) */
@@ -62,44 +58,31 @@ static const char *module_name(const char *path)
 
 /*
  * Whether the ELF file `path` is stripped: no .symtab and no DWARF, so
- * only its exported (.dynsym) names could name anything.
+ * only its exported (.dynsym) names could name anything.  A .gnu_debuglink
+ * names a debug file, which was not found: still stripped.
  */
 static bool is_stripped(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	Elf *elf;
+	struct elf_view v;
+	char *err = elf_view_open(&v, path);
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	bool symbols = false;
-	struct stat st;
+	bool symbols = true;   /* a file that does not open is not called stripped */
 
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return false;
-	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0) {
-		elf_end(elf);
-		close(fd);
-		return false;
-	}
-	while (!symbols && (scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
+	if (!err && elf_getshdrstrndx(v.elf, &shstrndx) == 0)
+		for (symbols = false; !symbols && (scn = elf_nextscn(v.elf, scn)) != NULL;) {
+			GElf_Shdr sh;
+			const char *name;
 
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		/* (a .gnu_debuglink names a debug file, which was not found: still stripped) */
-		symbols = sh.sh_type == SHT_SYMTAB ||
-			  (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info") ||
-				    !strcmp(name, ".gnu_debugdata")));
-	}
-	elf_end(elf);
-	close(fd);
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(v.elf, shstrndx, sh.sh_name);
+			symbols = sh.sh_type == SHT_SYMTAB ||
+				  (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info") ||
+					    !strcmp(name, ".gnu_debugdata")));
+		}
+	free(err);
+	elf_view_close(&v);
 	return !symbols;
 }
 

@@ -940,8 +940,7 @@ static void summary(struct page *pg, size_t nthr)
 		/* a heap dump cut before or inside its maps section: said at the summary's top */
 		if (in->maps_cut)
 			hpa_sb_adds(&pg->sb, ",\"maps\":\"cut\"");
-		else if (!in->has_maps && !in->no_samples &&
-			 (in->format == HPA_FORMAT_JEMALLOC || in->format == HPA_FORMAT_GPERF))
+		else if (hpa_input_without_maps(in))
 			hpa_sb_adds(&pg->sb, ",\"maps\":\"missing\"");
 		hpa_sb_addc(&pg->sb, '}');
 	}

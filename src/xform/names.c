@@ -228,14 +228,12 @@ static bool list_shown(const struct hpa_profile *prof, bool keep_internal, const
 	for (i = 1; i < prof->locs_nr; i++) {
 		const struct hpa_location *l = &prof->locs[i];
 
-		if (!used[i])
+		if (!used[i] || (l->internal && !keep_internal))
 			continue;
 		if (!l->line_nr) {
 			list_full(prof, prof->lines_nr + i, seen, e, nr, &alloc);
 			continue;
 		}
-		if (l->internal && !keep_internal)
-			continue;
 		for (lv = keep_internal ? 0 : l->internal_levels; lv < l->line_nr; lv++)
 			list_full(prof, l->line_first + lv, seen, e, nr, &alloc);
 	}
@@ -267,21 +265,13 @@ static bool names_meet(const struct hpa_profile *prof)
 	return meet;
 }
 
-void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
+/* Per location: 1 when a report shows it, in the stack of a sample with a value. */
+static uint8_t *shown_locations(const struct hpa_profile *prof, bool keep_internal)
 {
-	struct hpa_strbuf sb = HPA_STRBUF_INIT;
-	size_t strs = prof->strs.nr, i, nr, a, b;
-	uint8_t *used, *done, *short_of = NULL;
-	uint32_t *renamed = NULL, *inline_display;
-	struct full_short *e;
+	uint8_t *used = xcalloc(prof->locs_nr, 1);
+	uint8_t *done = xcalloc(prof->stacks_nr, 1);   /* by stack: marked */
+	size_t i;
 
-	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
-		HPA_BUG("hpa_name_distinct() before hpa_name_frames()");
-	if (!names_meet(prof))
-		return;   /* the common case: no two full names have one short name */
-	/* Names meet: which of them a report can show, of some sample's stack. */
-	used = xcalloc(prof->locs_nr, 1);
-	done = xcalloc(prof->stacks_nr, 1);
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *sm = &prof->samples[i];
 		const uint32_t *fr;
@@ -299,12 +289,30 @@ void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
 			used[fr[j]] = 1;
 	}
 	free(done);
-	if (!list_shown(prof, keep_internal, used, &e, &nr)) {
-		free(used);
+	return used;
+}
+
+void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t strs = prof->strs.nr, i, nr, a, b;
+	uint8_t *used, *short_of;
+	uint32_t *renamed, *inline_display;
+	struct full_short *e;
+	bool meet;
+
+	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
+		HPA_BUG("hpa_name_distinct() before hpa_name_frames()");
+	if (!names_meet(prof))
+		return;   /* the common case: no two full names have one short name */
+	/* Names meet: do they among the frames a report can show? */
+	used = shown_locations(prof, keep_internal);
+	meet = list_shown(prof, keep_internal, used, &e, &nr);
+	free(used);
+	if (!meet) {
 		free(e);
 		return;
 	}
-	free(used);
 	short_of = xcalloc(strs, 1);   /* by string id: some row's short name */
 	for (i = 0; i < nr; i++)
 		short_of[e[i].shortn] = 1;

@@ -7,6 +7,7 @@
  */
 #include "hpa/compat.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #include "hpa/output.h"
 #include "hpa/remote.h"
 #include "hpa/run.h"
+#include "hpa/strbuf.h"
+#include "hpa/tempfile.h"
 #include "hpa/unsample.h"
 #include "hpa/report.h"
 #include "hpa/xalloc.h"
@@ -98,6 +101,30 @@ static int save(const struct hpa_opts *opts, FILE *raw, size_t len, char *name, 
 	return rc;
 }
 
+/*
+ * A watcher killed mid-save (even by SIGKILL) leaves at most a hidden
+ * temporary file, never a partial dump under a dump's name: remove such
+ * leftovers of an earlier run from the folder.
+ */
+static void remove_leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, HPA_TEMP_PREFIX, strlen(HPA_TEMP_PREFIX)))
+			continue;
+		char *path = hpa_xasprintf("%s/%s", dir, de->d_name);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) == 0)
+			hpa_warn("%s: removed, a partial save of an earlier run", path);
+		free(path);
+	}
+	closedir(d);
+}
+
 int hpa_watch(const struct hpa_opts *opts)
 {
 	double interval = opts->interval > 0 ? opts->interval : 60;
@@ -108,6 +135,7 @@ int hpa_watch(const struct hpa_opts *opts)
 
 	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
 		return hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
+	remove_leftovers(opts->outdir);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);

@@ -1,8 +1,11 @@
 /*
- * Output destinations.  A file named with --output is written under a
- * temporary name in the same directory and renamed into place only when the
- * whole report was written, so a failed run leaves no half-written file.
- * A device or FIFO (/dev/null, a pipe) is written directly, never replaced.
+ * Output destinations, as safe as git's lockfiles.  A file named with
+ * --output is written under a temporary name (hpa/tempfile.h) in the same
+ * folder, synced, and renamed into place only when the whole report was
+ * written, so a failed or killed run leaves no half-written file and a
+ * crash no empty one.  A symbolic link is followed (its target is
+ * replaced, the link stays); an existing file keeps its mode.  A device,
+ * FIFO or /dev/std* (/dev/null, a pipe) is written directly, never replaced.
  */
 #ifndef HPA_OUTPUT_H
 #define HPA_OUTPUT_H

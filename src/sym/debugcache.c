@@ -32,6 +32,7 @@
 #include <gelf.h>
 
 #include "hpa/strbuf.h"
+#include "hpa/tempfile.h"
 #include "hpa/xalloc.h"
 #include "debugcache.h"
 #include "elfview.h"
@@ -247,8 +248,7 @@ void hpa_debug_cache_store(int fd, const unsigned char *id, int n)
 	elf_end(e);
 	if (compressed == 1) {
 		make_dir(dir);
-		tmp = hpa_xasprintf("%s/.%s.XXXXXX", dir, strrchr(path, '/') + 1);
-		t = mkstemp(tmp);
+		t = hpa_tempfile_create(dir, &tmp);
 		if (t >= 0) {
 			bool ok = write_copy(fd, t);
 			close(t);
@@ -256,8 +256,9 @@ void hpa_debug_cache_store(int fd, const unsigned char *id, int n)
 				prune(dir);
 			else
 				unlink(tmp);
+			hpa_tempfile_forget(tmp);
+			free(tmp);
 		}
-		free(tmp);
 	}
 	free(path);
 	free(dir);

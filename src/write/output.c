@@ -1,6 +1,7 @@
 #include "hpa/compat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,8 @@
 #include "hpa/diag.h"
 #include "hpa/output.h"
 #include "hpa/report.h"
+#include "hpa/strbuf.h"
+#include "hpa/tempfile.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -34,11 +37,63 @@ static void file_buffer(struct hpa_output *out)
 	setvbuf(out->fp, out->buf, _IOFBF, OUT_BUFFER);
 }
 
+/*
+ * The file a path finally names: symbolic links followed one by one (a
+ * relative target is read from the link's folder), so a report written
+ * "onto" a link replaces the link's target and the link stays.  A chain
+ * through /proc (/dev/stdout is /proc/self/fd/1) names an open file, not a
+ * path: *in_place says to write it as is.
+ */
+static char *final_path(const char *path, bool *in_place)
+{
+	char *p = xstrdup(path);
+
+	*in_place = false;
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat st;
+		char target[4096];
+		ssize_t n;
+
+		if (!strncmp(p, "/proc/", 6) || !strncmp(p, "/dev/std", 8) ||
+		    lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+			break;
+		n = readlink(p, target, sizeof(target) - 1);
+		if (n <= 0)
+			break;
+		target[n] = '\0';
+		if (target[0] == '/') {
+			free(p);
+			p = xstrdup(target);
+		} else {
+			char *slash = strrchr(p, '/'), *q;
+			q = slash ? hpa_xasprintf("%.*s/%s", (int)(slash - p), p, target) : xstrdup(target);
+			free(p);
+			p = q;
+		}
+	}
+	if (!strncmp(p, "/proc/", 6) || !strncmp(p, "/dev/std", 8))
+		*in_place = true;
+	return p;
+}
+
+/* The folder of `path` ("." for a bare name), malloc'ed. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return hpa_xasprintf("%.*s", (int)(slash - path), path);
+}
+
 int hpa_output_open(struct hpa_output *out, const char *path,
 		    const char *const *inputs, size_t nr)
 {
 	struct stat ost, ist;
-	bool exists;
+	bool exists, in_place;
+	char *dest, *dir;
 	size_t i;
 	int fd;
 
@@ -47,18 +102,24 @@ int hpa_output_open(struct hpa_output *out, const char *path,
 		out->fp = stdout;
 		return 0;
 	}
-	exists = stat(path, &ost) == 0;
+	dest = final_path(path, &in_place);
+	exists = stat(dest, &ost) == 0;
 	for (i = 0; exists && i < nr; i++) {
 		if (!inputs[i] || !strcmp(inputs[i], "-") || stat(inputs[i], &ist) < 0)
 			continue;
-		if (ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
+		if (ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino) {
+			free(dest);
 			return hpa_error("%s: refusing to overwrite an input file", path);
+		}
 	}
-	if (exists && S_ISDIR(ost.st_mode))
+	if (exists && S_ISDIR(ost.st_mode)) {
+		free(dest);
 		return hpa_error("%s: is a directory", path);
-	if (exists && !S_ISREG(ost.st_mode)) {
-		/* A device or FIFO (/dev/null, /dev/stdout, a pipe): written as is,
-		 * never replaced by a renamed file. */
+	}
+	if (in_place || (exists && !S_ISREG(ost.st_mode))) {
+		/* A device, FIFO or /dev/std* (/dev/null, a pipe, the terminal):
+		 * written as is, never replaced by a renamed file. */
+		free(dest);
 		out->fp = fopen(path, "w");
 		if (!out->fp)
 			return hpa_error("%s: cannot open: %s", path, strerror(errno));
@@ -67,30 +128,47 @@ int hpa_output_open(struct hpa_output *out, const char *path,
 			file_buffer(out);
 		return 0;
 	}
-	out->path = xstrdup(path);
-	out->tmp = xmalloc(strlen(path) + 16);
-	sprintf(out->tmp, "%s.hpa-XXXXXX", path);
-	fd = mkstemp(out->tmp);
+	dir = folder_of(dest);
+	fd = hpa_tempfile_create(dir, &out->tmp);
+	free(dir);
 	if (fd < 0 || !(out->fp = fdopen(fd, "w"))) {
 		int err = errno;
 		if (fd >= 0) {
 			close(fd);
 			unlink(out->tmp);
+			hpa_tempfile_forget(out->tmp);
 		}
-		free(out->path);
 		free(out->tmp);
+		free(dest);
 		memset(out, 0, sizeof(*out));
 		return hpa_error("%s: cannot create: %s", path, strerror(err));
 	}
+	out->path = dest;
 	file_buffer(out);
 	{
-		mode_t mask = umask(0);   /* mkstemp made it 0600: give it the usual mode */
+		/* mkstemp made it 0600: an existing file keeps its mode, a new one
+		 * gets the usual 0666 less the umask. */
+		mode_t mask = umask(0), mode;
 		umask(mask);
-		if (fchmod(fd, 0666 & ~mask) < 0)   /* e.g. a file system without modes: 0600 stays */
+		mode = exists ? ost.st_mode & 07777 : 0666 & ~mask;
+		if (fchmod(fd, mode) < 0)   /* e.g. a file system without modes: 0600 stays */
 			hpa_warn("%s: cannot set the mode of %s: %s; it stays 0600", path, out->tmp,
 				 strerror(errno));
 	}
 	return 0;
+}
+
+/* The rename is on disk: sync the folder that holds `path` (best effort). */
+static void sync_folder(const char *path)
+{
+	char *dir = folder_of(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
 }
 
 int hpa_output_close(struct hpa_output *out, bool ok)
@@ -100,6 +178,10 @@ int hpa_output_close(struct hpa_output *out, bool ok)
 
 	if (ok && (fflush(out->fp) != 0 || ferror(out->fp)))
 		rc = hpa_error("%s: write error: %s", name, strerror(errno ? errno : EIO));
+	/* The data is on disk before the new name is: a crash never leaves an
+	 * empty file where a good report was. */
+	if (out->tmp && ok && !rc && fsync(fileno(out->fp)) != 0 && errno != EINVAL)
+		rc = hpa_error("%s: write error: %s", name, strerror(errno));
 	if (out->path) {
 		if (fclose(out->fp) != 0 && ok && !rc)
 			rc = hpa_error("%s: write error: %s", name, strerror(errno));
@@ -108,6 +190,9 @@ int hpa_output_close(struct hpa_output *out, bool ok)
 				       strerror(errno));
 		if (out->tmp && (!ok || rc))
 			unlink(out->tmp);
+		else if (out->tmp)
+			sync_folder(out->path);
+		hpa_tempfile_forget(out->tmp);
 	}
 	free(out->buf);   /* after fclose(): stdio's own is never freed here */
 	free(out->path);

@@ -223,5 +223,12 @@ pids="$pids $sleeper"
 timeout --foreground -k 20 --preserve-status -s INT 2.5 "$hpa" --watch "$url/pprof/heap" --pid "$sleeper" --interval 1 --threshold 1MB --outdir rss > rss.txt 2>&1
 check "--watch --pid: decides on RSS, saves the first" "1" "$(ls rss | wc -l | tr -d ' ')"
 check "--watch --pid: RSS lines" "1" "$(grep -c 'check 1: RSS ' rss.txt)"
+# A watcher killed mid-save (SIGKILL) leaves only a hidden temporary file; the next run removes it.
+mkdir -p restarted
+printf 'heap_v2/524288\n@ 0x1\n' > restarted/.hpa-Ab12Cd
+timeout --foreground -k 20 --preserve-status -s INT 1.5 "$hpa" --watch "$url/pprof/heap" --interval 5 --outdir restarted > restarted.txt 2>&1
+check "--watch: an earlier run's partial save removed, the new dump saved" "heap-" \
+	"$(ls -A restarted | cut -c1-5 | tr -d '\n')"
+check "--watch: the removal said" "1" "$(grep -c '^hpa: warning: restarted/.hpa-Ab12Cd: removed, a partial save of an earlier run' restarted.txt)"
 
 finish

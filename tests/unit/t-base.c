@@ -4,18 +4,23 @@
  * strings with NUL-free prefixes), the line reader (CRLF, a last line
  * without newline, NUL bytes, lines longer than its buffer, peek, slurp),
  * the model's interners (addresses, stacks, functions), the sequence hash,
- * and arrays grown in place (xgrow).
+ * arrays grown in place (xgrow), and temporary files removed when a
+ * signal ends the process (in a child that kills itself).
  */
 #include "hpa/compat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hpa/hashmap.h"
 #include "hpa/lineio.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
+#include "hpa/tempfile.h"
 #include "hpa/xalloc.h"
 #include "test.h"
 
@@ -314,6 +319,62 @@ static void test_interning(void)
 	hpa_profile_release(&p);
 }
 
+/* Files in `dir` whose names start with HPA_TEMP_PREFIX. */
+static int temp_files(const char *dir)
+{
+	char cmd[512];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '^" HPA_TEMP_PREFIX "'", dir);
+	if ((p = popen(cmd, "r"))) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* A child makes two temporary files, forgets one after renaming it, and
+ * is ended by `sig` (or exits): the registered one is gone, the renamed
+ * one stays, and the signal still ends the child. */
+static void test_tempfile(int sig)
+{
+	char dir[] = "/tmp/hpa-t-base-XXXXXX", kept[64];
+	pid_t pid;
+	int status = 0;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(kept, sizeof(kept), "%s/kept", dir);
+	pid = fork();
+	if (pid == 0) {
+		char *a, *b;
+		int fa;
+		if (sig)   /* as in a foreground run: a background shell job ignores SIGINT */
+			signal(sig, SIG_DFL);
+		fa = hpa_tempfile_create(dir, &a);
+		int fb = hpa_tempfile_create(dir, &b);
+		if (fa < 0 || fb < 0 || rename(b, kept) != 0 || temp_files(dir) != 1)
+			_exit(3);
+		hpa_tempfile_forget(b);
+		if (sig)
+			raise(sig);
+		exit(0);   /* atexit() removes what is left */
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	if (sig)
+		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+	else
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT_EQ(temp_files(dir), 0);
+	CHECK_INT_EQ(access(kept, F_OK), 0);
+	unlink(kept);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_hashmap();
@@ -324,5 +385,9 @@ int main(void)
 	test_strtab();
 	test_lineio();
 	test_interning();
+	test_tempfile(SIGTERM);
+	test_tempfile(SIGHUP);
+	test_tempfile(SIGINT);
+	test_tempfile(0);
 	TEST_MAIN_END();
 }

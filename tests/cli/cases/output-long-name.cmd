@@ -1,0 +1,1 @@
+--version >/dev/null; n=$(printf '%0250d' 0); "$hpa" --no-symbols --show_bytes -o "$D/$n" gperf/sample-v2.heap; echo "exit=$?"; head -n 1 "$D/$n"; ls -A "$D" | wc -l

@@ -1,0 +1,1 @@
+--version >/dev/null; echo old >"$D/r.txt"; chmod 600 "$D/r.txt"; "$hpa" --no-symbols -o "$D/r.txt" gperf/sample-v2.heap; stat -c %a "$D/r.txt"; chmod 640 "$D/r.txt"; "$hpa" --no-symbols -o "$D/r.txt" gperf/sample-v2.heap; stat -c %a "$D/r.txt"; (umask 022; "$hpa" --no-symbols -o "$D/new.txt" gperf/sample-v2.heap); stat -c %a "$D/new.txt"

@@ -296,11 +296,144 @@ out:
 	return rc;
 }
 
+/*
+ * What protobuf-c will allocate to unpack a message, counted from the wire
+ * before it unpacks anything (it allocates 40-90 bytes for each 2-byte
+ * empty element of a repeated field, so a 200 KB gzip of 200 MB of them
+ * took 12 GB).  Walked by the schema, as protobuf-c walks it: each
+ * message's structure, each repeated element's slot (8 bytes for a pointer
+ * or a 64-bit number, 4 for a smaller one; packed numbers counted one by
+ * one), each string's bytes, each unknown field's record and copy, and the
+ * 32-byte record protobuf-c keeps of every field it scans while it unpacks
+ * the message that holds it (the largest nested message's, and the top
+ * message's for the whole time).
+ */
+#define PB_SCANNED 32   /* protobuf-c 1.4's ScannedMember */
+#define PB_UNKNOWN 24   /* ProtobufCMessageUnknownField */
+
+struct pb_cost {
+	uint64_t kept;        /* what the unpacked message holds */
+	uint64_t nested_max;  /* the largest nested message's scan records */
+};
+
+static bool pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+static unsigned pb_slot(ProtobufCType t)
+{
+	switch (t) {
+	case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
+	case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+	case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE:
+		return 8;
+	case PROTOBUF_C_TYPE_BYTES:
+		return sizeof(ProtobufCBinaryData);
+	default:
+		return 4;
+	}
+}
+
+/* Numbers in a packed field's payload. */
+static uint64_t pb_packed_count(ProtobufCType t, const uint8_t *p, uint64_t len)
+{
+	uint64_t n = 0;
+
+	switch (t) {
+	case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
+		return len / 4;
+	case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+		return len / 8;
+	default:
+		for (uint64_t i = 0; i < len; i++)
+			n += !(p[i] & 0x80);
+		return n;
+	}
+}
+
+/* Adds message (p, len) of type d to *c; its own scan records to *scans.  false: malformed. */
+static bool pb_count(const uint8_t *p, uint64_t len, const ProtobufCMessageDescriptor *d,
+		     struct pb_cost *c, uint64_t *scans)
+{
+	const uint8_t *end = p + len;
+
+	c->kept += d->sizeof_message;
+	*scans = 0;
+	while (p < end) {
+		const ProtobufCFieldDescriptor *f;
+		const uint8_t *start;
+		uint64_t key, v = 0, n = 0;
+		unsigned wire;
+
+		if (!pb_varint(&p, end, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX)
+			return false;
+		wire = key & 7;
+		start = p;
+		switch (wire) {
+		case 0: if (!pb_varint(&p, end, &v)) return false; break;
+		case 1: if (end - p < 8) return false; p += 8; break;
+		case 5: if (end - p < 4) return false; p += 4; break;
+		case 2:
+			if (!pb_varint(&p, end, &n) || n > (uint64_t)(end - p))
+				return false;
+			start = p;
+			p += n;
+			break;
+		default:
+			return false;
+		}
+		*scans += PB_SCANNED;
+		f = protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3));
+		if (!f) {
+			c->kept += PB_UNKNOWN + (uint64_t)(p - start);
+			continue;
+		}
+		if (f->label == PROTOBUF_C_LABEL_REPEATED)
+			c->kept += wire == 2 && f->type != PROTOBUF_C_TYPE_STRING &&
+				   f->type != PROTOBUF_C_TYPE_BYTES && f->type != PROTOBUF_C_TYPE_MESSAGE ?
+				   pb_packed_count(f->type, start, n) * pb_slot(f->type) : pb_slot(f->type);
+		if (wire != 2)
+			continue;
+		if (f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_BYTES) {
+			c->kept += n + 1;
+		} else if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+			uint64_t inner;
+			if (!pb_count(start, n, f->descriptor, c, &inner))
+				return false;
+			if (inner > c->nested_max)
+				c->nested_max = inner;
+		}
+	}
+	return true;
+}
+
+/* A decoded message may take at most PB_FACTOR times its size, plus PB_SLACK. */
+#define PB_FACTOR 16   /* Go's own heap profiles take 9.4 (a "bytes" label per sample) */
+#define PB_SLACK ((uint64_t)16 << 20)
+
 int read_pprof(struct reader *r, const uint8_t *data, size_t len)
 {
-	PbProfile *p = perftools__profiles__profile__unpack(NULL, len, data);
+	struct pb_cost cost = { 0, 0 };
+	uint64_t scans, need;
+	PbProfile *p;
 	int rc;
 
+	if (!pb_count(data, len, &perftools__profiles__profile__descriptor, &cost, &scans))
+		return hpa_error_at(&r->io.pos, "not a valid pprof profile (protobuf decoding failed)");
+	need = cost.kept + scans + cost.nested_max;
+	if (need > PB_FACTOR * (uint64_t)len + PB_SLACK)
+		return hpa_error_at(&r->io.pos, "pprof profile of %zu bytes would take %llu MiB to decode, "
+				    "more than %d times its size: refused (a profile of empty elements?)",
+				    len, (unsigned long long)(need >> 20), PB_FACTOR);
+	p = perftools__profiles__profile__unpack(NULL, len, data);
 	if (!p)
 		return hpa_error_at(&r->io.pos, "not a valid pprof profile (protobuf decoding failed)");
 	rc = convert(r, p);

@@ -45,6 +45,25 @@ check "100k-frame stack: one folded line" "1" "$("$hpa" --collapse deep.heap 2>/
 check "100 MB line" "exit=1 hpa: longline.heap:2: line longer than 64 MiB; not a heap profile" "$(run longline.heap)"
 check "100 MB line: memory" "ok" "$(rss_ok 256 longline.heap)"
 
+# A pprof bomb: 130 KB of gzip, 128 MiB of empty repeated samples that
+# protobuf-c would unpack into 7 GiB.  Refused before decoding, within a
+# 512 MiB address space (not under ASan, whose shadow memory needs more).
+bomb() {   # bomb FIRST PAIR OUT: FIRST then 2^26 copies of the 2-byte PAIR, gzipped
+	printf "$2" > pair && for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26; do
+		cat pair pair > pair2 && mv pair2 pair; done
+	{ printf "$1"; cat pair; } | gzip -c > "$3"
+	rm -f pair
+}
+bomb '\062\000' '\022\000' bomb.pb.gz
+bomb '' '\032\000' strings.pb.gz   # empty strings: 41 bytes each
+limited() { if [ -z "${ASAN_OPTIONS:-}" ]; then (ulimit -v 524288 && "$@"); else "$@"; fi; }
+check "pprof bomb of empty samples: refused before decoding, in 512 MiB" \
+	"exit=1 hpa: bomb.pb.gz: pprof profile of 134217730 bytes would take 7168 MiB to decode, more than 16 times its size: refused (a profile of empty elements?)" \
+	"$(limited timeout 60 "$hpa" --text bomb.pb.gz >/dev/null 2>err.txt; echo "exit=$? $(head -n 1 err.txt)")"
+check "pprof bomb of empty strings: refused" "exit=1 1" \
+	"$(limited timeout 60 "$hpa" --text strings.pb.gz >/dev/null 2>err.txt; echo "exit=$? $(grep -c 'would take 8192 MiB to decode' err.txt)")"
+check "pprof bomb: memory" "ok" "$(rss_ok 256 bomb.pb.gz)"
+
 # Binary garbage, /dev/zero, a directory, a FIFO, a symlink loop.
 awk 'BEGIN { for (i = 0; i < 4096; i++) printf "%c", (i * 7919 + 13) % 256 }' > garbage.bin
 check "binary garbage" "exit=1" "$(run garbage.bin | cut -d' ' -f1)"

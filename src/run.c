@@ -113,11 +113,14 @@ static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts
 	return rc;
 }
 
-static const char *base_name(const char *path)
+/* What an input's files are named after: a file's base name; a URL's host and path, never its query. */
+static char *file_stem(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
-	return slash ? slash + 1 : path;
+	if (hpa_is_url(path))
+		return hpa_url_file_name(path);
+	return xstrdup(slash ? slash + 1 : path);
 }
 
 /*
@@ -130,9 +133,14 @@ static int order_prefix(const struct hpa_profile *prof)
 	size_t i;
 	int w = 1;
 
-	for (i = 1; i < prof->inputs_nr; i++)
-		if (strcmp(base_name(prof->inputs[i - 1].path), base_name(prof->inputs[i].path)) >= 0)
+	for (i = 1; i < prof->inputs_nr; i++) {
+		char *a = file_stem(prof->inputs[i - 1].path), *b = file_stem(prof->inputs[i].path);
+		bool sorted = strcmp(a, b) < 0;
+		free(a);
+		free(b);
+		if (!sorted)
 			break;
+	}
 	if (i >= prof->inputs_nr)
 		return 0;
 	for (i = prof->inputs_nr; i >= 10; i /= 10)
@@ -158,11 +166,11 @@ static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
 	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
 		return hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
 	for (i = 0; i < prof->inputs_nr && !rc; i++) {
-		char *stem = w ? hpa_xasprintf("%s/%0*zu-%s", opts->outdir, w, i + 1,
-					       base_name(prof->inputs[i].path)) :
-			hpa_xasprintf("%s/%s", opts->outdir, base_name(prof->inputs[i].path));
-		char *path;
+		char *name = file_stem(prof->inputs[i].path), *path;
+		char *stem = w ? hpa_xasprintf("%s/%0*zu-%s", opts->outdir, w, i + 1, name) :
+			hpa_xasprintf("%s/%s", opts->outdir, name);
 
+		free(name);
 		for (j = 0; j < prof->inputs_nr; j++) {
 			prof->inputs[j].weight = j == i ? 1 : 0;
 			prof->inputs[j].is_base = false;

@@ -47,16 +47,29 @@ struct hpa_url_span {
 void hpa_url_span(const char *url, struct hpa_url_span *s);
 
 /*
- * `url` fit for messages and file names: a password in it becomes "***"
- * (a user name alone, often a token, too), and so do the values of query
- * parameters named like secrets (token, key, secret, password, auth,
- * signature, credential, session).  Returns a malloc'ed string.
+ * `url` fit for messages and titles: a password in it becomes "***" (a
+ * user name alone, often a token, too), and so does the value of every
+ * query parameter but the few profile endpoints take (seconds, gc, debug,
+ * sample_index, frequency, format, output, ...).  Returns a malloc'ed string.
  */
 char *hpa_url_redact(const char *url);
 
 /*
+ * A file name for what came from `url`: its host[:port] and path, every
+ * byte but [A-Za-z0-9.:-] as '_', never its user information or query
+ * ("127.0.0.1:6060_debug_pprof_heap").  Malloc'ed.
+ */
+char *hpa_url_file_name(const char *url);
+
+/* Do the two URLs name the same host and port (the scheme's own when none is written)? */
+bool hpa_url_same_origin(const char *a, const char *b);
+
+/* `url` without its user information (malloc'ed). */
+char *hpa_url_without_user(const char *url);
+
+/*
  * The secrets of a request, to scrub from any text shown: the URL's
- * password (or lone user name) and secret-named query values, and each word
+ * password (or lone user name) and the query values not shown, and each word
  * of each header value.  A NULL-terminated list for hpa_free_secrets().
  */
 char **hpa_url_secrets(const char *url, const struct hpa_http_opts *ho);

@@ -2,10 +2,12 @@
  * HTTP and HTTPS through libcurl's easy interface, loaded on first use.
  *
  * Everything about the wire (chunked bodies, content lengths, TLS,
- * proxies from http_proxy/https_proxy/no_proxy, redirects) is libcurl's;
- * this file sets the bounds (protocols, redirects, time, size), keeps the
- * body in a temporary file, and turns libcurl's outcome into one message
- * that carries no secret (url.c finds them).
+ * proxies from http_proxy/https_proxy/no_proxy) is libcurl's; this file
+ * sets the bounds (protocols, time, size), follows redirects itself (from
+ * https only to https; --header values and URL credentials only to the
+ * host and port the user named), keeps the body in a temporary file, and
+ * turns libcurl's outcome into one message that carries no secret (url.c
+ * finds them).
  */
 #include "hpa/compat.h"
 
@@ -183,6 +185,26 @@ static const char *or_curl(const char *errbuf, CURLcode rc)
 	return errbuf[0] ? errbuf : lc.curl_easy_strerror(rc);
 }
 
+/*
+ * libcurl says where it failed to connect ("Failed to connect to HOST port
+ * N ..."): when that is not the URL's host:port `hp`, it was the proxy
+ * (libcurl 7.88 has no CURLINFO_USED_PROXY); its "HOST:N" into `other`.
+ */
+static bool tried_other(const char *detail, const char *hp, char *other, size_t size)
+{
+	const char *p = strstr(detail, "connect to "), *port;
+	size_t hl;
+
+	if (!p)
+		return false;
+	p += 11;
+	port = strstr(p, " port ");
+	if (!port || (hl = (size_t)(port - p)) == 0 || hl > 255)
+		return false;
+	snprintf(other, size, "%.*s:%ld", (int)hl, p, strtol(port + 6, NULL, 10));
+	return strcmp(other, hp) != 0;
+}
+
 /* What went wrong, in words, into msg. */
 static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *errbuf,
 		     const struct sink *sink, const struct hpa_http_opts *ho, const char *url,
@@ -190,7 +212,7 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 {
 	const char *detail = or_curl(errbuf, rc);
 	bool tls = !strncasecmp(url, "https", 5);
-	char hp[300];
+	char hp[300], other[300];
 	long oserr = 0;
 	curl_off_t connected = 0;
 
@@ -204,8 +226,9 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 		break;
 	case CURLE_COULDNT_CONNECT:
 		lc.curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
-		if (oserr && strstr(detail, hp) == NULL && strstr(detail, "proxy"))
-			snprintf(msg, size, "cannot connect through the proxy (%s)", detail);
+		if (tried_other(detail, hp, other, sizeof(other)))   /* the proxy */
+			snprintf(msg, size, "cannot connect to the proxy %s: %s", other,
+				 oserr ? strerror((int)oserr) : detail);
 		else if (oserr)
 			snprintf(msg, size, "cannot connect to %s: %s", hp, strerror((int)oserr));
 		else
@@ -267,9 +290,6 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 		break;
 	case CURLE_PARTIAL_FILE:
 		snprintf(msg, size, "the answer ended early (%s)", detail);
-		break;
-	case CURLE_TOO_MANY_REDIRECTS:
-		snprintf(msg, size, "more than %d redirects (%s)", HPA_HTTP_REDIRECTS, detail);
 		break;
 	case CURLE_UNSUPPORTED_PROTOCOL:
 		snprintf(msg, size, "only http:// and https:// are followed (%s)", detail);
@@ -345,6 +365,46 @@ static struct curl_slist *add_header(struct curl_slist *list, const char *header
 			setup_rc = set_rc_;                                 \
 	} while (0)
 
+/* The user information of `from` put into `url` when it has none (malloc'ed). */
+static char *with_user_of(const char *url, const char *from)
+{
+	struct hpa_url_span a, b;
+
+	hpa_url_span(url, &a);
+	hpa_url_span(from, &b);
+	if (a.at || !b.at)
+		return xstrdup(url);
+	return hpa_xasprintf("%.*s%.*s%s", (int)(a.auth - url), url, (int)(b.host - b.auth), b.auth,
+			     a.auth);
+}
+
+static bool is_redirect(long status)
+{
+	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+/*
+ * The next URL of a redirect from `cur` (the user named `url`), or NULL
+ * with the reason in msg.  From https only https is followed; another host
+ * or port never gets the URL's credentials (nor, in the caller, the
+ * --header values).
+ */
+static char *follow(const char *url, const char *cur, const char *next, char *msg, size_t size)
+{
+	if (!hpa_is_url(next)) {
+		snprintf(msg, size, "redirected to a URL that is not http:// or https://; not followed");
+		return NULL;
+	}
+	if (!strncasecmp(cur, "https://", 8) && strncasecmp(next, "https://", 8)) {
+		char *shown = hpa_url_redact(next);
+		snprintf(msg, size, "redirected from https:// to %s; not followed: the request would "
+			 "go in clear text", shown);
+		free(shown);
+		return NULL;
+	}
+	return hpa_url_same_origin(url, next) ? with_user_of(next, url) : hpa_url_without_user(next);
+}
+
 int hpa_http_fetch(const char *url, const char *method, const char *body,
 		   const struct hpa_http_opts *ho, bool warn_only, FILE **out, size_t *len)
 {
@@ -352,13 +412,14 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 	double conn = total < HPA_HTTP_CONNECT_MAX ? total : HPA_HTTP_CONNECT_MAX;
 	char errbuf[CURL_ERROR_SIZE] = "", reason[96] = "", msg[1024];
 	struct sink sink = { NULL, 0, false, 0 };
-	struct curl_slist *headers = NULL;
+	struct curl_slist *own = NULL, *plain = NULL;   /* with and without --header */
 	bool post = !strcmp(method, "POST"), content_type = false;
 	CURLcode setup_rc = CURLE_OK, rc;
+	char *cur;
 	CURL *h;
 	long status = 0;
 	size_t i;
-	int err;
+	int err, hops = 0;
 
 	*out = NULL;
 	*len = 0;
@@ -380,22 +441,23 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 		return report(url, "libcurl cannot start a request", ho, warn_only);
 	}
 	for (i = 0; i < ho->headers_nr; i++) {
-		headers = add_header(headers, ho->headers[i]);
+		own = add_header(own, ho->headers[i]);
 		content_type |= !strncasecmp(ho->headers[i], "content-type:", 13);
 	}
 	if (post && !content_type)
-		headers = add_header(headers, "Content-Type: text/plain");
+		own = add_header(own, "Content-Type: text/plain");
+	if (post)
+		plain = add_header(plain, "Content-Type: text/plain");
 	/* No "Expect: 100-continue" wait before a large /pprof/symbol body. */
-	headers = add_header(headers, "Expect:");
+	own = add_header(own, "Expect:");
+	plain = add_header(plain, "Expect:");
 
-	SET(h, CURLOPT_URL, url);
 	SET(h, CURLOPT_ERRORBUFFER, errbuf);
 	SET(h, CURLOPT_NOSIGNAL, 1L);
 	SET(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	SET(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	SET(h, CURLOPT_FOLLOWLOCATION, 1L);
-	SET(h, CURLOPT_MAXREDIRS, (long)HPA_HTTP_REDIRECTS);
-	SET(h, CURLOPT_POSTREDIR, (long)(CURL_REDIR_POST_301 | CURL_REDIR_POST_302));
+	/* Redirects are followed here, a hop at a time: libcurl would send
+	 * --header values to any host it is sent to, and go from https to http. */
+	SET(h, CURLOPT_FOLLOWLOCATION, 0L);
 	SET(h, CURLOPT_TIMEOUT_MS, millis(total));
 	SET(h, CURLOPT_CONNECTTIMEOUT_MS, millis(conn));
 	if (cancel) {
@@ -403,18 +465,12 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 		SET(h, CURLOPT_NOPROGRESS, 0L);
 	}
 	SET(h, CURLOPT_USERAGENT, "hpa/" HPA_VERSION);
-	SET(h, CURLOPT_HTTPHEADER, headers);
 	SET(h, CURLOPT_ACCEPT_ENCODING, "");
 	SET(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HPA_HTTP_MAX);
 	SET(h, CURLOPT_WRITEFUNCTION, on_body);
 	SET(h, CURLOPT_WRITEDATA, &sink);
 	SET(h, CURLOPT_HEADERFUNCTION, on_header);
 	SET(h, CURLOPT_HEADERDATA, reason);
-	if (post) {
-		SET(h, CURLOPT_POST, 1L);
-		SET(h, CURLOPT_POSTFIELDS, body ? body : "");
-		SET(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
-	}
 	if (ho->cacert)
 		SET(h, CURLOPT_CAINFO, ho->cacert);
 	if (ho->cert)
@@ -426,17 +482,54 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 		SET(h, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
 
-	if (setup_rc != CURLE_OK) {
-		snprintf(msg, sizeof(msg), "libcurl refused a setting (%s)",
-			 lc.curl_easy_strerror(setup_rc));
-		rc = setup_rc;
-	} else {
+	cur = xstrdup(url);
+	for (;;) {
+		char *next = NULL, *to;
+
+		SET(h, CURLOPT_URL, cur);
+		SET(h, CURLOPT_HTTPHEADER, hpa_url_same_origin(url, cur) ? own : plain);
+		if (post) {
+			SET(h, CURLOPT_POST, 1L);
+			SET(h, CURLOPT_POSTFIELDS, body ? body : "");
+			SET(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
+		} else {
+			SET(h, CURLOPT_HTTPGET, 1L);
+		}
+		if (setup_rc != CURLE_OK) {
+			snprintf(msg, sizeof(msg), "libcurl refused a setting (%s)",
+				 lc.curl_easy_strerror(setup_rc));
+			rc = setup_rc;
+			break;
+		}
 		rc = lc.curl_easy_perform(h);
-		if (rc != CURLE_OK)
-			describe(msg, sizeof(msg), h, rc, errbuf, &sink, ho, url, total);
-	}
-	if (rc == CURLE_OK) {
+		if (rc != CURLE_OK) {
+			describe(msg, sizeof(msg), h, rc, errbuf, &sink, ho, cur, total);
+			break;
+		}
 		lc.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		lc.curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &next);
+		if (is_redirect(status) && next) {
+			rc = CURLE_TOO_MANY_REDIRECTS;
+			if (hops++ == HPA_HTTP_REDIRECTS) {
+				snprintf(msg, sizeof(msg), "more than %d redirects", HPA_HTTP_REDIRECTS);
+				break;
+			}
+			if (!(to = follow(url, cur, next, msg, sizeof(msg))))
+				break;
+			free(cur);
+			cur = to;
+			post &= status != 303;   /* "see other": a GET; 301, 302, 307, 308 keep a POST */
+			fflush(sink.fp);
+			if (ftruncate(fileno(sink.fp), 0) != 0 || fseek(sink.fp, 0, SEEK_SET) != 0) {
+				snprintf(msg, sizeof(msg), "cannot keep the answer in a temporary file: %s",
+					 strerror(errno));
+				break;
+			}
+			sink.n = 0;
+			reason[0] = '\0';
+			errbuf[0] = '\0';
+			continue;
+		}
 		if (status < 200 || status > 299) {
 			snprintf(msg, sizeof(msg), "HTTP %ld%s%s", status, reason[0] ? " " : "", reason);
 			rc = CURLE_HTTP_RETURNED_ERROR;
@@ -445,9 +538,12 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 				 strerror(errno));
 			rc = CURLE_WRITE_ERROR;
 		}
+		break;
 	}
+	free(cur);
 	lc.curl_easy_cleanup(h);
-	lc.curl_slist_free_all(headers);
+	lc.curl_slist_free_all(own);
+	lc.curl_slist_free_all(plain);
 	if (rc != CURLE_OK) {
 		fclose(sink.fp);
 		return report(url, msg, ho, warn_only);

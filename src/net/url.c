@@ -4,6 +4,7 @@
  */
 #include "hpa/compat.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -30,19 +31,21 @@ void hpa_url_span(const char *url, struct hpa_url_span *s)
 	s->host = s->at ? s->at + 1 : s->auth;
 }
 
-/* A query parameter whose value is a secret, by its name. */
-static bool secret_param(const char *name, size_t len)
+/*
+ * A query parameter whose value may be shown: the few that profile
+ * endpoints take.  Any other value is a secret (jwt, code, access_code,
+ * bearer, X-Amz-Signature, ...): a list of what to hide would always miss one.
+ */
+static bool shown_param(const char *name, size_t len)
 {
-	static const char *const words[] = { "token", "key", "secret", "pass", "pwd", "auth",
-					     "sig", "credential", "session", "cookie" };
-	size_t i, j;
+	static const char *const words[] = { "seconds", "gc", "debug", "sample_index", "frequency",
+					     "format", "output", "display", "type", "raw", "jeprof",
+					     "interval", "mode", "view" };
+	size_t i;
 
-	for (i = 0; i < HPA_ARRAY_SIZE(words); i++) {
-		size_t wl = strlen(words[i]);
-		for (j = 0; j + wl <= len; j++)
-			if (!strncasecmp(name + j, words[i], wl))
-				return true;
-	}
+	for (i = 0; i < HPA_ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == len && !strncasecmp(name, words[i], len))
+			return true;
 	return false;
 }
 
@@ -88,7 +91,7 @@ static void split_secrets(const char *url, struct hpa_strbuf *out, char ***secre
 		while (*p && *p != '#') {
 			size_t len = strcspn(p, "&#");
 			const char *eq = memchr(p, '=', len);
-			if (eq && secret_param(p, (size_t)(eq - p))) {
+			if (eq && !shown_param(p, (size_t)(eq - p))) {
 				COPY(p, (size_t)(eq - p) + 1);
 				COPY("***", 3);
 				SECRET(eq + 1, len - (size_t)(eq - p) - 1);
@@ -176,4 +179,68 @@ void hpa_free_secrets(char **list)
 	for (i = 0; list && list[i]; i++)
 		free(list[i]);
 	free(list);
+}
+
+char *hpa_url_file_name(const char *url)
+{
+	struct hpa_url_span sp;
+	struct hpa_strbuf b = HPA_STRBUF_INIT;
+	const char *p, *end;
+
+	hpa_url_span(url, &sp);
+	end = sp.path + strcspn(sp.path, "?#");
+	for (p = sp.host; p < end; p++) {
+		char c = *p;
+		bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    c == '.' || c == '-' || c == ':';
+		if (p == end - 1 && c == '/')
+			break;
+		hpa_sb_addc(&b, keep ? c : '_');
+	}
+	return hpa_sb_detach(&b);
+}
+
+/* The URL's host and port, lower-cased, the port said even when it is the scheme's own. */
+static char *origin(const char *url)
+{
+	struct hpa_url_span sp;
+	const char *end, *colon = NULL, *p;
+	bool tls = !strncasecmp(url, "https://", 8);
+	char *o;
+
+	hpa_url_span(url, &sp);
+	end = sp.path;
+	for (p = sp.host; p < end; p++)   /* the port's colon: after any "[v6]" */
+		if (*p == ':')
+			colon = p;
+		else if (*p == ']')
+			colon = NULL;
+	if (colon && colon + 1 < end)
+		o = hpa_xasprintf("%.*s", (int)(end - sp.host), sp.host);
+	else
+		o = hpa_xasprintf("%.*s:%d", (int)((colon ? colon : end) - sp.host), sp.host,
+				  tls ? 443 : 80);
+	for (p = o; *p; p++)
+		o[p - o] = (char)tolower((unsigned char)*p);
+	return o;
+}
+
+bool hpa_url_same_origin(const char *a, const char *b)
+{
+	char *x = origin(a), *y = origin(b);
+	bool same = !strcmp(x, y);
+
+	free(x);
+	free(y);
+	return same;
+}
+
+char *hpa_url_without_user(const char *url)
+{
+	struct hpa_url_span sp;
+
+	hpa_url_span(url, &sp);
+	if (!sp.at)
+		return xstrdup(url);
+	return hpa_xasprintf("%.*s%s", (int)(sp.auth - url), url, sp.host);
 }

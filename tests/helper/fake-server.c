@@ -11,6 +11,9 @@
  *                      then as PATH
  *   /broken/...symbol  /pprof/symbol that fails with HTTP 500
  *   /redirect          302 to /pprof/heap;  /loop: 302 to itself
+ *   /goto?URL          302 to URL (another server, another scheme)
+ * With FAKE_LOG=FILE in the environment, each request's head is appended
+ * to FILE (what a server was sent: headers, credentials).
  * Hostile answers:
  *   /chunked-bad       chunked, a chunk-size line "ffffff" without a newline
  *   /short             Content-Length larger than the body, then close
@@ -25,6 +28,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +102,21 @@ static void serve(int fd, int count)
 	if (!strncmp(path, "http://", 7)) {   /* proxy form */
 		char *p = strchr(path + 7, '/');
 		memmove(path, p ? p : "/", strlen(p ? p : "/") + 1);
+	}
+	if (getenv("FAKE_LOG")) {
+		FILE *log = fopen(getenv("FAKE_LOG"), "a");
+		char *end = strstr(req, "\r\n\r\n");
+		if (log) {
+			fprintf(log, "%.*s\n\n", (int)(end ? end - req : (ptrdiff_t)n), req);
+			fclose(log);
+		}
+	}
+	if (!strncmp(path, "/goto?", 6)) {
+		char head[1200];
+		snprintf(head, sizeof(head), "HTTP/1.0 302 Found\r\nLocation: %s\r\n"
+			 "Content-Length: 0\r\n\r\n", path + 6);
+		say(fd, head);
+		return;
 	}
 	path[strcspn(path, "?")] = '\0';   /* routes ignore the query */
 	body = strstr(req, "\r\n\r\n");

@@ -78,6 +78,33 @@ secret="http://admin:pw-s3cret@127.0.0.1:$port/auth/pprof/heap?access_token=tok-
 check "a password and a token in the URL are not shown" \
 	"exit=1 hpa: http://admin:***@127.0.0.1:$port/auth/pprof/heap?access_token=***&gc=1: HTTP 401 Unauthorized" \
 	"$(text --no-symbols "$secret" >/dev/null; echo "exit=$? $(cat err.txt)")"
+check "URL values other than a profile endpoint's are not shown" \
+	"exit=1 hpa: $url/auth/pprof/heap?jwt=***&code=***&access_code=***&bearer=***&seconds=30&debug=1: HTTP 401 Unauthorized" \
+	"$(text --no-symbols "$url/auth/pprof/heap?jwt=j-s3cret&code=c-s3cret&access_code=a-s3cret&bearer=b-s3cret&seconds=30&debug=1" >/dev/null; echo "exit=$? $(cat err.txt)")"
+mkdir fromurl
+timeout 30 "$hpa" --svg --no-symbols --outdir fromurl "$url/pprof/heap?jwt=j-s3cret&code=c-s3cret" >/dev/null 2>&1
+check "--outdir: file names from a URL keep its host and path, never its query" \
+	"127.0.0.1:${url##*:}_pprof_heap.svg" "$(ls fromurl)"
+check "--outdir: no secret in the graph" "0" "$(cat fromurl/* | grep -c 's3cret')"
+
+# Redirects: --header values and URL credentials go only to the host and
+# port the user named; from https only https is followed.
+FAKE_LOG=$PWD/other.log start other.txt /pprof/heap="$data/jemalloc/paths-lg0.heap"
+other=$port
+port=${url##*:}
+check "a redirect to another port: followed" "$jtotal" \
+	"$(text --no-symbols --header 'X-Api-Key: k-s3cret' --header 'PRIVATE-TOKEN: p-s3cret' \
+		"http://admin:pw-s3cret@127.0.0.1:$port/goto?http://127.0.0.1:$other/pprof/heap" | head -n 1)"
+check "a redirect to another port: the request arrived there" "1" "$(grep -c '^GET /pprof/heap ' other.log)"
+check "a redirect to another port: no --header value, no credential sent there" "0 0 0" \
+	"$(grep -c 'X-Api-Key\|PRIVATE-TOKEN' other.log) $(grep -c '^Authorization' other.log) $(grep -c s3cret other.log)"
+: > other.log
+check "a redirect on the same host and port keeps --header" "$jtotal" \
+	"$(text --no-symbols --header 'X-Api-Key: k-s3cret' "http://127.0.0.1:$other/goto?/pprof/heap" | head -n 1)"
+check "a redirect on the same host and port: --header sent both times" "2" "$(grep -c '^X-Api-Key: k-s3cret' other.log)"
+check "a dead proxy is named as the proxy" \
+	"exit=1 hpa: http://profiles.invalid/pprof/heap: cannot connect to the proxy 127.0.0.1:1: Connection refused" \
+	"$(http_proxy=http://127.0.0.1:1 text --no-symbols http://profiles.invalid/pprof/heap >/dev/null; echo "exit=$? $(cat err.txt)")"
 
 # A hostile or broken server: one clear line, exit 1, no crash (ASan too).
 hostile() {   # hostile PATH EXPECTED-MESSAGE
@@ -88,7 +115,7 @@ hostile chunked-bad "hpa: $url/chunked-bad: the answer ended early (transfer clo
 hostile short "hpa: $url/short: the answer ended early (transfer closed with 999990 bytes remaining to read)"
 hostile huge-length "hpa: $url/huge-length: answer larger than 2048 MiB"
 hostile stall-mid "hpa: $url/stall-mid: no complete answer within 3 s"
-hostile loop "hpa: $url/loop: more than 5 redirects (Maximum (5) redirects followed)"
+hostile loop "hpa: $url/loop: more than 5 redirects"
 timeout 120 "$hpa" --no-symbols "$url/huge" >/dev/null 2>err.txt
 check "hostile /huge (2 GiB + 1 MiB, no length)" "exit=1 hpa: $url/huge: answer larger than 2048 MiB" \
 	"exit=$? $(cat err.txt)"
@@ -182,6 +209,21 @@ out=$(tls --cacert tls/ca.pem --cert tls/stranger.pem --key tls/stranger.key "ht
 check "mutual TLS: a client certificate the server does not trust" "exit=1 lines=1" "$out"
 check "mutual TLS: a client certificate the server does not trust, says so" "1" \
 	"$(grep -c "^hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: the server refused the client certificate tls/stranger.pem (.*unknown ca.*)\$" err.txt)"
+# An https server that redirects to http: not followed, nothing sent in clear text.
+mkdir www2
+printf 'HTTP/1.0 302 Found\r\nLocation: http://127.0.0.1:%s/pprof/heap\r\nContent-Length: 0\r\n\r\n' "$other" > www2/down
+(cd www2 && exec openssl s_server -accept 127.0.0.1:0 -cert ../tls/server.pem -key ../tls/server.key -HTTP) > tls/down.out 2>&1 &
+pids="$pids $!"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	down=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' tls/down.out)
+	[ -n "$down" ] && break
+	sleep 0.2
+done
+: > other.log
+check "https redirected to http: refused" \
+	"exit=1 hpa: https://127.0.0.1:$down/down: redirected from https:// to http://127.0.0.1:$other/pprof/heap; not followed: the request would go in clear text" \
+	"$(tls_fail --cacert tls/ca.pem --header 'X-Api-Key: k-s3cret' "https://127.0.0.1:$down/down")"
+check "https redirected to http: nothing sent there" "0" "$(grep -c . other.log)"
 check "mutual TLS: a key that does not match" \
 	"exit=1 hpa: https://127.0.0.1:$mutual/pprof/heap: TLS: cannot use the client certificate tls/server.pem (unable to set private key file: 'tls/client.key' type PEM)" \
 	"$(tls_fail --cacert tls/ca.pem --cert tls/server.pem --key tls/client.key "https://127.0.0.1:$mutual/pprof/heap")"

@@ -34,14 +34,16 @@ int main(void)
 	check_redact("https://u:p@ss:w@rd@h/p?x", "https://u:***@h/p?x");
 	check_redact("http://u:@h/", "http://u:***@h/");
 	/* An '@' after the host is not user information. */
-	check_redact("http://h/p@q?a=b@c", "http://h/p@q?a=b@c");
-	/* Query parameters named like secrets, any case, any position. */
+	check_redact("http://h/p@q?debug=b@c", "http://h/p@q?debug=b@c");
+	/* Every query value but a profile endpoint's own parameters, any case, any position. */
 	check_redact("http://h/p?token=abc", "http://h/p?token=***");
 	check_redact("http://h/p?seconds=5&Access_Token=t&api_key=k&gc=1#top",
 		     "http://h/p?seconds=5&Access_Token=***&api_key=***&gc=1#top");
 	check_redact("http://h/p?X-Amz-Signature=s&password=&sessionid=9&auth",
 		     "http://h/p?X-Amz-Signature=***&password=***&sessionid=***&auth");
-	check_redact("http://h/p?a&&b=1&pwd=x", "http://h/p?a&&b=1&pwd=***");
+	check_redact("http://h/p?a&&b=1&pwd=x", "http://h/p?a&&b=***&pwd=***");
+	check_redact("http://h/p?jwt=j&code=c&access_code=a&bearer=b&Seconds=30&debug=1&sample_index=x",
+		     "http://h/p?jwt=***&code=***&access_code=***&bearer=***&Seconds=30&debug=1&sample_index=x");
 	/* Both at once; no scheme at all. */
 	check_redact("http://a:b@h/p?secret=s", "http://a:***@h/p?secret=***");
 	check_redact("user:pw@h/p", "user:***@h/p");
@@ -50,7 +52,7 @@ int main(void)
 	{
 		const char *headers[] = { "Authorization: Bearer tok-abc", "X-Org: 7" };
 		struct hpa_http_opts ho = { .headers = headers, .headers_nr = 2 };
-		char **sec = hpa_url_secrets("http://u:pw-1@h/p?token=t-2&x=1", &ho);
+		char **sec = hpa_url_secrets("http://u:pw-1@h/p?token=t-2&gc=1", &ho);
 		char *out;
 
 		CHECK_STR_EQ(sec[0], "pw-1");
@@ -63,5 +65,27 @@ int main(void)
 		free(out);
 		hpa_free_secrets(sec);
 	}
+	/* File names from URLs: host and path, never user information or query. */
+	{
+		const char *in[][2] = {
+			{ "http://admin:pw@127.0.0.1:6060/debug/pprof/heap?jwt=x&seconds=5",
+			  "127.0.0.1:6060_debug_pprof_heap" },
+			{ "https://Host.example/", "Host.example" },
+			{ "http://h/a b/%2e%2e/c#frag", "h_a_b__2e_2e_c" },
+		};
+		for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+			char *out = hpa_url_file_name(in[i][0]);
+			CHECK_STR_EQ(out, in[i][1]);
+			free(out);
+		}
+	}
+	/* The host and port a request goes to, the scheme's own port when none is written. */
+	CHECK(hpa_url_same_origin("http://h/a", "http://H:80/b?c"));
+	CHECK(hpa_url_same_origin("https://u:p@h:443/a", "https://h/b"));
+	CHECK(!hpa_url_same_origin("http://h/a", "https://h/a"));
+	CHECK(!hpa_url_same_origin("http://h:8080/a", "http://h:8081/a"));
+	CHECK(!hpa_url_same_origin("http://h/a", "http://h.evil/a"));
+	CHECK(hpa_url_same_origin("http://[::1]:9/a", "http://[::1]:9/b"));
+	CHECK(!hpa_url_same_origin("http://[::1]/a", "http://[::1]:9/b"));
 	TEST_MAIN_END();
 }

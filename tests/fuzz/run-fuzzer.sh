@@ -11,7 +11,16 @@ for s in "$@"; do
 done
 # The pprof files the tests make are good seeds too, when there are any.
 cd "$work" || exit 1
-"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+# -max_len covers the largest seed: libFuzzer cuts longer seeds, and a cut
+# JSON or ELF file never reaches the code past its first 64 KiB.
+max=65536
+for f in seeds/*; do
+	[ -f "$f" ] || continue
+	n=$(wc -c < "$f")
+	[ "$n" -gt "$max" ] && max=$n
+done
+echo "max_len $max"
+"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max" \
 	-print_final_stats=1 -artifact_prefix="$work/" corpus seeds > log.txt 2>&1
 rc=$?
 grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' log.txt

@@ -59,6 +59,45 @@ static void print_links(FILE *fp, const struct hpa_frame_groups *g, struct link 
 	}
 }
 
+/*
+ * The edges by one end: for key k, its edges are idx[start[k] .. start[k+1])
+ * (a counting sort, so a row's links cost their own number, not a pass over
+ * every edge: a stack of 200k frames has 200k rows and 200k edges).
+ */
+struct by_end {
+	size_t *start, *idx;
+};
+
+static void index_edges(struct by_end *b, const struct hpa_call_edge *edges, size_t n, size_t keys,
+			bool by_callee)
+{
+	size_t e, k;
+
+	b->start = xcalloc(keys + 2, sizeof(*b->start));
+	b->idx = xmalloc(st_mult(n + 1, sizeof(*b->idx)));
+	for (e = 0; e < n; e++)
+		b->start[(by_callee ? edges[e].callee : edges[e].caller) + 2]++;
+	for (k = 2; k < keys + 2; k++)
+		b->start[k] += b->start[k - 1];
+	for (e = 0; e < n; e++)   /* start[k + 1] runs from k's first slot to its end */
+		b->idx[b->start[(by_callee ? edges[e].callee : edges[e].caller) + 1]++] = e;
+}
+
+/* Key n's links at the other end of its edges (value not 0), into links; their number. */
+static size_t links_of(const struct by_end *b, uint32_t n, const struct hpa_call_edge *edges,
+		       bool callers, struct link *links)
+{
+	size_t i, nl = 0;
+
+	for (i = b->start[n]; i < b->start[n + 1]; i++) {
+		const struct hpa_call_edge *e = &edges[b->idx[i]];
+		double v = hpa_dust_to_zero(e->value);
+		if (v != 0)
+			links[nl++] = (struct link){ callers ? e->caller : e->callee, v };
+	}
+	return nl;
+}
+
 int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	static const char *const rule = "----------------------------------------------------------+-------------\n";
@@ -66,8 +105,9 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	struct hpa_frame_groups g;
 	struct hpa_call_edge *edges = NULL;
 	struct link *in = NULL, *out = NULL;
+	struct by_end to, from;   /* edges by callee, by caller */
 	uint32_t *nodes;
-	size_t nedges = 0, nnodes = 0, i, e, nin, nout, dropped = 0;
+	size_t nedges = 0, nnodes = 0, i, nin, nout, dropped = 0;
 	size_t limit = opts->nodecount ? opts->nodecount : 80;
 	bool tree = opts->mode == HPA_MODE_TREE;
 	double total, running = 0;
@@ -94,6 +134,8 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	}
 	in = xmalloc(st_mult(nedges + 1, sizeof(*in)));
 	out = xmalloc(st_mult(nedges + 1, sizeof(*out)));
+	index_edges(&to, edges, nedges, g.keys.nr, true);
+	index_edges(&from, edges, nedges, g.keys.nr, false);
 
 	hpa_format_total(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "Total: %s\n", num[0]);
@@ -108,15 +150,8 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	for (i = 0; i < nnodes; i++) {
 		uint32_t n = nodes[i];
 
-		for (e = nin = nout = 0; e < nedges; e++) {
-			double v = hpa_dust_to_zero(edges[e].value);
-			if (v == 0)
-				continue;
-			if (edges[e].callee == n)
-				in[nin++] = (struct link){ edges[e].caller, v };
-			if (edges[e].caller == n)
-				out[nout++] = (struct link){ edges[e].callee, v };
-		}
+		nin = links_of(&to, n, edges, true, in);
+		nout = links_of(&from, n, edges, false, out);
 		print_links(fp, &g, in, nin, g.cum[n], opts);
 		running += g.flat[n];
 		hpa_format_value(num[0], sizeof(num[0]), g.flat[n], opts);
@@ -131,6 +166,10 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	}
 	free(in);
 	free(out);
+	free(to.start);
+	free(to.idx);
+	free(from.start);
+	free(from.idx);
 	free(nodes);
 	free(edges);
 	hpa_frame_groups_release(&g);

@@ -378,7 +378,14 @@ static inline const uint32_t *hpa_profile_stack(const struct hpa_profile *prof, 
 	return prof->frames + prof->stacks[id].first;
 }
 
-/* Intern a function; NULL strings count as "".  Returns its id. */
+/*
+ * The profile's strings are text to show: one from a profile, a server or
+ * a binary is interned with its control bytes written as \xNN
+ * (hpa_sb_add_shown()), so no report, message or page ever carries one.
+ */
+uint32_t hpa_profile_intern_text(struct hpa_profile *prof, const char *s);
+
+/* Intern a function (its strings as hpa_profile_intern_text()); NULL strings count as "".  Returns its id. */
 uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
 				     const char *system_name, const char *filename);
 

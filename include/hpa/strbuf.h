@@ -50,6 +50,15 @@ static inline void hpa_sb_addc(struct hpa_strbuf *sb, char c)
 void hpa_sb_addf(struct hpa_strbuf *sb, const char *fmt, ...) HPA_PRINTF(2, 3);
 void hpa_sb_vaddf(struct hpa_strbuf *sb, const char *fmt, va_list ap) HPA_PRINTF(2, 0);
 
+/*
+ * Text from a profile or a server is shown, never obeyed: a control byte
+ * (below 0x20, or 0x7f) in it could retitle or rewrite a terminal (ESC ]0;
+ * ... BEL).  hpa_has_controls() says whether s[0 .. len) holds one;
+ * hpa_sb_add_shown() appends s with each written as \xNN.
+ */
+bool hpa_has_controls(const char *s, size_t len);
+void hpa_sb_add_shown(struct hpa_strbuf *sb, const char *s, size_t len);
+
 /* The string, now the caller's to free ("" when empty); sb is left empty. */
 char *hpa_sb_detach(struct hpa_strbuf *sb);
 void hpa_sb_release(struct hpa_strbuf *sb);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hpa/diag.h"
+#include "hpa/strbuf.h"
 
 bool hpa_diag_quiet;
 bool hpa_warnings_off;
@@ -32,15 +33,13 @@ static void pos_text(char *out, size_t size, const struct hpa_pos *pos)
 /* A recorded warning: its position and text, cut at 511 and 2047 bytes. */
 static void record_parts(const char *head, const char *body)
 {
-	size_t h = strnlen(head, 511), b = strnlen(body, 2047);
-	char *m;
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 
-	if (recorded_nr == HPA_ARRAY_SIZE(recorded) || !(m = malloc(h + b + 1)))
+	if (recorded_nr == HPA_ARRAY_SIZE(recorded))
 		return;
-	memcpy(m, head, h);
-	memcpy(m + h, body, b);
-	m[h + b] = '\0';
-	recorded[recorded_nr++] = m;
+	hpa_sb_add_shown(&sb, head, strnlen(head, 511));
+	hpa_sb_add_shown(&sb, body, strnlen(body, 2047));
+	recorded[recorded_nr++] = hpa_sb_detach(&sb);
 }
 
 static void record(const struct hpa_pos *pos, const char *fmt, va_list ap)
@@ -88,6 +87,24 @@ static void keep(bool warning, const struct hpa_pos *pos, const char *fmt, va_li
 	c->nr++;
 }
 
+/*
+ * One line on standard error: "hpa: ", then the parts, each with its
+ * control bytes as \xNN (a name from a profile may hold ESC ]0; ... BEL).
+ */
+static void print_line(const char *prefix, const char *head, const char *body)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+
+	hpa_sb_adds(&sb, "hpa: ");
+	hpa_sb_adds(&sb, prefix);
+	hpa_sb_add_shown(&sb, head, strlen(head));
+	hpa_sb_add_shown(&sb, body, strlen(body));
+	hpa_sb_addc(&sb, '\n');
+	fflush(stdout);
+	fputs(sb.buf, stderr);
+	hpa_sb_release(&sb);
+}
+
 void hpa_diag_capture_begin(struct hpa_diag_capture *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -105,9 +122,8 @@ void hpa_diag_replay(struct hpa_diag_capture *c)
 
 	for (i = 0; i < c->nr && !hpa_diag_quiet; i++) {
 		if (!(c->msgs[i].warning && hpa_warnings_off)) {
-			fflush(stdout);
-			fprintf(stderr, "hpa: %s%s%s\n", c->msgs[i].warning ? "warning: " : "",
-				c->msgs[i].head, c->msgs[i].body);
+			print_line(c->msgs[i].warning ? "warning: " : "", c->msgs[i].head,
+				   c->msgs[i].body);
 		}
 		if (c->msgs[i].warning)
 			record_parts(c->msgs[i].head, c->msgs[i].body);
@@ -140,6 +156,11 @@ const char *hpa_diag_recorded(size_t i)
 static void vreport(const char *prefix, const struct hpa_pos *pos,
 		    const char *fmt, va_list ap)
 {
+	char head[4096];
+	char *body;
+	va_list aq;
+	int n;
+
 	if (hpa_diag_quiet)
 		return;
 	if (capture) {
@@ -148,18 +169,15 @@ static void vreport(const char *prefix, const struct hpa_pos *pos,
 	}
 	if (*prefix && hpa_warnings_off)   /* -q: a warning is recorded (--html), not printed */
 		return;
-	fflush(stdout);
-	fputs("hpa: ", stderr);
-	fputs(prefix, stderr);
-	if (pos && pos->path) {
-		if (pos->line)
-			fprintf(stderr, "%s:%llu: ", pos->path,
-				(unsigned long long)pos->line);
-		else
-			fprintf(stderr, "%s: ", pos->path);
-	}
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || !(body = malloc((size_t)n + 1)))
+		return;
+	vsnprintf(body, (size_t)n + 1, fmt, ap);
+	pos_text(head, sizeof(head), pos);
+	print_line(prefix, head, body);
+	free(body);
 }
 
 int hpa_error(const char *fmt, ...)

@@ -267,3 +267,34 @@ size_t hpa_g17(char *out, double v)
 	out[len] = '\0';
 	return (size_t)len;
 }
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+bool hpa_has_controls(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (is_control((unsigned char)s[i]))
+			return true;
+	return false;
+}
+
+void hpa_sb_add_shown(struct hpa_strbuf *sb, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, from = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (!is_control(c))
+			continue;
+		hpa_sb_add(sb, s + from, i - from);
+		hpa_sb_add(sb, "\\x", 2);
+		hpa_sb_addc(sb, hex[c >> 4]);
+		hpa_sb_addc(sb, hex[c & 15]);
+		from = i + 1;
+	}
+	hpa_sb_add(sb, s + from, len - from);
+}

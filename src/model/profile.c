@@ -5,6 +5,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/profile.h"
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -378,13 +379,27 @@ void hpa_profile_split_threads(struct hpa_profile *prof)
 	prof->samples_nr = prof->samples_alloc = k;
 }
 
+/* `s` as text to show: control bytes as \xNN (malloc'ed), or NULL when it has none. */
+static char *shown_copy(const char *s)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t len = strlen(s);
+
+	if (!hpa_has_controls(s, len))
+		return NULL;
+	hpa_sb_add_shown(&sb, s, len);
+	return hpa_sb_detach(&sb);
+}
+
 uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapping *m)
 {
 	uint32_t id = next_id(prof->mappings_nr);
 
 	HPA_GROW(prof->mappings, prof->mappings_nr + 1, prof->mappings_alloc);
 	prof->mappings[id] = *m;
-	prof->mappings[id].path = xstrdup(m->path ? m->path : "");
+	prof->mappings[id].path = m->path ? shown_copy(m->path) : NULL;   /* a path to show, and to open */
+	if (!prof->mappings[id].path)
+		prof->mappings[id].path = xstrdup(m->path ? m->path : "");
 	prof->mappings_nr++;
 	return id;
 }
@@ -431,12 +446,21 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input)
 	free(order);
 }
 
+uint32_t hpa_profile_intern_text(struct hpa_profile *prof, const char *s)
+{
+	char *shown = shown_copy(s ? s : "");
+	uint32_t id = hpa_strtab_intern(&prof->strs, shown ? shown : s ? s : "");
+
+	free(shown);
+	return id;
+}
+
 uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
 				     const char *system_name, const char *filename)
 {
-	uint32_t n = hpa_strtab_intern(&prof->strs, name ? name : "");
-	uint32_t sn = hpa_strtab_intern(&prof->strs, system_name ? system_name : "");
-	uint32_t fn = hpa_strtab_intern(&prof->strs, filename ? filename : "");
+	uint32_t n = hpa_profile_intern_text(prof, name);
+	uint32_t sn = hpa_profile_intern_text(prof, system_name);
+	uint32_t fn = hpa_profile_intern_text(prof, filename);
 	uint64_t h = hpa_hash64(((uint64_t)n << 32 | sn) ^ hpa_hash64(fn));
 	uint32_t first = hpa_hashmap_get(&prof->func_by_hash, h), id;
 	size_t old_alloc = prof->funcs_alloc;

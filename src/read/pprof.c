@@ -177,7 +177,7 @@ static int convert(struct reader *r, const PbProfile *p)
 		}
 		id = hpa_profile_add_mapping(prof, &m);
 		if (*pstr(p, pm->build_id))
-			prof->mappings[id].build_id = hpa_strtab_intern(&prof->strs, pstr(p, pm->build_id));
+			prof->mappings[id].build_id = hpa_profile_intern_text(prof, pstr(p, pm->build_id));
 		hpa_profile_input(prof, r->input)->map_nr++;
 		hpa_hashmap_put(&map_ids, pm->id, id);
 	}

@@ -1522,7 +1522,7 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 	build_ids = xcalloc(last - first, sizeof(*build_ids));
 	for (j = first; j < last; j++)
 		if (s->mods[j].build_id[0])
-			build_ids[j - first] = hpa_strtab_intern(&prof->strs, s->mods[j].build_id);
+			build_ids[j - first] = hpa_profile_intern_text(prof, s->mods[j].build_id);
 	for (i = 0; i < in->map_nr; i++) {
 		struct hpa_mapping *map = &prof->mappings[in->map_first + i];
 
@@ -1530,10 +1530,10 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 			;
 		if (j == last)
 			continue;
-		map->sym_file = hpa_strtab_intern(&prof->strs, s->mods[j].file);
+		map->sym_file = hpa_profile_intern_text(prof, s->mods[j].file);
 		map->build_id = build_ids[j - first];
 		if (s->mods[j].why)
-			map->sym_error = hpa_strtab_intern(&prof->strs, s->mods[j].why);
+			map->sym_error = hpa_profile_intern_text(prof, s->mods[j].why);
 	}
 	free(build_ids);
 
@@ -1555,7 +1555,7 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 			const struct sym_frame *fr = &r->frames[m->res_first[k] + f];
 
 			if (fr->file && !r->str_ids[fr->file])
-				r->str_ids[fr->file] = hpa_strtab_intern(&prof->strs,
+				r->str_ids[fr->file] = hpa_profile_intern_text(prof,
 									 hpa_strtab_get(&r->strs, fr->file));
 			chain[f].file = fr->file ? r->str_ids[fr->file] : 0;
 			chain[f].func = profile_func(prof, r, fr->func);

@@ -48,6 +48,21 @@ for m in "--peek ." --tree --text --dot --svg --html "--list f1" --proto --trace
 done
 check "400k distinct frames: --peek . has a section per function" "400000" "$("$hpa" --peek . --show_bytes deep.collapse 2>/dev/null | grep -c '^ *[0-9]* *[0-9.]*% *[0-9.]*% *100 100.0% *| f[0-9]*$')"
 
+# Terminal escapes in a profile's names and maps paths (ESC ]0; retitles a
+# terminal, ESC [2J clears it): every output and message shows them as \xNN,
+# and no byte below 0x20 but tab and newline comes out.
+sed -e 's|DB::Cache::put(std::string const&)|DB::\x1b]0;pwned\x07put|' \
+	-e 's|/opt/srv/bin/server|/opt/srv/bin/ser\x1b[2Jver|' "$data/jemalloc/symbolized.heap" > esc.heap
+check "escapes: shown as text" "DB::\\x1b]0;pwned\\x07put" \
+	"$("$hpa" --text esc.heap 2>/dev/null | awk '$6 ~ /pwned/ { print $6 }')"
+"$hpa" --proto -o esc.pb.gz esc.heap 2>/dev/null
+for m in --text --traces --tree "--peek ." --collapse --svg --html --dot "--list ." --growth --threads; do
+	check "escapes: no control byte from $m or its messages" "0" \
+		"$("$hpa" $m esc.heap esc.heap 2>&1 | tr -d '\t\n' | LC_ALL=C grep -c '[[:cntrl:]]')"
+done
+check "escapes: none in --proto's strings" "0" \
+	"$("$hpa" --text --traces esc.pb.gz 2>&1 | tr -d '\t\n' | LC_ALL=C grep -c '[[:cntrl:]]')"
+
 # A 100 MB line: refused at 64 MiB, in bounded memory.
 { printf 'heap_v2/1\n@ 0x'; head -c 100000000 /dev/zero | tr '\0' '1'; printf '\n'; } > longline.heap
 check "100 MB line" "exit=1 hpa: longline.heap:2: line longer than 64 MiB; not a heap profile" "$(run longline.heap)"

@@ -165,6 +165,7 @@ struct hpa_input {
 	bool is_base;               /* read with --base */
 	bool own_base;              /* a two-column folded file's first column (is_base too) */
 	bool unsampled;             /* its samples hold estimates (hpa_unsample_profile ran) */
+	bool remote;                /* fetched from a server (a URL) */
 	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */
 	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */
 	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
@@ -189,6 +190,10 @@ struct hpa_profile {
 
 	struct hpa_mapping *mappings;   /* [0] unused */
 	size_t mappings_nr, mappings_alloc;
+	/* The folders the binaries' DWARF says they were built in (DW_AT_comp_dir
+	 * of each unit that named a frame), as string ids: where --list may read. */
+	uint32_t *source_dirs;
+	size_t source_dirs_nr, source_dirs_alloc;
 
 	struct hpa_location *locs;      /* [0] unused */
 	size_t locs_nr, locs_alloc;

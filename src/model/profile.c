@@ -74,6 +74,7 @@ void hpa_profile_release(struct hpa_profile *prof)
 		free(prof->threads[i].name);
 	free(prof->inputs);
 	free(prof->mappings);
+	free(prof->source_dirs);
 	free(prof->locs);
 	free(prof->loc_cache);
 	free(prof->stacks);

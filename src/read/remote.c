@@ -92,6 +92,7 @@ int hpa_read_url(struct hpa_profile *prof, const char *url, const struct hpa_htt
 	if (!rc) {   /* the dump's time: its own (pprof), else when it was fetched */
 		struct hpa_input *in = hpa_profile_input(prof, (uint32_t)prof->inputs_nr);
 		struct timespec now;
+		in->remote = true;
 		if (!in->time_nanos && clock_gettime(CLOCK_REALTIME, &now) == 0)
 			in->time_nanos = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	}

@@ -149,6 +149,7 @@ struct module {
 	 * libdw's, which stay until the module is done.
 	 */
 	struct source_memo { const char *f; Dwarf_Off cu; uint32_t id; } *source_memo;
+	struct hpa_hashmap comp_dirs;   /* the comp_dir of each unit that named a file: strs id -> 1 */
 	struct sym_func *funcs;
 	size_t nfuncs, afuncs;
 	struct sym_frame *frames;
@@ -824,6 +825,8 @@ static uint32_t module_source(struct module *m, const struct cu_index *ci, const
 	slot = &m->source_memo[hpa_hash64((uintptr_t)f ^ ci->off << 16) & (SOURCE_MEMO - 1)];
 	if (slot->f == f && slot->cu == ci->off)
 		return slot->id;
+	if (ci->comp_dir && *ci->comp_dir)   /* where --list may read sources */
+		hpa_hashmap_put(&m->comp_dirs, hpa_strtab_intern(&m->strs, ci->comp_dir), 1);
 	if (*f == '/' || !ci->comp_dir || !*ci->comp_dir) {
 		id = hpa_strtab_intern(&m->strs, f);
 	} else {
@@ -1478,6 +1481,25 @@ static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *wher
 		split_module(s, i, where);
 }
 
+/* The module's build folders into the profile's source_dirs, each once. */
+static void add_source_dirs(struct hpa_profile *prof, struct module *m)
+{
+	for (size_t i = 0; i < m->comp_dirs.cap; i++) {
+		uint32_t id, k;
+
+		if (!m->comp_dirs.slots[i].val)
+			continue;
+		id = hpa_profile_intern_text(prof, hpa_strtab_get(&m->strs, (uint32_t)m->comp_dirs.slots[i].key));
+		for (k = 0; k < prof->source_dirs_nr && prof->source_dirs[k] != id; k++)
+			;
+		if (k == prof->source_dirs_nr) {
+			HPA_GROW(prof->source_dirs, prof->source_dirs_nr + 1, prof->source_dirs_alloc);
+			prof->source_dirs[prof->source_dirs_nr++] = id;
+		}
+	}
+	hpa_hashmap_release(&m->comp_dirs);
+}
+
 /* Copy a module's function into the profile, once. */
 static uint32_t profile_func(struct hpa_profile *prof, struct module *m, uint32_t f)
 {
@@ -1536,6 +1558,8 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 			map->sym_error = hpa_profile_intern_text(prof, s->mods[j].why);
 	}
 	free(build_ids);
+	for (j = first; j < last; j++)
+		add_source_dirs(prof, &s->mods[j]);
 
 	for (i = 1; i < prof->locs_nr; i++) {
 		struct module *m, *r;
@@ -1673,6 +1697,7 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 		free(m->res_nr);
 		free(m->res_src);
 		free(m->str_ids);
+		hpa_hashmap_release(&m->comp_dirs);
 		hpa_strtab_release(&m->strs);
 	}
 	free(s.mods);

@@ -7,6 +7,12 @@
  * text from the source file, found where it was built or through
  * --source-path and --trim-path.  A file not found still gives the table,
  * and says where hpa looked.
+ *
+ * A profile names the files, so a profile could name /etc/shadow: only a
+ * regular text file (no NUL byte) under a folder the binaries' DWARF says
+ * they were built in, a --source-path folder or the current folder is read
+ * (after symbolic links are followed), and for a profile from a server only
+ * under --source-path.  Control bytes in the text are shown as \xNN.
  */
 #include "hpa/compat.h"
 
@@ -34,6 +40,7 @@ struct source_file {
 	char **lines;            /* lines[1..nlines], NUL-terminated in data */
 	size_t nlines;
 	char *where;             /* found: the path read; else where hpa looked */
+	bool refused;            /* a candidate was there but not to be read */
 };
 
 struct routine {
@@ -46,6 +53,10 @@ struct lister {
 	FILE *fp;
 	const struct hpa_profile *prof;
 	const struct hpa_opts *opts;
+	char **roots;               /* the folders sources may be read from, real paths */
+	size_t roots_nr;
+	bool remote;                /* a profile came from a server */
+	bool refused;               /* a source file was there but not to be read */
 	struct source_file *files;
 	size_t files_nr, files_alloc, missing;
 	double total;               /* the view's, for percentages */
@@ -88,23 +99,67 @@ static int cmp_routines(const void *pa, const void *pb)
 	return strcmp(hpa_profile_str(sort_prof, a->file), hpa_profile_str(sort_prof, b->file));
 }
 
-/* Read `path` whole into f if it is a regular file of sane size. */
-static bool load(struct source_file *f, const char *path)
+/* Is the real path `real` in one of the folders sources may be read from? */
+static bool allowed(const struct lister *ls, const char *real)
+{
+	for (size_t i = 0; i < ls->roots_nr; i++) {
+		size_t n = strlen(ls->roots[i]);
+		if (n && !strncmp(real, ls->roots[i], n) && (real[n] == '/' || ls->roots[i][n - 1] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Add `dir` (as its real path, when it exists) to the folders sources may be read from. */
+static void add_root(struct lister *ls, const char *dir)
+{
+	char *real = realpath(dir, NULL);
+
+	if (!real)
+		return;
+	for (size_t i = 0; i < ls->roots_nr; i++)
+		if (!strcmp(ls->roots[i], real)) {
+			free(real);
+			return;
+		}
+	ls->roots = xrealloc(ls->roots, st_mult(ls->roots_nr + 1, sizeof(*ls->roots)));
+	ls->roots[ls->roots_nr++] = real;
+}
+
+/*
+ * Read `path` whole into f if it is a regular text file of sane size under
+ * an allowed folder; 0, or -1 when it is not there, -2 when it is there
+ * but refused.
+ */
+static int load(struct source_file *f, const char *path, const struct lister *ls)
 {
 	struct stat st;
 	FILE *in;
 	size_t n, i, nl = 0;
-	char *p;
+	char *p, *real;
+	bool ok;
 
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uintmax_t)st.st_size > MAX_SOURCE)
-		return false;
+	if (stat(path, &st) != 0)
+		return -1;
+	if (!S_ISREG(st.st_mode) || (uintmax_t)st.st_size > MAX_SOURCE)
+		return -2;
+	real = realpath(path, NULL);
+	ok = real && allowed(ls, real);
+	free(real);
+	if (!ok)
+		return -2;
 	in = fopen(path, "rb");
 	if (!in)
-		return false;
+		return -1;
 	f->data = xmalloc((size_t)st.st_size + 1);
 	n = fread(f->data, 1, (size_t)st.st_size, in);
 	fclose(in);
 	f->data[n] = '\0';
+	if (memchr(f->data, '\0', n)) {   /* not text */
+		free(f->data);
+		f->data = NULL;
+		return -2;
+	}
 	for (i = 0; i < n; i++)
 		nl += f->data[i] == '\n';
 	f->lines = xmalloc(st_mult(nl + 2, sizeof(*f->lines)));
@@ -123,7 +178,7 @@ static bool load(struct source_file *f, const char *path)
 			break;
 	}
 	f->where = xstrdup(path);
-	return true;
+	return 0;
 }
 
 /* `path` with the first --trim-path prefix it starts with cut off, or NULL. */
@@ -147,12 +202,18 @@ static const char *trimmed(const char *path, const struct hpa_opts *opts)
 	return NULL;
 }
 
-static bool try_path(struct source_file *f, const char *path, struct hpa_strbuf *looked, size_t *tries)
+static bool try_path(struct source_file *f, const char *path, const struct lister *ls,
+		     struct hpa_strbuf *looked, size_t *tries)
 {
-	if (load(f, path))
+	int rc = load(f, path, ls);
+
+	if (!rc)
 		return true;
+	f->refused |= rc == -2;
 	if (++*tries <= 6)
-		hpa_sb_addf(looked, "%s%s", looked->len ? ", " : "", path);
+		hpa_sb_addf(looked, "%s%s%s", looked->len ? ", " : "", path,
+			    rc == -2 ? " (there, but not a text file under the binary's build folders, "
+				       "--source-path or the current folder: not read)" : "");
 	return false;
 }
 
@@ -162,9 +223,10 @@ static bool try_path(struct source_file *f, const char *path, struct hpa_strbuf 
  * with the whole path), then with ever shorter tails of it; then the path
  * itself, and with --trim-path, what is left of it from the current folder.
  */
-static void find_source(struct source_file *f, const char *path, const struct hpa_opts *opts)
+static void find_source(struct source_file *f, const char *path, const struct lister *ls)
 {
 	struct hpa_strbuf looked = HPA_STRBUF_INIT;
+	const struct hpa_opts *opts = ls->opts;
 	const char *rel = trimmed(path, opts), *tail;
 	size_t i, tries = 0;
 
@@ -172,12 +234,17 @@ static void find_source(struct source_file *f, const char *path, const struct hp
 		f->where = xstrdup("the debug info names no file");
 		return;
 	}
+	if (ls->remote && !opts->source_paths.nr) {
+		f->where = xstrdup("nowhere: the profile came from a server, so sources are read only "
+				   "under --source-path DIR");
+		return;
+	}
 	for (i = 0; i < opts->source_paths.nr; i++) {
 		for (tail = rel ? rel : path; *tail == '/'; tail++)
 			;
 		while (*tail) {
 			char *cand = hpa_xasprintf("%s/%s", opts->source_paths.v[i], tail);
-			bool ok = try_path(f, cand, &looked, &tries);
+			bool ok = try_path(f, cand, ls, &looked, &tries);
 			const char *slash = strchr(tail, '/');
 
 			free(cand);
@@ -188,7 +255,7 @@ static void find_source(struct source_file *f, const char *path, const struct hp
 			tail = slash + 1;
 		}
 	}
-	if (try_path(f, path, &looked, &tries) || (rel && try_path(f, rel, &looked, &tries)))
+	if (try_path(f, path, ls, &looked, &tries) || (rel && try_path(f, rel, ls, &looked, &tries)))
 		goto found;
 	if (tries > 6)
 		hpa_sb_addf(&looked, " and %zu more", tries - 6);
@@ -210,9 +277,10 @@ static struct source_file *source_of(struct lister *ls, uint32_t path)
 	f = &ls->files[ls->files_nr++];
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	find_source(f, hpa_profile_str(ls->prof, path), ls->opts);
+	find_source(f, hpa_profile_str(ls->prof, path), ls);
 	if (!f->data && *hpa_profile_str(ls->prof, path))
 		ls->missing++;
+	ls->refused |= f->refused;
 	return f;
 }
 
@@ -233,9 +301,17 @@ static void print_line(struct lister *ls, const struct hpa_source_line *l, uint3
 		value(cum, sizeof(cum), l->cum, ls->opts);
 	}
 	if (line)
-		fprintf(ls->fp, "%10s %10s %8u:%s\n", flat, cum, line, text ? text : "");
+		fprintf(ls->fp, "%10s %10s %8u:", flat, cum, line);
 	else
-		fprintf(ls->fp, "%10s %10s %8s:%s\n", flat, cum, "?", text ? text : "");
+		fprintf(ls->fp, "%10s %10s %8s:", flat, cum, "?");
+	for (; text && *text; text++) {   /* a tab stays; other control bytes as \xNN */
+		unsigned char c = (unsigned char)*text;
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			fprintf(ls->fp, "\\x%02x", c);
+		else
+			putc(c, ls->fp);
+	}
+	putc('\n', ls->fp);
 }
 
 /* Columns of indentation of `s` (tabs to multiples of 8). */
@@ -367,6 +443,15 @@ int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	ls.fp = fp;
 	ls.prof = prof;
 	ls.opts = opts;
+	for (i = 0; i < opts->source_paths.nr; i++)
+		add_root(&ls, opts->source_paths.v[i]);
+	for (i = 0; i < prof->inputs_nr; i++)
+		ls.remote |= prof->inputs[i].remote;
+	if (!ls.remote) {
+		add_root(&ls, ".");
+		for (i = 0; i < prof->source_dirs_nr; i++)
+			add_root(&ls, hpa_profile_str(prof, prof->source_dirs[i]));
+	}
 	hpa_group_source(prof, &vo, match_function, (void *)opts, &g);
 	ls.total = g.total;
 	if (g.lines_nr > 1)
@@ -395,14 +480,21 @@ int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	for (i = 0; i < nr; i++)
 		print_routine(&ls, &routines[i], g.lines);
 	if (ls.missing)
-		hpa_warn("%zu of %zu source files not found; --source-path DIR and --trim-path PREFIX "
-			 "say where to look", ls.missing, ls.files_nr);
+		hpa_warn("%zu of %zu source files not found%s; --source-path DIR and --trim-path PREFIX "
+			 "say where to look", ls.missing, ls.files_nr,
+			 ls.remote && !opts->source_paths.nr ? " (a profile from a server: sources are "
+			 "read only under --source-path)" : ls.refused ? " or not read (a profile names "
+			 "the files: only those under the binary's build folders, --source-path or the "
+			 "current folder are read)" : "");
 	for (i = 0; i < ls.files_nr; i++) {
 		free(ls.files[i].data);
 		free(ls.files[i].lines);
 		free(ls.files[i].where);
 	}
 	free(ls.files);
+	for (i = 0; i < ls.roots_nr; i++)
+		free(ls.roots[i]);
+	free(ls.roots);
 	free(routines);
 	free(g.lines);
 	free(g.routines);

@@ -139,4 +139,23 @@ check "broken .debug_line: --lines still answers" "exit=0" "$(run --lines --show
 check "DEBUGINFOD_URLS ignored" "exit=0" \
 	"$(DEBUGINFOD_URLS=http://127.0.0.1:9/ run --text --show_bytes prog "$p" | cut -d' ' -f1)"
 
+# --list reads a source only under the binary's build folders, --source-path
+# or the current folder, and only a text file: a profile naming /etc/passwd
+# (or a binary) as a function's file gets the table, not the file.
+mkdir -p elsewhere
+check "--list: the source, from the binary's build folder" "1" \
+	"$(cd elsewhere && "$hpa" --list grab ../prog "$p" 2>/dev/null | grep -c 'void \*p = malloc(4096)')"
+"$hpa" --proto -o prog.pb.gz prog "$p" 2>/dev/null
+src="$work/prog.c"   # in the profile's string table; each replacement has its length
+pad=$(printf "%$((${#src} - 10))s" "" | tr ' ' '/')
+src_re=$(printf '%s' "$src" | sed 's/[].[*^$\\]/\\&/g')
+gunzip -c prog.pb.gz | LC_ALL=C sed "s|$src_re|/etc${pad}passwd|g" > passwd.pb
+gunzip -c prog.pb.gz | LC_ALL=C sed "s|$src_re|$work///prog|g" > binary.pb
+check "--list: a profile naming /etc/passwd" "exit=0 0 1" \
+	"$(cd elsewhere && run --list grab ../passwd.pb | cut -d' ' -f1) $(grep -c 'root:\|daemon:\|bin:' elsewhere/out.txt) $(grep -c 'not read' elsewhere/err.txt)"
+check "--list: /etc/passwd is read with --source-path /etc" "1" \
+	"$(cd elsewhere && "$hpa" --list grab --source-path /etc ../passwd.pb 2>/dev/null | grep -c ':bin:x:2:2:')"
+check "--list: a profile naming a binary file" "exit=0 0" \
+	"$(run --list grab binary.pb | cut -d' ' -f1) $(grep -c 'ELF' out.txt)"
+
 finish

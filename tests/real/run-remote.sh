@@ -47,6 +47,10 @@ check "GreptimeDB POST /debug/prof/mem" "$(text --no-symbols "$data/example/demo
 	"$(text --no-symbols "$url/debug/prof/mem" | head -n 1)"
 check "TiKV GET /debug/pprof/heap (a pprof body)" "Total: 25626804 B" \
 	"$(text --sysroot nowhere "$url/debug/pprof/heap" | head -n 1)"
+check "--list of a profile from a server: no source read, even from the current folder" "0 1" \
+	"$(n=$(cd "$data/example" && timeout 30 "$hpa" --list main "$url/debug/pprof/heap" 2>"$work/err.txt" | grep -c 'char \*config = load_config'); echo "$n $(grep -c 'from a server: sources are read only under --source-path' "$work/err.txt")")"
+check "--list of a profile from a server, with --source-path" "1" \
+	"$(cd "$data/example" && timeout 30 "$hpa" --list main --source-path . "$url/debug/pprof/heap" 2>/dev/null | grep -c 'char \*config = load_config')"
 check "--endpoint greptime on the root URL" "$(text --no-symbols "$data/example/demo.heap" | head -n 1)" \
 	"$(text --no-symbols --endpoint greptime "$url/" | head -n 1)"
 check "a URL as --base" "Total: 0 B" "$(text --no-symbols --base "$url/pprof/heap" "$data/jemalloc/paths-lg0.heap" | head -n 1)"

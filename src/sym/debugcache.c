@@ -15,7 +15,9 @@
  * two at once, never leave a partial file under a real name; a file that
  * is not a complete copy with the right build-id is ignored and replaced.
  * The folder is kept under 1 GiB by removing the least recently written
- * copies.  Any failure just means the original file is used.
+ * copies, and a copy that would be larger than that (or whose sections
+ * claim more than elf_inflate_check() allows) is never written.  Any
+ * failure just means the original file is used.
  */
 #include "hpa/compat.h"
 
@@ -245,6 +247,14 @@ void hpa_debug_cache_store(int fd, const unsigned char *id, int n)
 		return;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	compressed = has_compressed_debug(e);
+	{   /* nothing is cached that the cache cannot hold, or that inflates past the bound */
+		uint64_t total = 0;
+		struct stat st;
+		char *why = elf_inflate_check(e, "", &total);
+		if (why || fstat(fd, &st) != 0 || total + (uint64_t)st.st_size > (uint64_t)CACHE_LIMIT)
+			compressed = 0;
+		free(why);
+	}
 	elf_end(e);
 	if (compressed == 1) {
 		make_dir(dir);

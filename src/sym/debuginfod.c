@@ -19,8 +19,11 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "hpa/diag.h"
+
 #include "debugcache.h"
 #include "debuginfod.h"
+#include "elfview.h"
 
 static bool allowed;
 
@@ -92,6 +95,17 @@ int hpa_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			*debuginfo_file_name = path;
 		} else {
 			free(path);
+		}
+	}
+	if (fd >= 0) {   /* libdw would inflate all of it, the cache copy it too */
+		uint64_t total;
+		char *why = elf_inflate_check_fd(fd, *debuginfo_file_name ? *debuginfo_file_name : modname,
+						 &total);
+		if (why) {
+			hpa_warn("%s; that debug file is not used", why);
+			free(why);
+			close(fd);
+			return -1;
 		}
 	}
 	if (fd >= 0 && n > 0)

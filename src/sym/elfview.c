@@ -300,3 +300,50 @@ bool hpa_elf_is_fixed(const char *path)
 	elf_view_close(&v);
 	return fixed;
 }
+
+char *elf_inflate_check(Elf *e, const char *file, uint64_t *total)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	*total = 0;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+		const char *name;
+		uint64_t bound;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) ||
+		    !(name = elf_strptr(e, shstrndx, sh.sh_name)) || strncmp(name, ".debug_", 7))
+			continue;
+		if (!gelf_getchdr(scn, &ch))
+			return hpa_xasprintf("%s: section %s is compressed but its header is unreadable",
+					     file, name);
+		bound = sh.sh_size * HPA_INFLATE_RATIO;
+		if (bound > HPA_INFLATE_MAX)
+			bound = HPA_INFLATE_MAX;
+		if (ch.ch_size > bound)
+			return hpa_xasprintf("%s: section %s claims %.1f MiB when inflated, %.0f times its "
+					     "%.1f MiB (more than %d times, or %d GiB): a decompression "
+					     "bomb?", file, name, (double)ch.ch_size / 1048576,
+					     sh.sh_size ? (double)ch.ch_size / (double)sh.sh_size : 0.0,
+					     (double)sh.sh_size / 1048576, HPA_INFLATE_RATIO,
+					     (int)(HPA_INFLATE_MAX >> 30));
+		*total += ch.ch_size;
+	}
+	return NULL;
+}
+
+char *elf_inflate_check_fd(int fd, const char *file, uint64_t *total)
+{
+	Elf *e;
+	char *why;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	why = elf_inflate_check(e, file, total);
+	elf_end(e);
+	return why;
+}

@@ -43,6 +43,18 @@ char *elf_view_check_mappings(const struct elf_view *v, const struct hpa_profile
 char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 			       const uint64_t *pcs, size_t nr);
 
+/*
+ * A compressed debug section may inflate to at most HPA_INFLATE_RATIO times
+ * its compressed size, and HPA_INFLATE_MAX in all (DWARF compresses 3 to 10
+ * times; a 3 MB section of zeros claims 3 GiB).  elf_inflate_check() says
+ * which section of `e` claims more (NULL: none), and the sum of the claims
+ * in *total; elf_inflate_check_fd() the same for an open file.
+ */
+#define HPA_INFLATE_RATIO 64
+#define HPA_INFLATE_MAX ((uint64_t)4 << 30)
+char *elf_inflate_check(Elf *e, const char *file, uint64_t *total);
+char *elf_inflate_check_fd(int fd, const char *file, uint64_t *total);
+
 /* A GNU build-id (`n` bytes) as lowercase hex into `hex`; false unless 0 < n <= 64. */
 bool elf_build_id_hex(const unsigned char *bits, int n, char hex[129]);
 

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -116,6 +117,7 @@ struct module {
 	uint32_t input;
 	const char *map_path;    /* path in the maps section */
 	char *file;              /* file actually used */
+	bool no_dwarf;           /* its DWARF would inflate past the bound (elf_inflate_check) */
 	uint64_t start, offset;  /* lowest mapping of the file */
 	const char *perms;
 	uint64_t *pcs;           /* profile addresses in it, minus one */
@@ -225,6 +227,97 @@ static const char *main_path(const struct hpa_profile *prof, const struct hpa_in
 			return m->path;
 	}
 	return NULL;
+}
+
+/*
+ * libdw inflates every compressed debug section of a file it opens: one
+ * whose claim passes the bound (a decompression bomb) keeps its DWARF
+ * unread, and its names come from the symbol table (said once, by the
+ * module's first part).
+ */
+static void inflate_guard(struct module *m)
+{
+	int fd = open(m->file, O_RDONLY | O_CLOEXEC);
+	uint64_t total;
+	char *why;
+
+	if (fd < 0)
+		return;
+	why = elf_inflate_check_fd(fd, m->file, &total);
+	close(fd);
+	if (!why)
+		return;
+	m->no_dwarf = true;
+	if (!m->part_no)
+		hpa_warn("%s; its DWARF is not read, names come from its symbol table", why);
+	free(why);
+}
+
+/* Is the file at `path`, if there is one, a decompression bomb?  Says so once. */
+static bool is_bomb(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t total;
+	struct stat st;
+	char *why;
+
+	if (fd < 0)
+		return false;
+	why = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? elf_inflate_check_fd(fd, path, &total) : NULL;
+	close(fd);
+	if (why)
+		hpa_warn("%s; that debug file is not used", why);
+	free(why);
+	return why != NULL;
+}
+
+/*
+ * libdwfl's standard search keeps the debug file it finds and inflates it
+ * whatever this callback answers: so the files it would find (by build-id
+ * under each folder of the search path, by debug link beside the module,
+ * in its .debug folder and under each folder) are checked first, and with
+ * a bomb among them there is no separate debug file.
+ */
+static int find_debuginfo_guarded(Dwfl_Module *mod, void **userdata, const char *modname,
+				  Dwarf_Addr base, const char *file, const char *debuglink,
+				  GElf_Word crc, char **debuginfo_file_name)
+{
+	const char *path = userdata && *userdata ? *userdata : "", *p, *end;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char hex[129];
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	bool bomb = false;
+	char *dir = file ? xstrdup(file) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (slash)
+		*slash = '\0';
+	for (p = path; !bomb && p; p = *end ? end + 1 : NULL) {
+		char *cand;
+		end = p + strcspn(p, ":");
+		if (*p != '/')
+			continue;
+		if (n > 0 && elf_build_id_hex(bits, n, hex)) {
+			cand = hpa_xasprintf("%.*s/.build-id/%.2s/%s.debug", (int)(end - p), p, hex, hex + 2);
+			bomb = is_bomb(cand);
+			free(cand);
+		}
+		if (!bomb && debuglink && slash) {
+			cand = hpa_xasprintf("%.*s%s/%s", (int)(end - p), p, dir, debuglink);
+			bomb = is_bomb(cand);
+			free(cand);
+		}
+	}
+	if (!bomb && debuglink && slash) {
+		char *a = hpa_xasprintf("%s/%s", dir, debuglink), *b = hpa_xasprintf("%s/.debug/%s", dir, debuglink);
+		bomb = (strcmp(a, file) && is_bomb(a)) || is_bomb(b);
+		free(a);
+		free(b);
+	}
+	free(dir);
+	if (bomb)
+		return -1;
+	return hpa_find_debuginfo(mod, userdata, modname, base, file, debuglink, crc, debuginfo_file_name);
 }
 
 /* Open `file` and check that it can be the module that ran; NULL when it can, else why not. */
@@ -351,7 +444,14 @@ static void report_module(const struct symbolizer *s, struct module *m)
 	}
 	if (m->why)
 		return;
+	inflate_guard(m);
 	m->mod = dwfl_report_elf(m->dwfl, base, m->file, -1, bias, true);
+	if (m->mod) {   /* find_debuginfo_guarded() gets the search path as the module's user data */
+		void **ud = NULL;
+		dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (ud)
+			*ud = s->debuginfo_path;
+	}
 	if (!m->mod)
 		m->why = hpa_xasprintf("%s: %s", m->file, dwfl_errmsg(-1));
 }
@@ -1013,10 +1113,14 @@ static void push_frame(struct module *m, uint32_t func, uint32_t file, uint32_t 
 static bool dwarf_chain(struct module *m, Dwarf_Addr pc)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = m->npcs <= SCAN_MAX ? cu_by_scan(m, pc, &bias) : NULL;
+	Dwarf_Die *cu;
 	struct cu_index *ci;
 	uint32_t file = 0, line = 0;
 	int32_t d;
+
+	if (m->no_dwarf)
+		return false;
+	cu = m->npcs <= SCAN_MAX ? cu_by_scan(m, pc, &bias) : NULL;
 
 	if (!cu && cu_by_aranges(m, pc, &bias, &cu) < 0)
 		cu = dwfl_module_addrdie(m->mod, pc, &bias);
@@ -1657,7 +1761,7 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 		strcat(s.debuginfo_path, opts->debug_dirs[i]);
 	}
 	s.callbacks.find_elf = dwfl_build_id_find_elf;
-	s.callbacks.find_debuginfo = hpa_find_debuginfo;
+	s.callbacks.find_debuginfo = find_debuginfo_guarded;
 	s.callbacks.section_address = dwfl_offline_section_address;
 	s.callbacks.debuginfo_path = &s.debuginfo_path;
 

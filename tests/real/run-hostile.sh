@@ -139,6 +139,28 @@ check "broken .debug_line: --lines still answers" "exit=0" "$(run --lines --show
 check "DEBUGINFOD_URLS ignored" "exit=0" \
 	"$(DEBUGINFOD_URLS=http://127.0.0.1:9/ run --text --show_bytes prog "$p" | cut -d' ' -f1)"
 
+# A compressed-debug bomb: a .debug_macro of 128 MiB of zeros, zlib'ed to
+# 128 KiB (1000 times).  libdw inflates every debug section of a file it
+# opens: the binary's DWARF is left unread (names from its symbol table),
+# and as a separate debug file it is not used, nor copied into the cache.
+head -c 134217728 /dev/zero > zeros.bin
+objcopy --add-section .debug_macro=zeros.bin --set-section-flags .debug_macro=readonly,debug prog big-macro &&
+	objcopy --compress-debug-sections=zlib big-macro bombed && rm -f zeros.bin big-macro || exit 1
+check "debug bomb in the binary: refused, named" \
+	"exit=0 hpa: warning: bombed: section .debug_macro claims 128.0 MiB when inflated, 1029 times its 0.1 MiB (more than 64 times, or 4 GiB): a decompression bomb?; its DWARF is not read, names come from its symbol table" \
+	"$(HPA_CACHE_DIR=off run --text --show_bytes bombed "$p")"
+check "debug bomb in the binary: grab still named" "409600" "$(awk '$6 == "grab" { print $1 }' out.txt)"
+check "debug bomb in the binary: memory" "ok" "$(HPA_CACHE_DIR=off rss_ok 48 --text bombed "$p")"
+objcopy --only-keep-debug bombed bombed.debug && objcopy --strip-debug bombed stripped || exit 1
+id=$(readelf -n stripped | awk '/Build ID/ { print $3 }')
+mkdir -p debugdir/.build-id/$(echo "$id" | cut -c1-2) cache
+cp bombed.debug "debugdir/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+check "debug bomb as a separate debug file: not used" "exit=0 1" \
+	"$(HPA_CACHE_DIR=$work/cache run --text --show_bytes --debug-dir debugdir stripped "$p" | cut -d' ' -f1) $(grep -c "\.debug: section \.debug_macro claims 128\.0 MiB .*; that debug file is not used" err.txt)"
+check "debug bomb as a separate debug file: never cached" "0" "$(ls cache/debug 2>/dev/null | grep -c "^$id")"
+check "debug bomb as a separate debug file: memory" "ok" \
+	"$(HPA_CACHE_DIR=$work/cache rss_ok 48 --text --debug-dir debugdir stripped "$p")"
+
 # --list reads a source only under the binary's build folders, --source-path
 # or the current folder, and only a text file: a profile naming /etc/passwd
 # (or a binary) as a function's file gets the table, not the file.

@@ -170,6 +170,9 @@ struct hpa_input {
 	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */
 	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
 	double weight;              /* factor on its values: 1, or negative for a base */
+	bool estimated;             /* its samples were made estimates as they were read */
+	double sampled_objects;     /* in-use objects as written (sampled), all threads */
+	uint64_t records;           /* records read (all-threads lines), before any were summed */
 	double inuse_var;           /* variance of its in-use bytes estimate (sampling), all threads */
 	uint64_t clamped;           /* values clamped to HPA_MAX_VALUE by hpa_unsample_profile() */
 };
@@ -190,8 +193,9 @@ struct hpa_profile {
 
 	struct hpa_mapping *mappings;   /* [0] unused */
 	size_t mappings_nr, mappings_alloc;
-	/* The folders the binaries' DWARF says they were built in (DW_AT_comp_dir
-	 * of each unit that named a frame), as string ids: where --list may read. */
+	/* The folders the binaries' DWARF records (each unit that named a frame:
+	 * its DW_AT_comp_dir and the folder of each source file it names), as
+	 * string ids: where --list may read. */
 	uint32_t *source_dirs;
 	size_t source_dirs_nr, source_dirs_alloc;
 

@@ -38,9 +38,19 @@ unsigned hpa_unsample_notes(enum hpa_sampling sampling, const uint64_t raw[HPA_N
 #define HPA_MAX_VALUE 9007199254740992.0
 
 /*
- * The unsampling pass: readers store the counts as written; this turns the
- * samples of every input not yet done into estimates, by the input's
- * sampling and period, clamped to HPA_MAX_VALUE.  Run after reading, before
+ * One record's counts (as written, `thread`'s line of it) into estimates,
+ * in place, by the input's sampling and period, clamped to HPA_MAX_VALUE
+ * (counted in its `clamped`); an all-threads line adds to its
+ * `sampled_objects` and `inuse_var`.  The text readers estimate each record
+ * as they store it, so that records of one stack can be summed (the input
+ * is then `estimated`).
+ */
+void hpa_unsample_record(struct hpa_input *in, int32_t thread, double v[HPA_NVALUES]);
+
+/*
+ * The unsampling pass: turns the samples of every input not yet done (not
+ * `estimated` as they were read) into estimates, warns of clamped values,
+ * and notes which value types hold anything.  Run after reading, before
  * anything sums values.
  */
 void hpa_unsample_profile(struct hpa_profile *prof);

@@ -119,7 +119,7 @@ static int record_line(struct reader *r, const char *line)
 				read_quote(line, q, sizeof(q)));
 	if (!r->addrs_nr)
 		read_note(r, NOTE_EMPTY_STACK);
-	read_stack(r, true);
+	read_stack(r);
 	read_add_sample(r, HPA_THREAD_ALL, raw);
 	return 0;
 }

@@ -187,7 +187,7 @@ int read_jemalloc(struct reader *r, const char *header)
 			if (parse_addrs(r, line + 1) == 0) {
 				rec.open = true;
 				rec.line = r->io.pos.line;
-				read_stack(r, false);
+				read_stack(r);
 				if (!r->addrs_nr)
 					read_note(r, NOTE_EMPTY_STACK);
 				continue;

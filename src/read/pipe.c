@@ -13,11 +13,17 @@
  * returned.  A profile smaller than one batch starts no thread: its batch
  * is stored at the end, in the parser's thread.
  *
+ * Memory follows the distinct stacks, not the records: each stack is
+ * interned, each record is made an estimate as it is stored (its own
+ * sampling rule, per record, as jeprof), and a record of a stack already
+ * stored adds to that stack's sample (and a thread's line to that
+ * thread's), so a file holding the same stacks twelve times takes what it
+ * takes once.
+ *
  * A batch is a run of 32-bit words.  An op starts with a word holding its
  * kind in the top two bits and its size below:
- *   STACK_ADD n, then n addresses (2 words each, as in memory):
- *                                         a new stack (jemalloc writes each once)
- *   STACK_INTERN n, then n addresses:     the stack, found or added
+ *   STACK n, then n addresses (2 words each, as in memory):
+ *                                         the stack, found or added
  *   SAMPLE, the thread, the 4 values:     a sample of the stack last stored
  *   SOLE, the thread:                     the sample last stored is also that
  *                                         thread's own (hpa_profile_set_sole_thread)
@@ -28,7 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/hashmap.h"
 #include "hpa/task.h"
+#include "hpa/unsample.h"
 #include "hpa/xalloc.h"
 #include "read.h"
 
@@ -36,7 +44,7 @@
 #define PIPE_QUEUE 3                   /* full batches waiting at most */
 #define PREFETCH_AHEAD 128             /* words: 512 bytes, eight cache lines */
 
-enum { OP_STACK_ADD, OP_STACK_INTERN, OP_SAMPLE, OP_SOLE };
+enum { OP_STACK, OP_SAMPLE, OP_SOLE };
 #define OP_SHIFT 30
 #define OP_ARG_MASK ((UINT32_C(1) << OP_SHIFT) - 1)
 #define SAMPLE_WORDS (2 + HPA_NVALUES * sizeof(double) / sizeof(uint32_t))
@@ -50,6 +58,13 @@ struct read_pipe {
 	struct hpa_profile *prof;
 	uint32_t input;
 	uint32_t stack;                 /* the storer's: the stack last stored */
+	/* The storer's, for summing records of one stack: */
+	uint32_t *stack_sample;         /* by stack: its all-threads sample + 1, 0 none yet */
+	size_t stack_sample_alloc;
+	struct hpa_hashmap thread_sample;   /* stack << 32 | thread -> that thread's sample + 1 */
+	size_t last;                    /* the all-threads sample the last record went to */
+	bool last_summed;               /* ... added to an earlier record's */
+	double last_v[HPA_NVALUES];     /* ... with these values */
 	uint64_t *addrs;                /* the storer's: a stack's addresses, aligned */
 	size_t addrs_alloc;
 	struct batch cur;               /* the parser's, being filled */
@@ -65,6 +80,59 @@ struct read_pipe {
 	bool closing;
 };
 
+/* Where the all-threads sample of `stack` stored for this input is kept: its index + 1, or 0. */
+static uint32_t *sample_slot(struct read_pipe *p, uint32_t stack)
+{
+	if (stack >= p->stack_sample_alloc) {
+		size_t old = p->stack_sample_alloc;
+		HPA_GROW(p->stack_sample, (size_t)stack + 1, p->stack_sample_alloc);
+		memset(p->stack_sample + old, 0, (p->stack_sample_alloc - old) * sizeof(*p->stack_sample));
+	}
+	return &p->stack_sample[stack];
+}
+
+/* Store a record's (estimated) values for the stack last stored and `thread`, summed into its sample if it has one. */
+static void add_sample(struct read_pipe *p, int32_t thread, const double v[HPA_NVALUES])
+{
+	struct hpa_profile *prof = p->prof;
+	uint64_t key = (uint64_t)p->stack << 32 | (uint32_t)thread;
+	uint32_t at = thread == HPA_THREAD_ALL ? *sample_slot(p, p->stack) :
+		      hpa_hashmap_get(&p->thread_sample, key);
+	struct hpa_sample *s;
+	unsigned k;
+
+	if (!at) {
+		s = hpa_profile_add_sample(prof, p->stack, thread, p->input, v);
+		at = (uint32_t)prof->samples_nr;
+		if (thread == HPA_THREAD_ALL)
+			*sample_slot(p, p->stack) = at;
+		else
+			hpa_hashmap_put(&p->thread_sample, key, at);
+		if (thread == HPA_THREAD_ALL) {
+			p->last = at - 1;
+			p->last_summed = false;
+		}
+		return;
+	}
+	s = &prof->samples[at - 1];
+	if (s->sole_thread != HPA_THREAD_ALL) {
+		/* It stood for its one thread's line too: that line becomes a sample of its own. */
+		double was[HPA_NVALUES];
+		int32_t t = s->sole_thread;
+		memcpy(was, s->v, sizeof(was));
+		s->sole_thread = HPA_THREAD_ALL;
+		add_sample(p, t, was);
+		s = &prof->samples[at - 1];
+	}
+	for (k = 0; k < HPA_NVALUES; k++)
+		s->v[k] += v[k];
+	if (thread == HPA_THREAD_ALL) {
+		p->last = at - 1;
+		p->last_summed = true;
+		memcpy(p->last_v, v, sizeof(p->last_v));
+	}
+}
+
 static void store(struct read_pipe *p, const struct batch *b)
 {
 	size_t i = 0;
@@ -76,18 +144,23 @@ static void store(struct read_pipe *p, const struct batch *b)
 
 		if (op == OP_SAMPLE) {
 			double v[HPA_NVALUES];
+			int32_t thread = (int32_t)b->w[i + 1];
 			memcpy(v, &b->w[i + 2], sizeof(v));
-			hpa_profile_add_sample(p->prof, p->stack, (int32_t)b->w[i + 1], p->input, v);
+			hpa_unsample_record(hpa_profile_input(p->prof, p->input), thread, v);
+			hpa_profile_input(p->prof, p->input)->records += thread == HPA_THREAD_ALL;
+			add_sample(p, thread, v);
 			i += SAMPLE_WORDS;
 		} else if (op == OP_SOLE) {
-			hpa_profile_set_sole_thread(p->prof, (int32_t)b->w[i + 1]);
+			int32_t thread = (int32_t)b->w[i + 1];
+			if (p->last_summed)   /* the sample stands for several records: the line is its own */
+				add_sample(p, thread, p->last_v);
+			else
+				hpa_profile_set_sole_thread(p->prof, thread);
 			i += 2;
 		} else {
 			HPA_GROW(p->addrs, arg + 1, p->addrs_alloc);
 			memcpy(p->addrs, &b->w[i + 1], arg * sizeof(*p->addrs));
-			p->stack = op == OP_STACK_ADD ?
-				hpa_profile_add_stack(p->prof, p->addrs, arg) :
-				hpa_profile_intern_stack(p->prof, p->addrs, arg);
+			p->stack = hpa_profile_intern_stack(p->prof, p->addrs, arg);
 			i += 1 + 2 * arg;
 		}
 	}
@@ -193,7 +266,7 @@ static uint32_t *room(struct reader *r, size_t n)
 	return w;
 }
 
-void read_stack(struct reader *r, bool intern)
+void read_stack(struct reader *r)
 {
 	size_t n = r->addrs_nr;
 	uint32_t *w;
@@ -201,7 +274,7 @@ void read_stack(struct reader *r, bool intern)
 	if (n > OP_ARG_MASK / 2)   /* 2^29 addresses: more than a line of HPA_LINE_MAX holds */
 		HPA_BUG("stack of %zu frames", n);
 	w = room(r, 1 + 2 * n);
-	w[0] = (uint32_t)(intern ? OP_STACK_INTERN : OP_STACK_ADD) << OP_SHIFT | (uint32_t)n;
+	w[0] = (uint32_t)OP_STACK << OP_SHIFT | (uint32_t)n;
 	if (n)   /* a stack with no frames may come before any address was read */
 		memcpy(w + 1, r->addrs, n * sizeof(*r->addrs));
 }
@@ -244,6 +317,9 @@ void read_pipe_end(struct reader *r)
 	}
 	free(p->cur.w);
 	free(p->addrs);
+	free(p->stack_sample);
+	hpa_hashmap_release(&p->thread_sample);
+	hpa_profile_input(p->prof, p->input)->estimated = true;
 	while (p->spares)
 		free(p->spare[--p->spares].w);
 	free(p);

@@ -96,12 +96,13 @@ int parse_addrs(struct reader *r, const char *p);
 /*
  * Stacks and samples go to the profile through a pipe (pipe.c), stored on a
  * second thread in the order given.  read_stack() gives r->addrs as a stack
- * (`intern`: one already stored is reused); read_add_sample() gives a sample
- * of the counts as written (hpa_unsample_profile() scales them later) for the
- * stack last given.  read_pipe_end() returns once all is stored: the reader
- * calls it before it looks at the profile's locations, stacks or samples.
+ * (one already stored is reused); read_add_sample() gives a sample of the
+ * counts as written for the stack last given: it is stored as an estimate
+ * (hpa_unsample_record()), summed into the stack's sample when the stack
+ * has one.  read_pipe_end() returns once all is stored: the reader calls it
+ * before it looks at the profile's locations, stacks or samples.
  */
-void read_stack(struct reader *r, bool intern);
+void read_stack(struct reader *r);
 void read_add_sample(struct reader *r, int32_t thread, const uint64_t raw[HPA_NVALUES]);
 /* read_add_sample() in two: the notes its counts call for, and the sample itself. */
 void read_sample_notes(struct reader *r, const uint64_t raw[HPA_NVALUES]);

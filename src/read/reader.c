@@ -376,8 +376,11 @@ static void note_empty(struct reader *r)
 	}
 	if (any)
 		return;
-	for (i = r->first_sample; i < prof->samples_nr; i++)
-		n += prof->samples[i].thread == HPA_THREAD_ALL;   /* a record, not its per-thread lines */
+	if (in->estimated)   /* records of one stack were summed as they were stored */
+		n = in->records;
+	else
+		for (i = r->first_sample; i < prof->samples_nr; i++)
+			n += prof->samples[i].thread == HPA_THREAD_ALL;   /* a record, not its per-thread lines */
 	in->no_samples = true;
 	if (!n)
 		hpa_warn_at(&pos, "no samples: the profile has a header but no records (a dump taken "
@@ -404,9 +407,12 @@ static void note_coarse(struct reader *r)
 	if (in->sampling == HPA_SAMPLING_NONE || in->period < COARSE_PERIOD || in->no_samples ||
 	    in->unsampled)
 		return;
-	for (i = r->first_sample; i < prof->samples_nr; i++)
-		if (prof->samples[i].thread == HPA_THREAD_ALL)
-			n += prof->samples[i].v[HPA_INUSE_OBJECTS];   /* as written: sampled objects */
+	if (in->estimated)
+		n = in->sampled_objects;
+	else
+		for (i = r->first_sample; i < prof->samples_nr; i++)
+			if (prof->samples[i].thread == HPA_THREAD_ALL)
+				n += prof->samples[i].v[HPA_INUSE_OBJECTS];   /* as written: sampled objects */
 	if (n >= COARSE_SAMPLES || n <= 0)
 		return;
 	hpa_warn_at(&pos, "sampling period %.0f bytes (%.0f MiB) with %.0f sampled object%s in use: "

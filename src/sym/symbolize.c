@@ -151,7 +151,7 @@ struct module {
 	 * libdw's, which stay until the module is done.
 	 */
 	struct source_memo { const char *f; Dwarf_Off cu; uint32_t id; } *source_memo;
-	struct hpa_hashmap comp_dirs;   /* the comp_dir of each unit that named a file: strs id -> 1 */
+	struct hpa_hashmap comp_dirs;   /* folders the DWARF records: each naming unit's comp_dir, each named file's folder (strs id -> 1) */
 	struct sym_func *funcs;
 	size_t nfuncs, afuncs;
 	struct sym_frame *frames;
@@ -934,6 +934,11 @@ static uint32_t module_source(struct module *m, const struct cu_index *ci, const
 				     ci->comp_dir[strlen(ci->comp_dir) - 1] == '/' ? "" : "/", f);
 		id = hpa_strtab_intern(&m->strs, path);
 		free(path);
+	}
+	{   /* and the folder of the source file it names (a build of /src/a.c in /build) */
+		const char *full = hpa_strtab_get(&m->strs, id), *slash = strrchr(full, '/');
+		if (slash && slash > full)
+			hpa_hashmap_put(&m->comp_dirs, hpa_strtab_intern_len(&m->strs, full, (size_t)(slash - full)), 1);
 	}
 	*slot = (struct source_memo){ f, ci->off, id };
 	return id;

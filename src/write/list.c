@@ -9,8 +9,9 @@
  * and says where hpa looked.
  *
  * A profile names the files, so a profile could name /etc/shadow: only a
- * regular text file (no NUL byte) under a folder the binaries' DWARF says
- * they were built in, a --source-path folder or the current folder is read
+ * regular text file (no NUL byte) under a folder the binaries' DWARF
+ * records (a unit's build folder, a source file's folder), a --source-path
+ * folder or the current folder is read
  * (after symbolic links are followed), and for a profile from a server only
  * under --source-path.  Control bytes in the text are shown as \xNN.
  */

@@ -63,6 +63,23 @@ done
 check "escapes: none in --proto's strings" "0" \
 	"$("$hpa" --text --traces esc.pb.gz 2>&1 | tr -d '\t\n' | LC_ALL=C grep -c '[[:cntrl:]]')"
 
+# Memory follows the distinct stacks: the same 50,000 stacks written ten
+# times (a concatenation, or a hostile file) take what they take once, and
+# give ten times the totals.
+for k in 1 10; do
+	awk -v k=$k 'BEGIN { print "heap_v2/0"; for (r = 0; r < k; r++) { srand(3);
+		for (i = 0; i < 50000; i++) { printf "@"; for (d = 0; d < 12; d++) printf " 0x%x", 4194304 + int(rand() * 50000) * 16
+			printf "\n  t*: 1: 1024 [1: 1024]\n" } } }' > same-stacks-$k.heap
+done
+check "the same stacks ten times: ten times the total" "$(( $("$hpa" --no-symbols --text --show_bytes same-stacks-1.heap 2>/dev/null | awk 'NR == 1 { print $2 }') * 10 ))" \
+	"$("$hpa" --no-symbols --text --show_bytes same-stacks-10.heap 2>/dev/null | awk 'NR == 1 { print $2 }')"
+if [ -x /usr/bin/time ] && [ -z "${ASAN_OPTIONS:-}" ]; then
+	/usr/bin/time -f '%M' -o rss1.txt "$hpa" --no-symbols --text same-stacks-1.heap >/dev/null 2>&1
+	/usr/bin/time -f '%M' -o rss10.txt "$hpa" --no-symbols --text same-stacks-10.heap >/dev/null 2>&1
+	check "the same stacks ten times: the memory of once (+25%)" "ok" \
+		"$(awk -v a="$(tail -n 1 rss1.txt)" -v b="$(tail -n 1 rss10.txt)" 'BEGIN { print b <= a * 1.25 ? "ok" : "once " a " KiB, ten times " b " KiB" }')"
+fi
+
 # A 100 MB line: refused at 64 MiB, in bounded memory.
 { printf 'heap_v2/1\n@ 0x'; head -c 100000000 /dev/zero | tr '\0' '1'; printf '\n'; } > longline.heap
 check "100 MB line" "exit=1 hpa: longline.heap:2: line longer than 64 MiB; not a heap profile" "$(run longline.heap)"

@@ -89,6 +89,29 @@ static unsigned clamp(double v[HPA_NVALUES])
 	return n;
 }
 
+void hpa_unsample_record(struct hpa_input *in, int32_t thread, double v[HPA_NVALUES])
+{
+	double n = v[HPA_INUSE_OBJECTS];
+	unsigned k;
+
+	if (thread == HPA_THREAD_ALL)
+		in->sampled_objects += n;   /* as written: for the coarse-estimate note */
+	scale(in->sampling, in->period, v);
+	/* one test per sample: a sum within bounds holds no nan, inf or value past them */
+	if (!(fabs(v[0]) + fabs(v[1]) + fabs(v[2]) + fabs(v[3]) <= HPA_MAX_VALUE))
+		in->clamped += clamp(v);
+	/*
+	 * Sampled objects are Poisson (binomial) counts: each object is in with
+	 * p = n/estimate, so the bytes' variance is estimate^2 * (1 - p) / n.
+	 */
+	if (thread == HPA_THREAD_ALL && n > 0 && v[HPA_INUSE_OBJECTS] > n)
+		in->inuse_var += v[HPA_INUSE_SPACE] * v[HPA_INUSE_SPACE] *
+				 (1 - n / v[HPA_INUSE_OBJECTS]) / n;
+	if (in->trunc_records)
+		for (k = 0; k < HPA_NVALUES; k++)
+			v[k] = trunc(v[k]);
+}
+
 void hpa_unsample_profile(struct hpa_profile *prof)
 {
 	unsigned nonzero = 0, k;
@@ -96,26 +119,10 @@ void hpa_unsample_profile(struct hpa_profile *prof)
 
 	for (i = 0; i < prof->samples_nr; i++) {
 		struct hpa_sample *s = &prof->samples[i];
-		const struct hpa_input *in = &prof->inputs[s->input - 1];
+		struct hpa_input *in = &prof->inputs[s->input - 1];
 
-		if (!in->unsampled) {
-			double n = s->v[HPA_INUSE_OBJECTS];
-			scale(in->sampling, in->period, s->v);
-			/* one test per sample: a sum within bounds holds no nan, inf or value past them */
-			if (!(fabs(s->v[0]) + fabs(s->v[1]) + fabs(s->v[2]) + fabs(s->v[3]) <= HPA_MAX_VALUE))
-				prof->inputs[s->input - 1].clamped += clamp(s->v);
-			/*
-			 * Sampled objects are Poisson (binomial) counts: each object is
-			 * in with p = n/estimate, so the bytes' variance is
-			 * estimate^2 * (1 - p) / n.
-			 */
-			if (s->thread == HPA_THREAD_ALL && n > 0 && s->v[HPA_INUSE_OBJECTS] > n)
-				prof->inputs[s->input - 1].inuse_var += s->v[HPA_INUSE_SPACE] *
-					s->v[HPA_INUSE_SPACE] * (1 - n / s->v[HPA_INUSE_OBJECTS]) / n;
-			if (in->trunc_records)
-				for (k = 0; k < HPA_NVALUES; k++)
-					s->v[k] = trunc(s->v[k]);
-		}
+		if (!in->unsampled && !in->estimated)
+			hpa_unsample_record(in, s->thread, s->v);
 		for (k = 0; k < HPA_NVALUES; k++)
 			nonzero |= (unsigned)(s->v[k] != 0) << k;
 	}

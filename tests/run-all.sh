@@ -2,9 +2,10 @@
 # The whole test suite, as CI runs it: install what the build and the tests
 # need (Debian 12, as root), then build and run ctest twice: a normal
 # -Werror build, and an AddressSanitizer + UndefinedBehaviorSanitizer build;
+# then a ThreadSanitizer build over the tests of the multi-threaded paths;
 # then build the libFuzzer targets with clang and run each for
 # HPA_FUZZ_SECONDS (default 30).
-# Build trees: build-ci/, build-asan/ and build-fuzz/ at the top of the checkout.
+# Build trees: build-ci/, build-asan/, build-tsan/ and build-fuzz/ at the top of the checkout.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -36,8 +37,16 @@ cmake -S . -B build-asan -DHPA_WERROR=ON -DHPA_SANITIZE=ON -DCMAKE_BUILD_TYPE=De
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir build-asan --output-on-failure
+# ThreadSanitizer over the tests of the multi-threaded paths: read-ahead
+# and the storer (growth, processors), the symbolizer's workers (symbols),
+# gzip workers (pprof), the walks and the page's string ids (processors).
+cmake -S . -B build-tsan -DHPA_WERROR=ON -DHPA_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build-tsan -j "$jobs"
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	ctest --test-dir build-tsan --output-on-failure \
+	-R '^(cli/processors|real/symbols|real/growth|real/pprof|real/diffs|unit/t-base)$'
 CC=clang cmake -S . -B build-fuzz -DHPA_WERROR=ON -DHPA_FUZZ=ON \
 	-DHPA_FUZZ_SECONDS="${HPA_FUZZ_SECONDS:-30}"
 cmake --build build-fuzz -j "$jobs"
 ctest --test-dir build-fuzz --output-on-failure -j "$jobs"
-echo "all tests passed (normal and ASan+UBSan builds, fuzz targets)"
+echo "all tests passed (normal, ASan+UBSan and ThreadSanitizer builds, fuzz targets)"

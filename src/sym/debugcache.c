@@ -126,7 +126,27 @@ static bool copy_bytes(int from, int to)
 	return r == 0;
 }
 
-/* Write the uncompressed copy of `fd` to `tmp` (an open file); false on any failure. */
+/* The debug sections symbolization reads (libdw's, for units, lines and names). */
+static bool read_by_symbolization(const char *name)
+{
+	static const char *const used[] = {
+		".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str",
+		".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",
+		".debug_aranges", ".debug_types", ".debug_sup",
+	};
+
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		if (!strcmp(name, used[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Write the uncompressed copy of `fd` to `tmp` (an open file); false on any
+ * failure.  Only the sections symbolization reads are inflated; the other
+ * compressed ones (.debug_macro, .debug_frame, ...) become empty (NOBITS),
+ * which libdw skips.
+ */
 static bool write_copy(int fd, int tmp)
 {
 	Elf *e;
@@ -138,9 +158,21 @@ static bool write_copy(int fd, int tmp)
 		return false;
 	e = elf_begin(tmp, ELF_C_RDWR, NULL);
 	ok = e && elf_getshdrstrndx(e, &shstrndx) == 0;
-	while (ok && (scn = elf_nextscn(e, scn)) != NULL)
-		if (compressed_debug(e, scn, shstrndx) && elf_compress(scn, 0, 0) < 0)
-			ok = false;
+	while (ok && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!compressed_debug(e, scn, shstrndx) || !gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (read_by_symbolization(name)) {
+			ok = elf_compress(scn, 0, 0) >= 0;
+		} else {
+			sh.sh_type = SHT_NOBITS;
+			sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+			ok = gelf_update_shdr(scn, &sh) != 0;
+		}
+	}
 	if (ok)
 		ok = elf_update(e, ELF_C_WRITE) >= 0;
 	elf_end(e);

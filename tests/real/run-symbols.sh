@@ -275,6 +275,8 @@ check "compressed debug file: named" "819200 819200" \
 copy="zhome/.cache/hpa/debug/$zid.debug"   # the default place, its folders made
 check "an uncompressed copy by build-id" "0" "$(compressed "$copy")"
 check "the copy has the DWARF" "1" "$(readelf -S "$copy" 2>/dev/null | grep -c '\.debug_info')"
+check "the copy inflates only what symbolization reads: .debug_loclists left empty" "NOBITS" \
+	"$(readelf -SW "$copy" 2>/dev/null | awk '$2 == ".debug_loclists" { print $3 }')"
 check "no temporary file left" "" "$(ls -A zhome/.cache/hpa/debug | grep '^\.')"
 mv "$zfile" zbid.debug.away
 check "the copy is used (original gone), same output" "$nocache" \

@@ -46,6 +46,8 @@ struct folded {
 	size_t locs_nr, locs_alloc;
 	struct hpa_line *lines;
 	size_t lines_alloc;
+	uint32_t *sample_of;         /* by stack * 2 (+ 1: the base column): its sample + 1, 0 none */
+	size_t sample_alloc;
 };
 
 /* A number as folded files write it: an optional sign, digits, an optional fraction. */
@@ -196,14 +198,30 @@ static void parse_stack(struct folded *f, const char *s, size_t len)
 
 static void add(struct folded *f, uint32_t stack, uint32_t input, double value)
 {
+	struct hpa_profile *prof = f->r->prof;
 	double v[HPA_NVALUES];
+	size_t slot;
 	int k;
 
 	if (value == 0)
 		return;
 	for (k = 0; k < HPA_NVALUES; k++)
 		v[k] = value;
-	hpa_profile_add_sample(f->r->prof, stack, HPA_THREAD_ALL, input, v);
+	/* A stack written again adds to its sample: memory follows the distinct stacks. */
+	slot = (size_t)stack * 2 + (f->before && input == f->before);
+	if (slot >= f->sample_alloc) {
+		size_t old = f->sample_alloc;
+		HPA_GROW(f->sample_of, slot + 1, f->sample_alloc);
+		memset(f->sample_of + old, 0, (f->sample_alloc - old) * sizeof(*f->sample_of));
+	}
+	if (f->sample_of[slot] && prof->samples[f->sample_of[slot] - 1].input == input) {
+		struct hpa_sample *s = &prof->samples[f->sample_of[slot] - 1];
+		for (k = 0; k < HPA_NVALUES; k++)
+			s->v[k] += v[k];
+		return;
+	}
+	hpa_profile_add_sample(prof, stack, HPA_THREAD_ALL, input, v);
+	f->sample_of[slot] = (uint32_t)prof->samples_nr;
 }
 
 static void set_input(struct hpa_input *in)
@@ -287,6 +305,7 @@ int read_folded(struct reader *r, char *first, size_t first_len)
 			rc = read_fail(r);
 	}
 	free(f.loc_of_key);
+	free(f.sample_of);
 	free(f.locs);
 	free(f.lines);
 	hpa_strtab_release(&f.keys);

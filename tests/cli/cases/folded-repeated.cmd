@@ -1,0 +1,1 @@
+--version >/dev/null; printf 'main;a;b 1\nmain;c 5\nmain;a;b 2\n' > "$D/f.collapse"; "$hpa" --collapse "$D/f.collapse"; printf 'main;a 1 4\nmain;c 5 5\nmain;a 2 8\n' > "$D/two.collapse"; "$hpa" --collapse --diff-columns "$D/two.collapse"; "$hpa" --text --show_bytes "$D/two.collapse" | head -n 1

@@ -37,12 +37,18 @@ static void file_buffer(struct hpa_output *out)
 	setvbuf(out->fp, out->buf, _IOFBF, OUT_BUFFER);
 }
 
+/* /proc/..., /dev/fd/N, /dev/std*: an open file, not a path to replace. */
+static bool names_open_file(const char *p)
+{
+	return !strncmp(p, "/proc/", 6) || !strncmp(p, "/dev/fd/", 8) || !strncmp(p, "/dev/std", 8);
+}
+
 /*
  * The file a path finally names: symbolic links followed one by one (a
  * relative target is read from the link's folder), so a report written
  * "onto" a link replaces the link's target and the link stays.  A chain
- * through /proc (/dev/stdout is /proc/self/fd/1) names an open file, not a
- * path: *in_place says to write it as is.
+ * through /proc or /dev/fd (/dev/stdout is /proc/self/fd/1) names an open
+ * file, not a path: *in_place says to write it as is.
  */
 static char *final_path(const char *path, bool *in_place)
 {
@@ -54,8 +60,7 @@ static char *final_path(const char *path, bool *in_place)
 		char target[4096];
 		ssize_t n;
 
-		if (!strncmp(p, "/proc/", 6) || !strncmp(p, "/dev/std", 8) ||
-		    lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+		if (names_open_file(p) || lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
 			break;
 		n = readlink(p, target, sizeof(target) - 1);
 		if (n <= 0)
@@ -71,7 +76,7 @@ static char *final_path(const char *path, bool *in_place)
 			p = q;
 		}
 	}
-	if (!strncmp(p, "/proc/", 6) || !strncmp(p, "/dev/std", 8))
+	if (names_open_file(p))
 		*in_place = true;
 	return p;
 }

@@ -1,1 +1,1 @@
---no-symbols --show_bytes -o /dev/stdout gperf/sample-v2.heap | head -n 1; test -L /dev/stdout && echo "/dev/stdout is still a link"; ls -A /dev | grep -c "^\.hpa-"
+--no-symbols --show_bytes -o /dev/stdout gperf/sample-v2.heap | head -n 1; "$hpa" --no-symbols --show_bytes -o /dev/fd/1 gperf/sample-v2.heap | head -n 1; test -L /dev/stdout && echo "/dev/stdout is still a link"; ls -A /dev | grep -c "^\.hpa-"

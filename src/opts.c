@@ -296,7 +296,7 @@ static const struct opt_def options[] = {
 	CHOICE("alloc_space", value, HPA_ALLOC_SPACE, NULL,
 	       "bytes allocated since start (jemalloc: needs prof_accum:true)"),
 	CHOICE("alloc_objects", value, HPA_ALLOC_OBJECTS, NULL, "objects allocated since start"),
-	FLAG("show_bytes", show_bytes, "Report", "print sizes in bytes (B) instead of MB"),
+	FLAG("show_bytes", show_bytes, "Report", "print sizes in bytes (B) instead of MB (2^20 bytes, as jeprof)"),
 	FLAG("cum", cum, NULL, "sort rows by cumulative value instead of flat"),
 	CHOICE("functions", granularity, HPA_BY_FUNCTION, "Granularity (one of)",
 	       "one row per function, inlined ones marked (inline) (default)"),

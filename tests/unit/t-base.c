@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "hpa/lineio.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
+#include "hpa/task.h"
 #include "hpa/tempfile.h"
 #include "hpa/xalloc.h"
 #include "test.h"
@@ -375,6 +377,53 @@ static void test_tempfile(int sig)
 	rmdir(dir);
 }
 
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fp = fopen(path, "w"))) {
+		fputs(text, fp);
+		fclose(fp);
+	}
+}
+
+/* The CPU quota of a container, read from a cgroup tree made here (v2 and v1). */
+static void test_cpu_quota(void)
+{
+	char root[] = "/tmp/hpa-t-cgroup-XXXXXX", d[512];
+
+	if (!mkdtemp(root)) {
+		CHECK(0);
+		return;
+	}
+	CHECK_INT_EQ(hpa_cpu_quota(root, "0::/\n"), 0);             /* nothing set */
+	write_file(root, "cpu.max", "max 100000\n");
+	CHECK_INT_EQ(hpa_cpu_quota(root, "0::/\n"), 0);             /* "max": no quota */
+	write_file(root, "cpu.max", "150000 100000\n");
+	CHECK_INT_EQ(hpa_cpu_quota(root, "0::/\n"), 2);             /* 1.5 CPUs: 2 threads */
+	snprintf(d, sizeof(d), "%s/app", root);
+	mkdir(d, 0700);
+	write_file(d, "cpu.max", "400000 100000\n");
+	CHECK_INT_EQ(hpa_cpu_quota(root, "0::/app\n"), 2);          /* the parent's is smaller */
+	write_file(root, "cpu.max", "max 100000\n");
+	CHECK_INT_EQ(hpa_cpu_quota(root, "0::/app\n"), 4);
+	/* cgroup v1: the "cpu" controller's hierarchy. */
+	snprintf(d, sizeof(d), "%s/cpu,cpuacct", root);
+	mkdir(d, 0700);
+	write_file(d, "cpu.cfs_quota_us", "-1\n");
+	write_file(d, "cpu.cfs_period_us", "100000\n");
+	CHECK_INT_EQ(hpa_cpu_quota(root, "4:memory:/x\n2:cpu,cpuacct:/\n"), 0);
+	write_file(d, "cpu.cfs_quota_us", "50000\n");
+	write_file(d, "cpu.cfs_period_us", "100000\n");
+	CHECK_INT_EQ(hpa_cpu_quota(root, "4:memory:/x\n2:cpu,cpuacct:/\n"), 1);
+	CHECK_INT_EQ(hpa_cpu_quota(root, "2:cpuset:/\n"), 0);       /* not the cpu controller */
+	CHECK(hpa_processors() >= 1);
+	snprintf(d, sizeof(d), "rm -rf '%s'", root);
+	CHECK_INT_EQ(system(d), 0);
+}
+
 int main(void)
 {
 	test_hashmap();
@@ -389,5 +438,6 @@ int main(void)
 	test_tempfile(SIGHUP);
 	test_tempfile(SIGINT);
 	test_tempfile(0);
+	test_cpu_quota();
 	TEST_MAIN_END();
 }

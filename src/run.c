@@ -366,8 +366,12 @@ int hpa_run(const struct hpa_opts *opts)
 		return hpa_watch(opts);
 	double t0 = hpa_now(), t;
 
-	if (opts->stats && hpa_load_stats(opts, &st, &pm, &has_pm) < 0)
-		return -1;   /* first: a wrong statistics file fails before any symbolization */
+	if (opts->stats) {   /* first: a wrong statistics file fails before any symbolization */
+		struct hpa_stats_source src = { opts->stats, opts->status_file, opts->smaps_file,
+						opts->pid, opts->rss, &opts->http };
+		if (hpa_load_stats(&src, &st, &pm, &has_pm) < 0)
+			return -1;
+	}
 	if (opts->stats)
 		hpa_timing(t0, "read statistics %s", opts->stats);
 	hpa_profile_init(&prof);

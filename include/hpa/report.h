@@ -59,12 +59,6 @@ int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hp
 struct hpa_alloc_stats;
 struct hpa_proc_mem;
 
-/*
- * --stats: read the statistics and the kernel's figures the options name
- * (*has_pm: whether any RSS figure was given).  0, or -1 after reporting.
- */
-int hpa_load_stats(const struct hpa_opts *opts, struct hpa_alloc_stats *st, struct hpa_proc_mem *pm,
-		   bool *has_pm);
 
 /* The RSS breakdown (and jemalloc's empty slab space by site); prof may be NULL. */
 int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts,

@@ -15,6 +15,8 @@
 #include "hpa/compat.h"
 #include "hpa/profile.h"
 
+struct hpa_http_opts;
+
 enum hpa_allocator { HPA_ALLOC_JEMALLOC = 1, HPA_ALLOC_TCMALLOC };
 
 /* One small size class of jemalloc: its slabs and regions, all arenas merged. */
@@ -69,6 +71,22 @@ struct hpa_proc_mem {
 	bool has_rss;
 	uint64_t rss;
 };
+
+/* Where --stats reads from: what the driver passes from the command line. */
+struct hpa_stats_source {
+	const char *stats;                  /* allocator statistics: a file, "-" or a URL */
+	const char *status_file, *smaps_file;   /* saved /proc/PID/status and smaps, or NULL */
+	long pid;                           /* a live process's /proc files instead, or 0 */
+	double rss;                         /* the RSS when no /proc file is at hand, or < 0 */
+	const struct hpa_http_opts *http;   /* for a URL */
+};
+
+/*
+ * Read the statistics and the kernel's figures `src` names (*has_pm:
+ * whether any RSS figure was given).  0, or -1 after reporting.
+ */
+int hpa_load_stats(const struct hpa_stats_source *src, struct hpa_alloc_stats *st,
+		   struct hpa_proc_mem *pm, bool *has_pm);
 
 void hpa_alloc_stats_release(struct hpa_alloc_stats *s);
 void hpa_proc_mem_release(struct hpa_proc_mem *m);

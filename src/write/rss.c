@@ -1,7 +1,6 @@
 /*
- * --stats: where RSS goes.  Loads the allocator's statistics (a file or a
- * URL) and the kernel's figures (--pid, --status, --smaps, --rss), then
- * prints the breakdown (stats.h) before the --text report, and for
+ * --stats: where RSS goes.  Prints the breakdown (stats.h) of the
+ * statistics read/stats_load.c loaded before the --text report, and for
  * jemalloc the allocation sites whose size class leaves slabs empty.
  */
 #include "hpa/compat.h"
@@ -11,102 +10,11 @@
 #include <string.h>
 
 #include "hpa/diag.h"
-#include "hpa/fetch.h"
 #include "hpa/group.h"
-#include "hpa/lineio.h"
 #include "hpa/report.h"
 #include "hpa/stats.h"
 #include "hpa/strtab.h"
 #include "hpa/xalloc.h"
-
-#define MAX_STATS ((size_t)1 << 30)
-
-/* The whole of a file ("-": standard input) or URL; 0, or -1 after reporting. */
-static int load(const char *path, const struct hpa_opts *opts, uint8_t **data, size_t *len)
-{
-	struct hpa_lineio io;
-	int rc;
-
-	if (hpa_is_url(path)) {
-		FILE *fp = NULL;
-		char *shown = hpa_url_redact(path);
-		rc = hpa_http_fetch(path, "GET", NULL, &opts->http, false, &fp, len);
-		if (!rc) {
-			hpa_lineio_from_stream(&io, fp, shown);
-			rc = hpa_lineio_slurp(&io, data, len, MAX_STATS);
-			hpa_lineio_close(&io);
-			fclose(fp);
-		}
-		free(shown);
-		return rc;
-	}
-	if (hpa_lineio_open(&io, path, path) < 0)
-		return -1;
-	rc = hpa_lineio_slurp(&io, data, len, MAX_STATS);
-	hpa_lineio_close(&io);
-	return rc;
-}
-
-static int load_parse(const char *path, const char *name, const struct hpa_opts *opts,
-		      int (*parse)(const char *, const char *, size_t, struct hpa_proc_mem *),
-		      struct hpa_proc_mem *pm)
-{
-	uint8_t *data = NULL;
-	size_t len = 0;
-	int rc = load(path, opts, &data, &len);
-
-	if (!rc)
-		rc = parse(name, (const char *)data, len, pm);
-	free(data);
-	return rc;
-}
-
-int hpa_load_stats(const struct hpa_opts *opts, struct hpa_alloc_stats *st, struct hpa_proc_mem *pm,
-		   bool *has_pm)
-{
-	uint8_t *data = NULL;
-	size_t len = 0;
-	char *shown = hpa_is_url(opts->stats) ? hpa_url_redact(opts->stats) : xstrdup(opts->stats);
-	int rc = load(opts->stats, opts, &data, &len);
-
-	if (!rc)
-		rc = hpa_alloc_stats_parse(shown, (const char *)data, len, st);
-	free(data);
-	free(shown);
-	if (rc)
-		return rc;
-	memset(pm, 0, sizeof(*pm));
-	*has_pm = true;
-	if (opts->pid) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%ld/status", opts->pid);
-		rc = load_parse(path, path, opts, hpa_proc_status_parse, pm);
-		if (!rc) {   /* smaps needs ptrace rights over the process: status alone then */
-			snprintf(path, sizeof(path), "/proc/%ld/smaps", opts->pid);
-			bool was = hpa_diag_quiet;
-			hpa_diag_quiet = true;
-			if (load_parse(path, path, opts, hpa_proc_smaps_parse, pm) < 0)
-				hpa_warn("cannot read %s (another user's process?): memory outside the "
-					 "allocator is split by status alone", path);
-			hpa_diag_quiet = was;
-		}
-	} else {
-		if (opts->status_file)
-			rc = load_parse(opts->status_file, opts->status_file, opts, hpa_proc_status_parse, pm);
-		if (!rc && opts->smaps_file)
-			rc = load_parse(opts->smaps_file, opts->smaps_file, opts, hpa_proc_smaps_parse, pm);
-		if (opts->rss >= 0) {
-			pm->has_rss = true;
-			pm->rss = (uint64_t)llround(opts->rss);
-		}
-		*has_pm = opts->status_file || opts->smaps_file || opts->rss >= 0;
-	}
-	if (rc) {
-		hpa_alloc_stats_release(st);
-		hpa_proc_mem_release(pm);
-	}
-	return rc;
-}
 
 static enum hpa_unit unit_of(const struct hpa_opts *opts)
 {

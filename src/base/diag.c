@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "hpa/diag.h"
-#include "hpa/strbuf.h"
 
 bool hpa_diag_quiet;
 bool hpa_warnings_off;
@@ -30,16 +29,40 @@ static void pos_text(char *out, size_t size, const struct hpa_pos *pos)
 	}
 }
 
+/*
+ * s[0 .. len) at `out` with each control byte as \xNN (a name from a
+ * profile may hold ESC ]0; ... BEL), as hpa_sb_add_shown() writes it; `out`
+ * has room for 4 * len bytes.  Returns the end.
+ */
+static char *put_shown(char *out, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != 0x7f) {
+			*out++ = (char)c;
+			continue;
+		}
+		*out++ = '\\';
+		*out++ = 'x';
+		*out++ = hex[c >> 4];
+		*out++ = hex[c & 15];
+	}
+	return out;
+}
+
 /* A recorded warning: its position and text, cut at 511 and 2047 bytes. */
 static void record_parts(const char *head, const char *body)
 {
-	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t h = strnlen(head, 511), b = strnlen(body, 2047);
+	char *m, *end;
 
-	if (recorded_nr == HPA_ARRAY_SIZE(recorded))
+	if (recorded_nr == HPA_ARRAY_SIZE(recorded) || !(m = malloc(4 * (h + b) + 1)))
 		return;
-	hpa_sb_add_shown(&sb, head, strnlen(head, 511));
-	hpa_sb_add_shown(&sb, body, strnlen(body, 2047));
-	recorded[recorded_nr++] = hpa_sb_detach(&sb);
+	end = put_shown(put_shown(m, head, h), body, b);
+	*end = '\0';
+	recorded[recorded_nr++] = m;
 }
 
 static void record(const struct hpa_pos *pos, const char *fmt, va_list ap)
@@ -93,16 +116,19 @@ static void keep(bool warning, const struct hpa_pos *pos, const char *fmt, va_li
  */
 static void print_line(const char *prefix, const char *head, const char *body)
 {
-	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t p = strlen(prefix), h = strlen(head), b = strlen(body);
+	char *line = malloc(5 + p + 4 * (h + b) + 2), *end;
 
-	hpa_sb_adds(&sb, "hpa: ");
-	hpa_sb_adds(&sb, prefix);
-	hpa_sb_add_shown(&sb, head, strlen(head));
-	hpa_sb_add_shown(&sb, body, strlen(body));
-	hpa_sb_addc(&sb, '\n');
+	if (!line)
+		return;
+	memcpy(line, "hpa: ", 5);
+	memcpy(line + 5, prefix, p);
+	end = put_shown(put_shown(line + 5 + p, head, h), body, b);
+	*end++ = '\n';
+	*end = '\0';
 	fflush(stdout);
-	fputs(sb.buf, stderr);
-	hpa_sb_release(&sb);
+	fputs(line, stderr);   /* one write: lines of two threads never mix */
+	free(line);
 }
 
 void hpa_diag_capture_begin(struct hpa_diag_capture *c)

@@ -220,8 +220,8 @@ static char *origin(const char *url)
 	else
 		o = hpa_xasprintf("%.*s:%d", (int)((colon ? colon : end) - sp.host), sp.host,
 				  tls ? 443 : 80);
-	for (p = o; *p; p++)
-		o[p - o] = (char)tolower((unsigned char)*p);
+	for (char *q = o; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
 	return o;
 }
 

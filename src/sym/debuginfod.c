@@ -88,24 +88,24 @@ int hpa_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink, crc,
 					  debuginfo_file_name);
 	if (fd < 0 && di_begin && n > 0 && (c = di_begin())) {
+		uint64_t total;
+		char *why = NULL;
+
 		fd = di_find_debuginfo(c, bits, n, &path);
 		di_end(c);
+		/* A downloaded file is checked here; the standard search's were before it ran
+		 * (symbolize.c: it keeps what it finds, so checking it now would be too late). */
+		if (fd >= 0 && (why = elf_inflate_check_fd(fd, path, &total)) != NULL) {
+			hpa_warn("%s; that debug file is not used", why);
+			free(why);
+			close(fd);
+			fd = -1;
+		}
 		if (fd >= 0) {
 			free(*debuginfo_file_name);
 			*debuginfo_file_name = path;
 		} else {
 			free(path);
-		}
-	}
-	if (fd >= 0) {   /* libdw would inflate all of it, the cache copy it too */
-		uint64_t total;
-		char *why = elf_inflate_check_fd(fd, *debuginfo_file_name ? *debuginfo_file_name : modname,
-						 &total);
-		if (why) {
-			hpa_warn("%s; that debug file is not used", why);
-			free(why);
-			close(fd);
-			return -1;
 		}
 	}
 	if (fd >= 0 && n > 0)

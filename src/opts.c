@@ -716,7 +716,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE && !opts->svg_and_collapse)
 		return usage_error("%s", "--diff-columns goes with --collapse");
 	if (opts->growth && (opts->profiles_nr < 2 || opts->base || opts->outdir ||
-			     !hpa_writer_for(opts)))
+			     !hpa_writer_for(opts->mode, opts->growth)))
 		return usage_error("%s", "--growth needs two or more PROFILEs, no --base or --outdir, "
 				   "and --text, --svg, --collapse or --csv");
 	if (opts->peek.set || opts->list.set) {   /* a report of its own: the default --text gives way */
@@ -737,13 +737,68 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		return usage_error("%s", "--reverse goes with --svg or --collapse");
 	if (opts->reverse && opts->growth)
 		return usage_error("%s", "--reverse does not go with --growth");
-	if (!hpa_writer_for(opts))   /* the only mode with no writer of its own */
+	if (!hpa_writer_for(opts->mode, opts->growth))   /* the only mode with no writer of its own */
 		return usage_error("%s", "--csv goes with --growth");
 	if (opts->outdir && ((opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE) ||
 			     opts->output || opts->base))
 		return usage_error("%s", "--outdir goes with --svg or --collapse (or both), without "
 				   "--output and --base");
 	return HPA_OPTS_RUN;
+}
+
+struct hpa_view_opts hpa_opts_view(const struct hpa_opts *opts)
+{
+	struct hpa_view_opts vo = { 0 };
+
+	vo.value = opts->value;
+	vo.thread = opts->thread;
+	vo.keep_internal = opts->keep_internal;
+	vo.focus = &opts->focus;
+	vo.ignore = &opts->ignore;
+	vo.show = &opts->show;
+	vo.hide = &opts->hide;
+	return vo;
+}
+
+struct hpa_write_opts hpa_opts_write(const struct hpa_opts *opts)
+{
+	struct hpa_write_opts wo = { 0 };
+
+	wo.mode = opts->mode;
+	wo.growth = opts->growth;
+	wo.view = hpa_opts_view(opts);
+	wo.show_bytes = opts->show_bytes;
+	wo.cum = opts->cum;
+	wo.granularity = opts->granularity;
+	wo.unit = opts->unit;
+	wo.nodecount = opts->nodecount;
+	wo.nodefraction = opts->nodefraction;
+	wo.diff_columns = opts->diff_columns;
+	wo.reverse = opts->reverse;
+	wo.short_names = opts->short_names;
+	wo.icicle = opts->icicle;
+	wo.title = opts->title;
+	wo.subtitle = opts->subtitle;
+	wo.width = opts->width;
+	wo.minwidth = opts->minwidth;
+	wo.minwidth_pct = opts->minwidth_pct;
+	wo.binary = opts->binary;
+	wo.peek = &opts->peek;
+	wo.list = &opts->list;
+	wo.source_paths = opts->source_paths;
+	wo.trim_paths = opts->trim_paths;
+	return wo;
+}
+
+struct hpa_base_opts hpa_opts_base(const struct hpa_opts *opts)
+{
+	struct hpa_base_opts bo = { 0 };
+
+	bo.view = hpa_opts_view(opts);
+	bo.name = opts->base;
+	bo.normalize = opts->normalize;
+	bo.drop_negative = opts->drop_negative;
+	return bo;
 }
 
 void hpa_opts_release(struct hpa_opts *opts)

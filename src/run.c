@@ -10,6 +10,7 @@
 #include "hpa/diff.h"
 #include "hpa/fetch.h"
 #include "hpa/names.h"
+#include "hpa/opts.h"
 #include "hpa/output.h"
 #include "hpa/profile.h"
 #include "hpa/reader.h"
@@ -89,10 +90,8 @@ static int read_any(struct hpa_profile *prof, struct hpa_read_ahead *ahead, size
 	return hpa_read_profile(prof, what);
 }
 
-typedef int report_fn(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts);
-
 static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts,
-		     const char *path, report_fn *report)
+		     const struct hpa_write_opts *wo, const char *path, hpa_writer_fn *report)
 {
 	struct hpa_output out;
 	const char **inputs = xcalloc(opts->profiles_nr + 1, sizeof(*inputs));
@@ -106,7 +105,7 @@ static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts
 	free(inputs);
 	if (rc)
 		return rc;
-	rc = report(out.fp, prof, opts);
+	rc = report(out.fp, prof, wo);
 	rc = hpa_output_close(&out, rc == 0) < 0 ? -1 : rc;
 	if (!rc)
 		printf("%s\n", path);   /* what --outdir wrote, one file a line */
@@ -158,7 +157,7 @@ static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	bool svg = opts->mode == HPA_MODE_SVG, folded = opts->mode == HPA_MODE_COLLAPSE ||
 		opts->svg_and_collapse;
-	struct hpa_opts single = *opts;   /* a dump alone has no before column */
+	struct hpa_write_opts wo = hpa_opts_write(opts), single = wo;   /* a dump alone has no before column */
 	int w = order_prefix(prof), rc = 0;
 	size_t i, j;
 
@@ -184,12 +183,12 @@ static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
 			}
 			if (svg) {
 				path = hpa_xasprintf("%s%s.svg", stem, j ? ".diff" : "");
-				rc = write_one(prof, opts, path, hpa_report_svg);
+				rc = write_one(prof, opts, &wo, path, hpa_report_svg);
 				free(path);
 			}
 			if (folded && !rc) {
 				path = hpa_xasprintf("%s%s.collapse", stem, j ? ".diff" : "");
-				rc = write_one(prof, j ? opts : &single, path, hpa_report_collapse);
+				rc = write_one(prof, opts, j ? &wo : &single, path, hpa_report_collapse);
 				free(path);
 			}
 		}
@@ -350,165 +349,224 @@ static bool splits_threads(const struct hpa_opts *opts, const struct hpa_profile
 	return opts->mode == HPA_MODE_HTML && prof->threads_nr >= 2;
 }
 
-int hpa_run(const struct hpa_opts *opts)
+/* Read every dump, in series order, then the --base; 0 or -1 after reporting. */
+static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
-	struct hpa_profile prof;
-	struct hpa_output out;
-	struct hpa_alloc_stats st;
-	struct hpa_proc_mem pm;
-	bool has_pm = false;
-	const char **inputs, **order, **paths;
+	const char **order = order_dumps(opts);
+	const char **paths = xcalloc(opts->profiles_nr + 2, sizeof(*paths));
 	struct hpa_read_ahead *ahead;
 	size_t i;
 	int rc = 0;
+	double t;
 
-	if (opts->watch)
-		return hpa_watch(opts);
-	double t0 = hpa_now(), t;
-
-	if (opts->stats) {   /* first: a wrong statistics file fails before any symbolization */
-		struct hpa_stats_source src = { opts->stats, opts->status_file, opts->smaps_file,
-						opts->pid, opts->rss, &opts->http };
-		if (hpa_load_stats(&src, &st, &pm, &has_pm) < 0)
-			return -1;
-	}
-	if (opts->stats)
-		hpa_timing(t0, "read statistics %s", opts->stats);
-	hpa_profile_init(&prof);
-	prof.no_thread_samples = !shows_threads(opts);
-	order = order_dumps(opts);
-	paths = xcalloc(opts->profiles_nr + 2, sizeof(*paths));   /* the dumps in the order read */
 	for (i = 0; i < opts->profiles_nr; i++)
 		paths[i] = order[i];
 	paths[i] = opts->base;
-	ahead = hpa_read_ahead_start(paths, opts->profiles_nr + (opts->base != NULL), &prof);
+	ahead = hpa_read_ahead_start(paths, opts->profiles_nr + (opts->base != NULL), prof);
 	for (i = 0; i < opts->profiles_nr && !rc; i++) {
 		t = hpa_now();
-		rc = read_any(&prof, ahead, i, order[i], opts);
+		rc = read_any(prof, ahead, i, order[i], opts);
 		if (!rc)
-			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
-		if (!rc && prof.inputs_nr > 1 && (i + 1 < opts->profiles_nr || opts->base))
-			hpa_unify_locations_so_far(&prof);   /* more to read: share the frames first */
+			handle_missing_maps(prof, (uint32_t)prof->inputs_nr, opts->binary);
+		if (!rc && prof->inputs_nr > 1 && (i + 1 < opts->profiles_nr || opts->base))
+			hpa_unify_locations_so_far(prof);   /* more to read: share the frames first */
 		hpa_timing(t, "read %s", order[i]);
 	}
 	if (!rc && opts->base) {
 		t = hpa_now();
-		rc = read_any(&prof, ahead, opts->profiles_nr, opts->base, opts);
+		rc = read_any(prof, ahead, opts->profiles_nr, opts->base, opts);
 		hpa_timing(t, "read %s (base)", opts->base);
 		if (!rc) {
-			struct hpa_input *in = hpa_profile_input(&prof, (uint32_t)prof.inputs_nr);
+			struct hpa_input *in = hpa_profile_input(prof, (uint32_t)prof->inputs_nr);
 			in->is_base = true;
 			in->weight = -1;
-			handle_missing_maps(&prof, (uint32_t)prof.inputs_nr, opts->binary);
+			handle_missing_maps(prof, (uint32_t)prof->inputs_nr, opts->binary);
 		}
 	}
 	hpa_read_ahead_stop(ahead);
 	free(paths);
-	if (!rc)
-		rc = check_bases(&prof, opts);
-	t = hpa_now();
-	if (!rc && splits_threads(opts, &prof))
-		hpa_profile_split_threads(&prof);
-	if (!rc)
-		hpa_unsample_profile(&prof);
-	if (!rc)
-		hpa_unify_locations(&prof);
-	hpa_timing(t, "unsample and unify locations");
-	if (!rc && !opts->no_symbols) {
-		struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
-					   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
-					   !shows_lines(opts) };
-		struct hpa_mark_job mark;
-		double tn;
+	free(order);
+	return rc;
+}
 
-		t = hpa_now();
-		rc = hpa_symbolize(&prof, &so);
-		hpa_symbolize_remote(&prof, &opts->http);
-		hpa_timing(t, "symbolize (all modules)");
-		/* Allocator frames are marked on a second thread while this one names frames. */
-		t = hpa_now();
-		hpa_mark_internal_start(&prof, &mark);
-		tn = hpa_now();
-		if (!rc)
-			hpa_name_frames(&prof);   /* every frame's names, once, for every writer */
-		hpa_timing(tn, "name frames");
-		hpa_mark_internal_wait(&mark);
-		hpa_timing(t, "mark allocator frames (beside naming)");
-		t = hpa_now();
-		if (!rc)
-			hpa_name_distinct(&prof, opts->keep_internal);
-		hpa_timing(t, "tell names apart");
-		if (!rc)
-			hpa_warn_unsymbolized(&prof, &so, opts->value, opts->keep_internal);
-		if (!rc)
-			hpa_warn_allocator_only(&prof, opts->value);
-	} else {
-		t = hpa_now();
-		if (!rc)
-			hpa_name_frames(&prof);
-		if (!rc)
-			hpa_name_distinct(&prof, opts->keep_internal);
+/* Symbols for every frame (unless --no-symbols), then every frame's names. */
+static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
+				   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
+				   !shows_lines(opts) };
+	struct hpa_mark_job mark;
+	double t = hpa_now(), tn;
+	int rc;
+
+	if (opts->no_symbols) {
+		hpa_name_frames(prof);
+		hpa_name_distinct(prof, opts->keep_internal);
 		hpa_timing(t, "name frames");
+		return 0;
 	}
+	rc = hpa_symbolize(prof, &so);
+	hpa_symbolize_remote(prof, &opts->http);
+	hpa_timing(t, "symbolize (all modules)");
+	if (rc)
+		return rc;
+	/* Allocator frames are marked on a second thread while this one names frames. */
 	t = hpa_now();
-	if (!rc)
-		rc = hpa_apply_base(&prof, opts);
-	if (!rc && opts->mode != HPA_MODE_THREADS) {   /* a filter that selects nothing says so */
-		struct hpa_view_opts vo = hpa_view_opts(opts);
-		hpa_view_check_filters(&prof, &vo);
-	}
-	hpa_timing(t, "base and filter checks");
+	hpa_mark_internal_start(prof, &mark);
+	tn = hpa_now();
+	hpa_name_frames(prof);   /* every frame's names, once, for every writer */
+	hpa_timing(tn, "name frames");
+	hpa_mark_internal_wait(&mark);
+	hpa_timing(t, "mark allocator frames (beside naming)");
+	t = hpa_now();
+	hpa_name_distinct(prof, opts->keep_internal);
+	hpa_timing(t, "tell names apart");
+	hpa_warn_unsymbolized(prof, &so, opts->value, opts->keep_internal);
+	hpa_warn_allocator_only(prof, opts->value);
+	return 0;
+}
 
-	if (!rc && opts->mode == HPA_MODE_SVG && !opts->outdir && !opts->growth && opts->profiles_nr > 1)
+/* --stats, --status, --smaps as read before the profiles. */
+struct run_stats {
+	bool set;
+	struct hpa_alloc_stats st;
+	struct hpa_proc_mem pm;
+	bool has_pm;
+};
+
+/* The RSS breakdown as text (into the --html page's Memory tab); NULL after reporting. */
+static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opts *wo,
+		      struct run_stats *rs)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int rc;
+
+	if (!mem) {
+		hpa_error("out of memory");
+		return NULL;
+	}
+	rc = hpa_report_rss(mem, prof, wo, &rs->st, rs->has_pm ? &rs->pm : NULL);
+	fclose(mem);
+	if (rc) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* Every input hpa reads, so that no output is written over one. */
+static const char **all_inputs(const struct hpa_opts *opts, size_t *nr)
+{
+	const char **inputs = xcalloc(opts->profiles_nr + 5, sizeof(*inputs));
+	size_t i;
+
+	for (i = 0; i < opts->profiles_nr; i++)
+		inputs[i] = opts->profiles[i];
+	inputs[i++] = opts->binary;
+	inputs[i++] = opts->base;
+	inputs[i++] = opts->stats;
+	inputs[i++] = opts->status_file;
+	inputs[i++] = opts->smaps_file;
+	*nr = i;
+	return inputs;
+}
+
+/* The selected report (after the RSS breakdown of --stats) to --output or standard output. */
+static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
+			struct run_stats *rs)
+{
+	const struct hpa_writer *writer = hpa_writer_for(opts->mode, opts->growth);
+	struct hpa_write_opts wo = hpa_opts_write(opts);
+	const struct hpa_profile *dumps = opts->profiles_nr ? prof : NULL;
+	struct hpa_output out;
+	size_t nr;
+	const char **inputs = all_inputs(opts, &nr);
+	char *memory = NULL;
+	int rc = hpa_output_open(&out, opts->output, inputs, nr);
+	double t;
+
+	free(inputs);
+	if (rc)
+		return rc;
+	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
+		wo.memory = memory = rss_text(dumps, &wo, rs);
+		rc = memory ? 0 : -1;
+	} else if (rs->set) {
+		rc = hpa_report_rss(out.fp, dumps, &wo, &rs->st, rs->has_pm ? &rs->pm : NULL);
+		if (!rc && dumps)
+			fputc('\n', out.fp);
+	}
+	hpa_profile_end_reading(prof);   /* its index's memory to the report */
+	t = hpa_now();
+	if (!rc && dumps)
+		rc = writer->write(out.fp, prof, &wo);
+	if (hpa_output_close(&out, rc == 0) < 0)
+		rc = -1;
+	hpa_timing(t, "group and write (--%s)", writer->name);
+	free(memory);
+	return rc;
+}
+
+/* Everything after reading: unsample, symbolize and name, the base, the report. */
+static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct run_stats *rs)
+{
+	struct hpa_base_opts bo = hpa_opts_base(opts);
+	double t = hpa_now();
+	int rc;
+
+	if (splits_threads(opts, prof))
+		hpa_profile_split_threads(prof);
+	hpa_unsample_profile(prof);
+	hpa_unify_locations(prof);
+	hpa_timing(t, "unsample and unify locations");
+	rc = symbolize_and_name(prof, opts);
+	if (rc)
+		return rc;
+	t = hpa_now();
+	rc = hpa_apply_base(prof, &bo);
+	if (!rc && opts->mode != HPA_MODE_THREADS)   /* a filter that selects nothing says so */
+		hpa_view_check_filters(prof, &bo.view);
+	hpa_timing(t, "base and filter checks");
+	if (rc)
+		return rc;
+	if (opts->mode == HPA_MODE_SVG && !opts->outdir && !opts->growth && opts->profiles_nr > 1)
 		hpa_warn("%zu profiles summed into one flame graph; --growth ranks what grew across "
 			 "them, --outdir DIR draws one graph per dump and one per adjacent pair",
 			 opts->profiles_nr);
-	if (!rc && opts->outdir) {
-		rc = write_outdir(&prof, opts);
-	} else if (!rc) {
-		inputs = xcalloc(opts->profiles_nr + 5, sizeof(*inputs));
-		for (i = 0; i < opts->profiles_nr; i++)
-			inputs[i] = opts->profiles[i];
-		inputs[i++] = opts->binary;
-		inputs[i++] = opts->base;
-		inputs[i++] = opts->stats;
-		inputs[i++] = opts->status_file;
-		inputs[i++] = opts->smaps_file;
-		rc = hpa_output_open(&out, opts->output, inputs, i);
-		free(inputs);
-		if (!rc) {
-			if (opts->stats && opts->mode == HPA_MODE_HTML) {   /* into the page */
-				char *text = NULL;
-				size_t len = 0;
-				FILE *mem = open_memstream(&text, &len);
-				rc = mem ? hpa_report_rss(mem, opts->profiles_nr ? &prof : NULL, opts, &st,
-							  has_pm ? &pm : NULL) : hpa_error("out of memory");
-				if (mem)
-					fclose(mem);
-				hpa_html_memory = text;
-			} else if (opts->stats) {
-				rc = hpa_report_rss(out.fp, opts->profiles_nr ? &prof : NULL, opts, &st,
-						    has_pm ? &pm : NULL);
-				if (!rc && opts->profiles_nr)
-					fputc('\n', out.fp);
-			}
-			hpa_profile_end_reading(&prof);   /* its index's memory to the report */
-			t = hpa_now();
-			if (!rc && opts->profiles_nr)
-				rc = hpa_writer_for(opts)->write(out.fp, &prof, opts);
-			if (hpa_output_close(&out, rc == 0) < 0)
-				rc = -1;
-			hpa_timing(t, "group and write (--%s)", hpa_writer_for(opts)->name);
-		}
+	return opts->outdir ? write_outdir(prof, opts) : write_report(prof, opts, rs);
+}
+
+int hpa_run(const struct hpa_opts *opts)
+{
+	struct hpa_profile prof;
+	struct run_stats rs = { 0 };
+	double t0 = hpa_now();
+	int rc;
+
+	if (opts->watch)
+		return hpa_watch(opts);
+	if (opts->stats) {   /* first: a wrong statistics file fails before any symbolization */
+		struct hpa_stats_source src = { opts->stats, opts->status_file, opts->smaps_file,
+						opts->pid, opts->rss, &opts->http };
+		if (hpa_load_stats(&src, &rs.st, &rs.pm, &rs.has_pm) < 0)
+			return -1;
+		rs.set = true;
+		hpa_timing(t0, "read statistics %s", opts->stats);
 	}
-	if (opts->stats) {
-		hpa_alloc_stats_release(&st);
-		hpa_proc_mem_release(&pm);
-		free((char *)hpa_html_memory);
-		hpa_html_memory = NULL;
+	hpa_profile_init(&prof);
+	prof.no_thread_samples = !shows_threads(opts);
+	rc = read_inputs(&prof, opts);
+	if (!rc)
+		rc = check_bases(&prof, opts);
+	if (!rc)
+		rc = analyze(&prof, opts, &rs);
+	if (rs.set) {
+		hpa_alloc_stats_release(&rs.st);
+		hpa_proc_mem_release(&rs.pm);
 	}
 	hpa_profile_release(&prof);
-	free(order);
 	hpa_timing(t0, "total");
 	hpa_timing_peak_rss();
 	return rc;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hpa/diag.h"
+#include "hpa/opts.h"
 #include "hpa/output.h"
 #include "hpa/remote.h"
 #include "hpa/run.h"
@@ -175,10 +176,10 @@ int hpa_watch(const struct hpa_opts *opts)
 			else
 				name[0] = '\0';
 			char now[48], grew[48];
-			struct hpa_opts o = *opts;   /* sizes as people read them: --unit auto by default */
-			if (o.unit == HPA_UNIT_DEFAULT)
+			struct hpa_write_opts o = hpa_opts_write(opts);   /* sizes as people read them: */
+			if (o.unit == HPA_UNIT_DEFAULT)                   /* --unit auto by default */
 				o.unit = o.show_bytes ? HPA_UNIT_B : HPA_UNIT_AUTO;
-			o.value = HPA_INUSE_SPACE;
+			o.view.value = HPA_INUSE_SPACE;
 			hpa_format_total(now, sizeof(now), measure, &o);
 			hpa_format_total(grew, sizeof(grew), prev < 0 ? 0 : measure - prev, &o);
 			printf("%s check %u: %s %s (%s%s since the last saved)%s%s\n", when, checks,

@@ -8,8 +8,16 @@
 #ifndef HPA_DIFF_H
 #define HPA_DIFF_H
 
-#include "hpa/opts.h"
 #include "hpa/profile.h"
+#include "hpa/view.h"
+
+/* What the base pass needs of the command line. */
+struct hpa_base_opts {
+	struct hpa_view_opts view;   /* the value and thread --normalize scales by; --drop_negative's samples */
+	const char *name;            /* --base as given, for messages */
+	bool normalize;              /* scale the base to the profile's total */
+	bool drop_negative;          /* remove stacks whose difference is negative */
+};
 
 /*
  * The base pass, after symbolizing and naming: re-key the base's frames by
@@ -18,6 +26,6 @@
  * --drop_negative remove every stack whose difference is negative (grouped
  * as --collapse groups).  Returns 0 (problems are warnings).
  */
-int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts);
+int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts);
 
 #endif

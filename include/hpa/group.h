@@ -11,10 +11,22 @@
 #include <stdatomic.h>
 
 #include "hpa/hashmap.h"
-#include "hpa/opts.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
 #include "hpa/view.h"
+
+/* What one report row stands for (jeprof's granularity options). */
+enum hpa_granularity {
+	HPA_BY_FUNCTION,   /* --functions (default) */
+	HPA_BY_LINE,       /* --lines */
+	HPA_BY_ADDRESS,    /* --addresses */
+	HPA_BY_FILE,       /* --files */
+	/*
+	 * --lines as --html groups them: the same keys, each named by its
+	 * parts (hpa_frame_groups.parts) instead of a text made for it.
+	 */
+	HPA_BY_LINE_PARTS
+};
 
 /* How hpa_group_stacks() writes a stack as text. */
 struct hpa_stack_format {

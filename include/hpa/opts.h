@@ -1,64 +1,20 @@
 /*
- * Command-line options as plain data.  Every stage reads a
- * `const struct hpa_opts *`; nothing else looks at argv.
+ * Command-line options as plain data.  Only the driver (main.c, run.c,
+ * watch.c) reads them: it gives each stage that stage's own parameters
+ * (hpa_opts_view, hpa_opts_write, hpa_opts_base and the like).
  */
 #ifndef HPA_OPTS_H
 #define HPA_OPTS_H
 
-#include <regex.h>
 #include <stdio.h>
 
 #include "hpa/compat.h"
 #include "hpa/fetch.h"
+#include "hpa/diff.h"
+#include "hpa/group.h"
 #include "hpa/profile.h"
-
-enum hpa_mode {
-	HPA_MODE_TEXT,       /* --text */
-	HPA_MODE_COLLAPSE,   /* --collapse */
-	HPA_MODE_TRACES,     /* --traces */
-	HPA_MODE_THREADS,    /* --threads */
-	HPA_MODE_PROTO,      /* --proto */
-	HPA_MODE_SVG,        /* --svg */
-	HPA_MODE_CSV,        /* --csv (with --growth) */
-	HPA_MODE_PEEK,       /* --peek RE */
-	HPA_MODE_TREE,       /* --tree */
-	HPA_MODE_DOT,        /* --dot */
-	HPA_MODE_LIST,       /* --list RE */
-	HPA_MODE_HTML        /* --html */
-};
-
-/* A compiled --focus/--ignore/--show/--hide expression. */
-struct hpa_filter_re {
-	bool set;
-	regex_t re;
-	const char *src;             /* the expression as given */
-};
-
-/* --unit: how byte values are written. */
-enum hpa_unit {
-	HPA_UNIT_DEFAULT,   /* each report's own: jeprof's MB (or --show_bytes) in text reports */
-	HPA_UNIT_AUTO,      /* each value in the unit that keeps 3 significant digits */
-	HPA_UNIT_B, HPA_UNIT_KIB, HPA_UNIT_MIB, HPA_UNIT_GIB
-};
-
-/* A repeatable option's values, in order. */
-struct hpa_path_list {
-	const char **v;
-	size_t nr;
-};
-
-/* What one report row stands for (jeprof's granularity options). */
-enum hpa_granularity {
-	HPA_BY_FUNCTION,   /* --functions (default) */
-	HPA_BY_LINE,       /* --lines */
-	HPA_BY_ADDRESS,    /* --addresses */
-	HPA_BY_FILE,       /* --files */
-	/*
-	 * --lines as --html groups them: the same keys, each named by its
-	 * parts (hpa_frame_groups.parts) instead of a text made for it.
-	 */
-	HPA_BY_LINE_PARTS
-};
+#include "hpa/report.h"
+#include "hpa/view.h"
 
 struct hpa_opts {
 	enum hpa_mode mode;
@@ -126,6 +82,14 @@ enum {
  */
 int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv);
 void hpa_opts_release(struct hpa_opts *opts);
+
+/*
+ * Each stage's parameters from the command line's (pointers into `opts`,
+ * valid while it is).
+ */
+struct hpa_view_opts hpa_opts_view(const struct hpa_opts *opts);
+struct hpa_write_opts hpa_opts_write(const struct hpa_opts *opts);
+struct hpa_base_opts hpa_opts_base(const struct hpa_opts *opts);
 
 /* The --help text, generated from the option table. */
 void hpa_opts_usage(FILE *fp);

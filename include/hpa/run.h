@@ -5,7 +5,7 @@
 #ifndef HPA_RUN_H
 #define HPA_RUN_H
 
-#include "hpa/opts.h"
+struct hpa_opts;
 
 /* Returns 0, or -1 after reporting; main() turns -1 into exit status 1. */
 int hpa_run(const struct hpa_opts *opts);

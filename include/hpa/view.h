@@ -9,13 +9,22 @@
 #define HPA_VIEW_H
 
 #include "hpa/compat.h"
-#include "hpa/opts.h"
+
+#include <regex.h>
+
 #include "hpa/profile.h"
+
+/* A compiled --focus/--ignore/--show/--hide expression. */
+struct hpa_filter_re {
+	bool set;
+	regex_t re;
+	const char *src;             /* the expression as given */
+};
 
 /* hpa_view_opts.thread for a view of every thread's samples and the t* ones, told apart by the caller. */
 #define HPA_VIEW_EVERY_THREAD INT32_MIN
 
-/* What the view needs of the command line, and nothing else. */
+/* The view's parameters, filled by the driver from the command line. */
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
 	int32_t thread;              /* HPA_THREAD_ALL, one jemalloc thread, or HPA_VIEW_EVERY_THREAD */
@@ -29,9 +38,6 @@ struct hpa_view_opts {
 	const uint32_t *only;
 	size_t only_nr;
 };
-
-/* The view's parameters from the command line's. */
-struct hpa_view_opts hpa_view_opts(const struct hpa_opts *opts);
 
 struct hpa_view {
 	const struct hpa_profile *prof;

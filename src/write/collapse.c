@@ -70,9 +70,9 @@ static void emit_line(void *ctx, const char *text, size_t len, const uint32_t *s
  * The folded format's texts come in text order, each once (group.h), so
  * lines are written as the walk finds them, with no table of texts.
  */
-int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_stack_format fmt = hpa_folded_format;
 	struct lines l = { fp, prof, opts->diff_columns };
 

@@ -39,9 +39,9 @@ static void put_dot(FILE *fp, const char *s)
 	}
 }
 
-int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_frame_groups g;
 	struct hpa_call_edge *edges = NULL;
 	uint32_t *nodes, *shown_id;
@@ -76,7 +76,7 @@ int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	hpa_format_total(num[0], sizeof(num[0]), total, opts);
 	fputs("digraph \"hpa\" {\nnode [width=0.375,height=0.25];\n", fp);
 	fprintf(fp, "Legend [fontsize=24,shape=plaintext,label=\"Total %s: %s\\l"
-		"Showing %zu of %zu nodes\\l", hpa_value_name(opts->value), num[0], nnodes, nonzero);
+		"Showing %zu of %zu nodes\\l", hpa_value_name(opts->view.value), num[0], nnodes, nonzero);
 	{
 		char *f = hpa_view_filters_text(&vo);
 		if (f) {

@@ -59,9 +59,9 @@ static const char *node_name(const struct tree *t, uint32_t id)
 	return id ? hpa_profile_str(t->prof, t->nodes[id].name) : "all";
 }
 
-static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_opts *opts)
+static void build(struct tree *t, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	unsigned width = opts->width ? opts->width : 1200;
 	/*
 	 * What is narrower than the minimum width is not drawn: nodes under a
@@ -301,11 +301,11 @@ static void diff_colour(double delta, double max, char *out, size_t size)
 }
 
 /* A value as people read it: --unit's rule, auto by default (as every report but --text). */
-static void human(char *out, size_t size, double v, const struct hpa_opts *opts)
+static void human(char *out, size_t size, double v, const struct hpa_write_opts *opts)
 {
-	struct hpa_opts o = *opts;
+	struct hpa_write_opts o = *opts;
 
-	if (hpa_value_is_objects(opts->value)) {
+	if (hpa_value_is_objects(opts->view.value)) {
 		snprintf(out, size, "%.0f objects", v);
 		return;
 	}
@@ -323,7 +323,7 @@ static void put_fixed(struct hpa_strbuf *sb, double v, unsigned prec)
 }
 
 static void tooltip(struct hpa_strbuf *sb, const struct tree *t, uint32_t id, double total,
-		    const struct hpa_opts *opts)
+		    const struct hpa_write_opts *opts)
 {
 	const struct hpa_call_node *nd = &t->nodes[id];
 	char a[HPA_FIXED_MAX], b[48], ha[48];
@@ -334,12 +334,12 @@ static void tooltip(struct hpa_strbuf *sb, const struct tree *t, uint32_t id, do
 	human(ha, sizeof(ha), nd->after, opts);
 	if (!t->diff) {
 		hpa_sb_adds(sb, "&#10;");
-		if (!hpa_value_is_objects(opts->value)) {   /* "12 objects", not "12 objects (12 objects)" */
+		if (!hpa_value_is_objects(opts->view.value)) {   /* "12 objects", not "12 objects (12 objects)" */
 			hpa_sb_adds(sb, a);
 			hpa_sb_adds(sb, " bytes (");
 		}
 		hpa_sb_adds(sb, ha);
-		hpa_sb_adds(sb, hpa_value_is_objects(opts->value) ? ", " : "), ");
+		hpa_sb_adds(sb, hpa_value_is_objects(opts->view.value) ? ", " : "), ");
 		put_fixed(sb, total ? nd->after * 100 / total : 0, 2);
 		hpa_sb_addc(sb, '%');
 		return;
@@ -363,7 +363,7 @@ static const char *base_name(const char *path)
  * names its base and profile, a growth graph its number of dumps.
  */
 static void default_title(char *out, size_t size, const struct hpa_profile *prof,
-			  const struct tree *t, const struct hpa_opts *opts)
+			  const struct tree *t, const struct hpa_write_opts *opts)
 {
 	const char *kind = opts->icicle ? "Icicle Graph" : "Flame Graph";
 	const char *before = NULL, *after = NULL;
@@ -393,7 +393,7 @@ static void default_title(char *out, size_t size, const struct hpa_profile *prof
 	human(total, sizeof(total), t->diff ? t->nodes[0].after - t->nodes[0].before : t->nodes[0].after,
 	      opts);
 	snprintf(out, size, "%s%s%s: %s%s, %s %s%s", t->dumps ? "Growth " : t->diff ? "Differential " : "",
-		 opts->reverse ? "Inverted " : "", kind, what, prog, hpa_value_name(opts->value),
+		 opts->reverse ? "Inverted " : "", kind, what, prog, hpa_value_name(opts->view.value),
 		 t->diff && t->nodes[0].after - t->nodes[0].before > 0 ? "+" : "", total);
 }
 
@@ -402,7 +402,7 @@ struct frames_job {
 	FILE *fp;
 	const struct tree *t;
 	const struct hpa_profile *prof;
-	const struct hpa_opts *opts;
+	const struct hpa_write_opts *opts;
 	const uint32_t *order;
 	size_t lo, hi, shown;
 	double total, scale, minw, max_delta;
@@ -414,7 +414,7 @@ static void write_frames(struct frames_job *j, struct hpa_strbuf *sb)
 {
 	const struct tree *t = j->t;
 	const struct hpa_profile *prof = j->prof;
-	const struct hpa_opts *opts = j->opts;
+	const struct hpa_write_opts *opts = j->opts;
 	const uint32_t *order = j->order;
 	double total = j->total, scale = j->scale, minw = j->minw, max_delta = j->max_delta;
 	int height = j->height, top = j->top, bottom = j->bottom;
@@ -608,7 +608,7 @@ static size_t write_frames_split(struct frames_job *all)
 	return shown;
 }
 
-int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct tree t;
 	uint32_t *order;
@@ -660,7 +660,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	hpa_put_escaped(fp, title, SIZE_MAX);
 	fputs("</title>\n<desc>", fp);
 	fprintf(fp, "hpa %s; %s; total ", t.diff ? "differential flame graph" : "flame graph",
-		hpa_value_name(opts->value));
+		hpa_value_name(opts->view.value));
 	{
 		char h[48];
 		human(h, sizeof(h), t.nodes[0].after, opts);
@@ -702,7 +702,7 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_op
 	fprintf(fp, "<text id=\"test-out\" class=\"hide\" x=\"0\" y=\"0\"></text>\n");
 	if (total <= 0) {
 		fprintf(fp, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No samples: the profile "
-			"has no %s to draw</text>\n", width / 2, top + FRAME_H, hpa_value_name(opts->value));
+			"has no %s to draw</text>\n", width / 2, top + FRAME_H, hpa_value_name(opts->view.value));
 	}
 	fputs("<g id=\"frames\">\n", fp);
 	if (total > 0) {

@@ -11,13 +11,13 @@
 #include "hpa/report.h"
 
 /* The rows a table shows: --nodecount, 20 by default. */
-static size_t table_rows(const struct hpa_opts *opts)
+static size_t table_rows(const struct hpa_write_opts *opts)
 {
 	return opts->nodecount ? (size_t)opts->nodecount : 20;
 }
 
 static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
-		  const char *what, const struct hpa_opts *opts)
+		  const char *what, const struct hpa_write_opts *opts)
 {
 	size_t i, d, limit = table_rows(opts);
 	char num[48];
@@ -79,7 +79,7 @@ static void csv_rows(FILE *fp, struct hpa_growth *g, const struct hpa_series *ro
 	}
 }
 
-int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct hpa_view_opts vo;
 	struct hpa_growth g;
@@ -88,7 +88,7 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	vo = hpa_view_opts(opts);
+	vo = opts->view;
 	/* Folded stacks and CSV write every series in rank order; the tables, their first rows. */
 	all = opts->mode == HPA_MODE_COLLAPSE || opts->mode == HPA_MODE_CSV;
 	hpa_growth(prof, &vo, opts->mode == HPA_MODE_COLLAPSE, all ? 0 : table_rows(opts), &g);
@@ -112,15 +112,15 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		csv_rows(fp, &g, g.stacks, g.nstacks, "stack");
 		csv_rows(fp, &g, g.funcs, g.nfuncs, "function");
 	} else {
-		struct hpa_opts o = *opts;   /* values as people read them: --unit auto by default */
+		struct hpa_write_opts o = *opts;   /* values as people read them: --unit auto by default */
 		if (o.unit == HPA_UNIT_DEFAULT && !o.show_bytes)
 			o.unit = HPA_UNIT_AUTO;
 		opts = &o;
 		if (*hpa_units(opts))
-			fprintf(fp, "Growth of %s over %zu dumps (%s):\n", hpa_value_name(opts->value),
+			fprintf(fp, "Growth of %s over %zu dumps (%s):\n", hpa_value_name(opts->view.value),
 				g.dumps, hpa_units(opts));
 		else
-			fprintf(fp, "Growth of %s over %zu dumps:\n", hpa_value_name(opts->value), g.dumps);
+			fprintf(fp, "Growth of %s over %zu dumps:\n", hpa_value_name(opts->view.value), g.dumps);
 		for (i = 0; i < g.dumps; i++)
 			fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
 		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", opts);

@@ -39,7 +39,7 @@ struct page {
 	struct hpa_strtab strs;      /* every name the page shows; id = index in "s" */
 	uint32_t *of_prof_str;       /* profile string id -> id in strs + 1, once looked up; made with the page */
 	const struct hpa_profile *prof;
-	const struct hpa_opts *opts;
+	const struct hpa_write_opts *opts;
 };
 
 /* Lines by their parts: a row names the function and the file, which the page has already. */
@@ -959,10 +959,8 @@ static void summary(struct page *pg, size_t nthr)
 	hpa_sb_addc(&pg->sb, ']');
 }
 
-const char *hpa_html_memory;
-
 /* The page's title: --title, else the (first) profile's path, not the base's. */
-static const char *title_of(const struct hpa_profile *prof, const struct hpa_opts *opts)
+static const char *title_of(const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	size_t i;
 
@@ -974,10 +972,10 @@ static const char *title_of(const struct hpa_profile *prof, const struct hpa_opt
 	return "";
 }
 
-int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct page pg;
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	char *filters = hpa_view_filters_text(&vo);
 	bool diff = false, first = true, have_shared = false;
 	struct hpa_call_tree shared, *thr_tree = NULL;
@@ -1024,9 +1022,9 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	jstr(&pg.sb, HPA_VERSION);
 	hpa_sb_adds(&pg.sb, ",\"title\":");
 	jstr(&pg.sb, title_of(prof, opts));
-	if (hpa_html_memory) {
+	if (opts->memory) {
 		hpa_sb_adds(&pg.sb, ",\"rss\":");
-		jstr(&pg.sb, hpa_html_memory);
+		jstr(&pg.sb, opts->memory);
 	}
 	hpa_sb_adds(&pg.sb, ",\"filters\":");
 	jstr(&pg.sb, filters ? filters : "");

@@ -53,7 +53,7 @@ struct routine {
 struct lister {
 	FILE *fp;
 	const struct hpa_profile *prof;
-	const struct hpa_opts *opts;
+	const struct hpa_write_opts *opts;
 	char **roots;               /* the folders sources may be read from, real paths */
 	size_t roots_nr;
 	bool remote;                /* a profile came from a server */
@@ -65,11 +65,11 @@ struct lister {
 
 static bool match_function(void *ctx, const struct hpa_profile *prof, struct hpa_frame f)
 {
-	const struct hpa_opts *opts = ctx;
+	const struct hpa_write_opts *opts = ctx;
 	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
 
-	return regexec(&opts->list.re, hpa_profile_str(prof, n->full), 0, NULL, 0) == 0 ||
-	       regexec(&opts->list.re, hpa_profile_str(prof, n->shortn), 0, NULL, 0) == 0;
+	return regexec(&opts->list->re, hpa_profile_str(prof, n->full), 0, NULL, 0) == 0 ||
+	       regexec(&opts->list->re, hpa_profile_str(prof, n->shortn), 0, NULL, 0) == 0;
 }
 
 static int cmp_lines(const void *pa, const void *pb)
@@ -183,7 +183,7 @@ static int load(struct source_file *f, const char *path, const struct lister *ls
 }
 
 /* `path` with the first --trim-path prefix it starts with cut off, or NULL. */
-static const char *trimmed(const char *path, const struct hpa_opts *opts)
+static const char *trimmed(const char *path, const struct hpa_write_opts *opts)
 {
 	size_t i;
 
@@ -227,7 +227,7 @@ static bool try_path(struct source_file *f, const char *path, const struct liste
 static void find_source(struct source_file *f, const char *path, const struct lister *ls)
 {
 	struct hpa_strbuf looked = HPA_STRBUF_INIT;
-	const struct hpa_opts *opts = ls->opts;
+	const struct hpa_write_opts *opts = ls->opts;
 	const char *rel = trimmed(path, opts), *tail;
 	size_t i, tries = 0;
 
@@ -285,7 +285,7 @@ static struct source_file *source_of(struct lister *ls, uint32_t path)
 	return f;
 }
 
-static void value(char *buf, size_t size, double v, const struct hpa_opts *opts)
+static void value(char *buf, size_t size, double v, const struct hpa_write_opts *opts)
 {
 	if (v == 0)
 		snprintf(buf, size, ".");
@@ -429,9 +429,9 @@ static void print_routine(struct lister *ls, const struct routine *rt, const str
 			print_line(ls, &rl[k], rl[k].line, NULL);
 }
 
-int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_source_groups g;
 	struct routine *routines;
 	struct lister ls;
@@ -477,7 +477,7 @@ int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	fprintf(fp, "Total: %s\n", num);
 	hpa_active_filters(fp, &vo);
 	if (!nr)
-		fprintf(fp, "No function matches '%s'.\n", opts->list.src ? opts->list.src : "");
+		fprintf(fp, "No function matches '%s'.\n", opts->list->src ? opts->list->src : "");
 	for (i = 0; i < nr; i++)
 		print_routine(&ls, &routines[i], g.lines);
 	if (ls.missing)

@@ -44,7 +44,7 @@ static int cmp_nodes(const void *pa, const void *pb)
 }
 
 static void print_links(FILE *fp, const struct hpa_frame_groups *g, struct link *links, size_t n,
-			double cum, const struct hpa_opts *opts)
+			double cum, const struct hpa_write_opts *opts)
 {
 	char num[48], pct[48];
 	size_t i;
@@ -98,10 +98,10 @@ static size_t links_of(const struct by_end *b, uint32_t n, const struct hpa_call
 	return nl;
 }
 
-int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	static const char *const rule = "----------------------------------------------------------+-------------\n";
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_frame_groups g;
 	struct hpa_call_edge *edges = NULL;
 	struct link *in = NULL, *out = NULL;
@@ -121,7 +121,7 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	nodes = xmalloc(st_mult(g.keys.nr + 1, sizeof(*nodes)));
 	for (i = 1; i < g.keys.nr; i++) {
 		if ((g.flat[i] != 0 || g.cum[i] != 0) &&
-		    (tree || regexec(&opts->peek.re, hpa_strtab_get(&g.keys, (uint32_t)i), 0, NULL, 0) == 0))
+		    (tree || regexec(&opts->peek->re, hpa_strtab_get(&g.keys, (uint32_t)i), 0, NULL, 0) == 0))
 			nodes[nnodes++] = (uint32_t)i;
 	}
 	sort_names = &g.keys;
@@ -143,7 +143,7 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 	if (dropped)
 		fprintf(fp, "Dropped %zu functions (--nodecount %zu)\n", dropped, limit);
 	if (!nnodes && !tree)
-		fprintf(fp, "No function matches '%s'.\n", opts->peek.src ? opts->peek.src : "");
+		fprintf(fp, "No function matches '%s'.\n", opts->peek->src ? opts->peek->src : "");
 	else
 		fprintf(fp, "%s%8s %6s %6s %8s %6s   calls calls%% + context\n%s", rule, "flat", "flat%",
 			"sum%", "cum", "cum%", rule);

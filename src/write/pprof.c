@@ -46,7 +46,7 @@ static const enum hpa_value columns[4] = {
 
 struct writer {
 	const struct hpa_profile *prof;
-	const struct hpa_opts *opts;
+	const struct hpa_write_opts *opts;
 	struct hpa_strtab strs;          /* the file's string table */
 	struct hpa_hashmap loc_by_key;   /* (loc, first level, levels) -> output id */
 	uint64_t *slot_loc;              /* per frame slot: levels << 32 | output id, 0 = not yet */
@@ -651,7 +651,7 @@ static void label_strings(struct writer *w, struct group_walk *walk, struct thre
 	hpa_hashmap_release(&known);
 }
 
-int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct writer w;
 	struct hpa_view_opts vo;
@@ -706,9 +706,9 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	 * locations first and each group's keys (and the output locations)
 	 * are made as it is written, while the blocks before are compressed.
 	 */
-	vo = hpa_view_opts(opts);
+	vo = opts->view;
 	by_loc = !hpa_view_filters(&vo);
-	threads = opts->thread == HPA_THREAD_ALL && hpa_profile_has_thread_samples(prof);
+	threads = opts->view.thread == HPA_THREAD_ALL && hpa_profile_has_thread_samples(prof);
 	memset(&lg, 0, sizeof(lg));
 	group_of = threads && !by_loc ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
 	if (by_loc)
@@ -729,7 +729,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	 * the rest of the groups would add none (180k groups of one thread:
 	 * a pass over all of them before the first block was compressed).
 	 */
-	if (threads || opts->thread != HPA_THREAD_ALL)
+	if (threads || opts->view.thread != HPA_THREAD_ALL)
 		label_strings(&w, &walk, &ts, threads);
 	p.n_sample_type = 4;
 	p.sample_type = xcalloc(4, sizeof(*p.sample_type));
@@ -746,7 +746,7 @@ int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 			break;
 		}
 	}
-	p.default_sample_type = str(&w, hpa_value_name(opts->value));
+	p.default_sample_type = str(&w, hpa_value_name(opts->view.value));
 
 	/*
 	 * Packed in field order as one message would be, but each sample on

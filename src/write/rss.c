@@ -16,7 +16,7 @@
 #include "hpa/strtab.h"
 #include "hpa/xalloc.h"
 
-static enum hpa_unit unit_of(const struct hpa_opts *opts)
+static enum hpa_unit unit_of(const struct hpa_write_opts *opts)
 {
 	return opts->unit != HPA_UNIT_DEFAULT ? opts->unit : opts->show_bytes ? HPA_UNIT_B : HPA_UNIT_AUTO;
 }
@@ -46,11 +46,11 @@ static int cmp_sites(const void *pa, const void *pb)
  * merged bin's utilization u gives the empty slab space it may explain,
  * bytes x (1 - u) / u, at most the bin's empty bytes.
  */
-static void print_sites(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts,
+static void print_sites(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts,
 			const struct hpa_alloc_stats *st)
 {
 	static const struct hpa_stack_format fmt = { name_of, false, "", " < ", "", false };
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_strtab texts;
 	struct hpa_stack_group *groups = NULL;
 	struct site *sites;
@@ -116,7 +116,7 @@ static void print_sites(FILE *fp, const struct hpa_profile *prof, const struct h
 	free(sites);
 }
 
-int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts,
+int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts,
 		   const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm)
 {
 	struct hpa_rss_breakdown b;

@@ -25,9 +25,9 @@ struct row {
 
 static const char *const unit_names[] = { "MB", "", "B", "KiB", "MiB", "GiB" };
 
-const char *hpa_units(const struct hpa_opts *opts)
+const char *hpa_units(const struct hpa_write_opts *opts)
 {
-	if (hpa_value_is_objects(opts->value))
+	if (hpa_value_is_objects(opts->view.value))
 		return "objects";
 	if (opts->unit != HPA_UNIT_DEFAULT)
 		return unit_names[opts->unit];
@@ -77,7 +77,7 @@ void hpa_format_bytes(char *buf, size_t size, double v, enum hpa_unit unit)
 	put_number(buf, size, v / scale, unit == HPA_UNIT_B ? 0 : 1, "");
 }
 
-void hpa_format_total(char *buf, size_t size, double v, const struct hpa_opts *opts)
+void hpa_format_total(char *buf, size_t size, double v, const struct hpa_write_opts *opts)
 {
 	const char *units = hpa_units(opts);
 	char num[48];
@@ -86,13 +86,13 @@ void hpa_format_total(char *buf, size_t size, double v, const struct hpa_opts *o
 	put_joined(buf, size, num, *units ? " " : "", units);
 }
 
-void hpa_format_value(char *buf, size_t size, double v, const struct hpa_opts *opts)
+void hpa_format_value(char *buf, size_t size, double v, const struct hpa_write_opts *opts)
 {
-	if (!hpa_value_is_objects(opts->value) && opts->unit != HPA_UNIT_DEFAULT) {
+	if (!hpa_value_is_objects(opts->view.value) && opts->unit != HPA_UNIT_DEFAULT) {
 		hpa_format_bytes(buf, size, v, opts->unit);
 		return;
 	}
-	if (hpa_value_is_objects(opts->value) || opts->show_bytes) {
+	if (hpa_value_is_objects(opts->view.value) || opts->show_bytes) {
 		/* Perl's %d truncates toward zero; clamp what does not fit. */
 		long long n = v >= 9.2e18 ? LLONG_MAX : v <= -9.2e18 ? LLONG_MIN : (long long)v;
 		snprintf(buf, size, "%lld", n);
@@ -124,15 +124,15 @@ static int cmp_rows(const void *pa, const void *pb)
 	return strcmp(hpa_strtab_get(sort_names, a->key), hpa_strtab_get(sort_names, b->key));
 }
 
-int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	const char *what = hpa_value_name(opts->value);
+	const char *what = hpa_value_name(opts->view.value);
 	size_t i;
 
-	if (opts->value != HPA_ALLOC_SPACE && opts->value != HPA_ALLOC_OBJECTS)
+	if (opts->view.value != HPA_ALLOC_SPACE && opts->view.value != HPA_ALLOC_OBJECTS)
 		return 0;
 	for (i = 0; i < prof->samples_nr; i++)
-		if (prof->samples[i].v[opts->value] != 0)
+		if (prof->samples[i].v[opts->view.value] != 0)
 			return 0;
 	if (!prof->inputs_nr)
 		return hpa_error("no %s in the profile", what);
@@ -153,9 +153,9 @@ int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_opts *
 	}
 }
 
-int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_frame_groups k;
 	struct row *rows;
 	size_t i, nr = 0, shown;
@@ -190,10 +190,10 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_o
 		rows[shown++] = rows[i];
 	}
 
-	if (opts->thread == HPA_THREAD_ALL)
+	if (opts->view.thread == HPA_THREAD_ALL)
 		fputs("Total: ", fp);
 	else
-		fprintf(fp, "Total (t%d): ", opts->thread);
+		fprintf(fp, "Total (t%d): ", opts->view.thread);
 	hpa_format_total(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "%s\n", num[0]);
 	hpa_active_filters(fp, &vo);

@@ -24,10 +24,10 @@ static int cmp_thread(const void *a, const void *b)
  * prof->threads), and of the t* lines into *all: one pass over the samples,
  * one view (its filters do not depend on the thread).
  */
-static void thread_totals(const struct hpa_profile *prof, const struct hpa_opts *opts,
+static void thread_totals(const struct hpa_profile *prof, const struct hpa_write_opts *opts,
 			  double *totals, double *all)
 {
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_view view;
 	const struct hpa_frame *frames;
 	size_t i, n, k;
@@ -48,7 +48,7 @@ static void thread_totals(const struct hpa_profile *prof, const struct hpa_opts 
 	hpa_view_release(&view);
 }
 
-int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	const struct hpa_thread **threads;
 	double all, *totals;
@@ -68,7 +68,7 @@ int hpa_report_threads(FILE *fp, const struct hpa_profile *prof, const struct hp
 	thread_totals(prof, opts, totals, &all);
 	hpa_format_total(num[0], sizeof(num[0]), all, opts);
 	fprintf(fp, "Total: %s (all threads, t*)\n", num[0]);
-	fprintf(fp, "%8s %12s %6s  %s\n", "thread", hpa_value_name(opts->value), "%", "name");
+	fprintf(fp, "%8s %12s %6s  %s\n", "thread", hpa_value_name(opts->view.value), "%", "name");
 	for (i = 0; i < prof->threads_nr; i++) {
 		double t = totals[threads[i] - prof->threads];
 		char id[16];

@@ -92,7 +92,7 @@ static int cmp_traces(const void *a, const void *b)
 
 struct naming {
 	const struct hpa_profile *prof;
-	const struct hpa_opts *opts;
+	const struct hpa_write_opts *opts;
 	const struct hpa_view_opts *vo;
 	const struct hpa_stack_format *fmt;
 	const struct trace *t;
@@ -190,11 +190,11 @@ static void write_traces(FILE *fp, struct naming *nm)
 	pthread_mutex_destroy(&nm->mu);
 }
 
-int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	static const struct hpa_stack_format fmt = { frame_text, false, "      ", "\n",
 						     "      <no stack>\n", false };
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct traces ts = { prof, NULL, 0, 0 };
 	struct naming nm;
 	double total;

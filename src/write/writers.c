@@ -26,12 +26,12 @@ static const struct hpa_writer writers[] = {
 	{ HPA_MODE_SVG, true, "growth svg", hpa_report_svg },   /* coloured by steadiness */
 };
 
-const struct hpa_writer *hpa_writer_for(const struct hpa_opts *opts)
+const struct hpa_writer *hpa_writer_for(enum hpa_mode mode, bool growth)
 {
 	size_t i;
 
 	for (i = 0; i < HPA_ARRAY_SIZE(writers); i++)
-		if (writers[i].mode == opts->mode && writers[i].series == opts->growth)
+		if (writers[i].mode == mode && writers[i].series == growth)
 			return &writers[i];
 	return NULL;
 }

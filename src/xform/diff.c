@@ -13,15 +13,15 @@
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 
-static double side_total(const struct hpa_profile *prof, const struct hpa_opts *opts, bool base)
+static double side_total(const struct hpa_profile *prof, const struct hpa_base_opts *opts, bool base)
 {
 	double t = 0;
 	size_t i;
 
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
-		if (s->thread == opts->thread && prof->inputs[s->input - 1].is_base == base)
-			t += s->v[opts->value];
+		if (s->thread == opts->view.thread && prof->inputs[s->input - 1].is_base == base)
+			t += s->v[opts->view.value];
 	}
 	return t;
 }
@@ -32,9 +32,9 @@ static double side_total(const struct hpa_profile *prof, const struct hpa_opts *
  * view's frames, which are known by module and offset: so exactly the
  * stacks a writer would print negative go, whatever run they came from.
  */
-static void drop_negative(struct hpa_profile *prof, const struct hpa_opts *opts)
+static void drop_negative(struct hpa_profile *prof, const struct hpa_base_opts *opts)
 {
-	struct hpa_view_opts vo = hpa_view_opts(opts);
+	struct hpa_view_opts vo = opts->view;
 	struct hpa_strtab texts;
 	struct hpa_stack_group *groups;
 	uint32_t *group_of = xcalloc(prof->samples_nr + 1, sizeof(*group_of));
@@ -191,7 +191,7 @@ static void rekey_base(struct hpa_profile *prof)
 		hpa_cache_stack_cuts(prof);   /* the base's stacks changed */
 }
 
-int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts)
+int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts)
 {
 	size_t i, base = 0;
 
@@ -205,8 +205,8 @@ int hpa_apply_base(struct hpa_profile *prof, const struct hpa_opts *opts)
 		double p = side_total(prof, opts, false), b = side_total(prof, opts, true);
 		if (b == 0) {
 			hpa_warn("%s: the base has no %s; --normalize leaves it as is",
-				 opts->base ? opts->base : prof->inputs[base - 1].path,
-				 hpa_value_name(opts->value));
+				 opts->name ? opts->name : prof->inputs[base - 1].path,
+				 hpa_value_name(opts->view.value));
 		} else {
 			for (i = 0; i < prof->inputs_nr; i++)
 				if (prof->inputs[i].is_base)

@@ -19,23 +19,6 @@ enum {
 	M_KNOWN = 0x80
 };
 
-struct hpa_view_opts hpa_view_opts(const struct hpa_opts *opts)
-{
-	struct hpa_view_opts vo;
-
-	vo.value = opts->value;
-	vo.thread = opts->thread;
-	vo.keep_internal = opts->keep_internal;
-	vo.part = 0;
-	vo.focus = &opts->focus;
-	vo.ignore = &opts->ignore;
-	vo.show = &opts->show;
-	vo.hide = &opts->hide;
-	vo.only = NULL;
-	vo.only_nr = 0;
-	return vo;
-}
-
 void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
 		   const struct hpa_view_opts *opts)
 {

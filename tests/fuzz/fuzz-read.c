@@ -57,10 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opts.thread = HPA_THREAD_ALL;
 		opts.show_bytes = true;
 		opts.value = HPA_INUSE_SPACE;
-		hpa_report_text(out, &prof, &opts);
-		hpa_report_collapse(out, &prof, &opts);
-		hpa_report_traces(out, &prof, &opts);
-		hpa_report_svg(out, &prof, &opts);
+		struct hpa_write_opts wo = hpa_opts_write(&opts);
+		hpa_report_text(out, &prof, &wo);
+		hpa_report_collapse(out, &prof, &wo);
+		hpa_report_traces(out, &prof, &wo);
+		hpa_report_svg(out, &prof, &wo);
 	}
 	hpa_profile_release(&prof);
 	fclose(in);

@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hpa_alloc_stats st;
 	struct hpa_proc_mem pm;
 	struct hpa_opts opts;
+	struct hpa_write_opts wo;
 	FILE *out = fopen("/dev/null", "w");
 	int rc;
 
@@ -31,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hpa_diag_quiet = true;
 	memset(&opts, 0, sizeof(opts));
 	opts.show_bytes = true;
+	wo = hpa_opts_write(&opts);
 	memset(&pm, 0, sizeof(pm));
 	if (FUZZ_KIND <= 3) {
 		static const char *const prefix[] = { "", "___ Begin jemalloc statistics ___\n", "",
@@ -55,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pm.vm_rss = 200u << 20;
 			pm.rss_anon = 150u << 20;
 			pm.rss_file = 50u << 20;
-			hpa_report_rss(out, NULL, &opts, &st, &pm);
-			hpa_report_rss(out, NULL, &opts, &st, NULL);
+			hpa_report_rss(out, NULL, &wo, &st, &pm);
+			hpa_report_rss(out, NULL, &wo, &st, NULL);
 			hpa_alloc_stats_release(&st);
 		}
 	} else {
@@ -75,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			st.tc_in_use = 40u << 20;
 			st.tc_actual = 60u << 20;
 			st.tc_central = 20u << 20;
-			hpa_report_rss(out, NULL, &opts, &st, &pm);
+			hpa_report_rss(out, NULL, &wo, &st, &pm);
 		}
 		hpa_proc_mem_release(&pm);
 	}

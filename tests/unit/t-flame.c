@@ -43,6 +43,7 @@ int main(void)
 {
 	struct hpa_profile p;
 	struct hpa_opts o;
+	struct hpa_write_opts w;
 	char *longname = malloc(5200), *svg;
 	uint32_t stack[3];
 	double v[HPA_NVALUES] = { 1, 1000, 1, 1000 };
@@ -65,9 +66,10 @@ int main(void)
 	o.value = HPA_INUSE_SPACE;
 	o.thread = HPA_THREAD_ALL;
 	o.keep_internal = true;
+	w = hpa_opts_write(&o);
 	hpa_name_frames(&p);
 	fp = fopen("flame-names.svg", "w+");
-	CHECK_INT_EQ(hpa_report_svg(fp, &p, &o), 0);
+	CHECK_INT_EQ(hpa_report_svg(fp, &p, &w), 0);
 	svg = slurp(fp);
 	fclose(fp);
 	CHECK(strstr(svg, "&lt;tag&gt; &amp; &quot;q&quot;") != NULL);
@@ -87,7 +89,7 @@ int main(void)
 	hpa_profile_add_input(&p, "empty");
 	hpa_name_frames(&p);
 	fp = fopen("flame-empty.svg", "w+");
-	CHECK_INT_EQ(hpa_report_svg(fp, &p, &o), 0);
+	CHECK_INT_EQ(hpa_report_svg(fp, &p, &w), 0);
 	svg = slurp(fp);
 	fclose(fp);
 	CHECK(strstr(svg, "No samples") != NULL);

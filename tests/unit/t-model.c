@@ -76,7 +76,7 @@ static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
 	char *out = calloc(1, 4096);
 
 	hpa_strtab_init(&texts);
-	vo = hpa_view_opts(o);
+	vo = hpa_opts_view(o);
 	n = hpa_group_stacks(p, &vo, &hpa_folded_format, &texts, &g, &total, group_of, NULL);
 	for (i = 0; i < n; i++)
 		len += (size_t)snprintf(out + len, 4096 - len, "%s %g %g\n",
@@ -124,7 +124,7 @@ static void test_identity_and_grouping(void)
 
 	/* --drop_negative: the stack that shrank (50 -> 20) goes, whole. */
 	o.drop_negative = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &o), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }), 0);
 	s = groups_text(&p, &o);
 	CHECK_STR_EQ(s, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2010; 100 300\n");
 	free(s);
@@ -139,7 +139,7 @@ static void test_identity_and_grouping(void)
 	hpa_name_frames(&p);
 	o = default_opts();
 	o.normalize = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &o), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }), 0);
 	CHECK_DBL_EQ(p.inputs[1].weight, -320.0 / 150.0, 1e-6);
 	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 0, 1e-9);
 	hpa_profile_release(&p);
@@ -329,7 +329,7 @@ static void test_pprof_round_trip(void)
 		add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
 		hpa_unify_locations(&p);
 		hpa_name_frames(&p);
-		CHECK_INT_EQ(hpa_report_pprof(fp, &p, &o), 0);
+		CHECK_INT_EQ(hpa_report_pprof(fp, &p, &(struct hpa_write_opts){ .view = hpa_opts_view(&o), .peek = &o.peek, .list = &o.list }), 0);
 		CHECK(ftell(fp) > 7 * 4);   /* many chunks on the second pass */
 		rewind(fp);
 		hpa_profile_init(&q);
@@ -401,7 +401,7 @@ static void test_tree_paths_growth(void)
 	hpa_unify_locations(&p);
 	hpa_name_frames(&p);
 	o.base = NULL;
-	vo = hpa_view_opts(&o);
+	vo = hpa_opts_view(&o);
 
 	/* Root first: all -> srv -> libfoo+0x2020 -> {0x2010, 0x2040}. */
 	hpa_group_tree(&p, &vo, &to, &t);
@@ -589,7 +589,7 @@ static void test_line_parts(void)
 	set_lines(&p, loc[6], 1, fg, bg, lb);    /* 0x1050 has no lines */
 	hpa_name_frames(&p);
 	o.base = NULL;
-	vo = hpa_view_opts(&o);
+	vo = hpa_opts_view(&o);
 	hpa_group_frames(&p, &vo, HPA_BY_LINE, &byline);
 	hpa_group_frames(&p, &vo, HPA_BY_LINE_PARTS, &parts);
 	CHECK(parts.parts != NULL && byline.parts == NULL);
@@ -674,7 +674,7 @@ static void test_tree_omitted(void)
 			exe + 0x1000 + i * 0x10, exe + 0x800, exe + 0x30);
 	read_srv(&p, fp, exe);
 	hpa_name_frames(&p);
-	vo = hpa_view_opts(&o);
+	vo = hpa_opts_view(&o);
 	hpa_group_tree(&p, &vo, &to, &t);
 	CHECK_INT_EQ(t.nr, 4);   /* the root, main, A, the leaf */
 	CHECK_INT_EQ(t.omitted, 2);   /* B and H, not what is under them */
@@ -750,7 +750,7 @@ static void test_tree_left_out_forked(void)
 	}
 	read_srv(&p, fp, exe);
 	hpa_name_frames(&p);
-	vo = hpa_view_opts(&o);
+	vo = hpa_opts_view(&o);
 	hpa_group_tree(&p, &vo, &to, &m);
 	to.min_share = 0;
 	hpa_group_tree(&p, &vo, &to, &f);
@@ -786,7 +786,7 @@ static void *group_run(void *arg)
 	static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE_PARTS, HPA_BY_FILE };
 	struct group_run *r = arg;
 	struct hpa_opts o = default_opts();
-	struct hpa_view_opts vo = hpa_view_opts(&o);
+	struct hpa_view_opts vo = hpa_opts_view(&o);
 	unsigned values = 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS;
 
 	hpa_group_frames_all(r->p, &vo, grans, HPA_ARRAY_SIZE(grans), r->out, values, r->edges, r->nedges,
@@ -805,7 +805,7 @@ static void group_all(const struct hpa_profile *p, struct hpa_frame_groups out[]
 		      bool lent)
 {
 	struct hpa_opts o = default_opts();
-	struct hpa_view_opts vo = hpa_view_opts(&o);
+	struct hpa_view_opts vo = hpa_opts_view(&o);
 	struct hpa_group_lend lend;
 	struct group_run run = { p, out, edges, nedges, hand, lent ? &lend : NULL };
 	pthread_t tid, gid;

@@ -14,26 +14,35 @@
 #include "hpa/unsample.h"
 #include "test.h"
 
+/* The writers' parameters from a command line's (static: one at a time). */
+static const struct hpa_write_opts *wo(const struct hpa_opts *o)
+{
+	static struct hpa_write_opts w;
+
+	w = hpa_opts_write(o);
+	return &w;
+}
+
 static void formats(void)
 {
 	struct hpa_opts o = { 0 };
 	char b[64];
 
 	o.value = HPA_INUSE_SPACE;
-	hpa_format_value(b, sizeof(b), 92627.9245, &o);
+	hpa_format_value(b, sizeof(b), 92627.9245, wo(&o));
 	CHECK_STR_EQ(b, "0.1");
-	hpa_format_value(b, sizeof(b), 0, &o);
+	hpa_format_value(b, sizeof(b), 0, wo(&o));
 	CHECK_STR_EQ(b, "0.0");
 	o.show_bytes = true;
-	hpa_format_value(b, sizeof(b), 92627.9245, &o);
+	hpa_format_value(b, sizeof(b), 92627.9245, wo(&o));
 	CHECK_STR_EQ(b, "92627");
-	hpa_format_value(b, sizeof(b), -138905.7, &o);
+	hpa_format_value(b, sizeof(b), -138905.7, wo(&o));
 	CHECK_STR_EQ(b, "-138905");
 	o.show_bytes = false;
 	o.value = HPA_INUSE_OBJECTS;
-	hpa_format_value(b, sizeof(b), 213.4636, &o);
+	hpa_format_value(b, sizeof(b), 213.4636, wo(&o));
 	CHECK_STR_EQ(b, "213");
-	CHECK_STR_EQ(hpa_units(&o), "objects");
+	CHECK_STR_EQ(hpa_units(wo(&o)), "objects");
 
 	hpa_format_percent(b, sizeof(b), 1, 3);
 	CHECK_STR_EQ(b, "33.3%");
@@ -63,7 +72,7 @@ static char *report(const char *text, const struct hpa_opts *o)
 	hpa_unsample_profile(&p);
 	hpa_unify_locations(&p);
 	hpa_name_frames(&p);
-	CHECK_INT_EQ(hpa_report_text(out, &p, o), 0);
+	CHECK_INT_EQ(hpa_report_text(out, &p, wo(o)), 0);
 	rewind(out);
 	if (fread(buf, 1, 4095, out) == 0)
 		buf[0] = '\0';

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "hpa/diag.h"
+#include "hpa/coverage.h"
 #include "hpa/diff.h"
 #include "hpa/fetch.h"
 #include "hpa/names.h"

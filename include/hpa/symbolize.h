@@ -28,13 +28,11 @@ struct hpa_sym_opts {
 int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts);
 
 /*
- * Warn once per module whose frames stay unnamed in what a report shows,
- * with the share of value `v` they cover and where hpa looked, e.g.
- *   hpa: warning: libfoo.so.1: 3 addresses without symbols (12.3% of
- *   inuse_space); looked in /usr/lib/libfoo.so.1, /usr/lib/debug
+ * Whether the ELF file `path` is stripped: no .symtab and no DWARF, so
+ * only its exported (.dynsym) names could name anything.  A file that
+ * does not open is not called stripped.
  */
-void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
-			   enum hpa_value v, bool keep_internal);
+bool hpa_elf_is_stripped(const char *path);
 
 /*
  * Whether `path` is an ELF executable linked at a fixed address (ET_EXEC,

@@ -347,3 +347,33 @@ char *elf_inflate_check_fd(int fd, const char *file, uint64_t *total)
 	elf_end(e);
 	return why;
 }
+
+/*
+ * Whether the ELF file `path` is stripped: no .symtab and no DWARF, so
+ * only its exported (.dynsym) names could name anything.  A .gnu_debuglink
+ * names a debug file, which was not found: still stripped.
+ */
+bool hpa_elf_is_stripped(const char *path)
+{
+	struct elf_view v;
+	char *err = elf_view_open(&v, path);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool symbols = true;   /* a file that does not open is not called stripped */
+
+	if (!err && elf_getshdrstrndx(v.elf, &shstrndx) == 0)
+		for (symbols = false; !symbols && (scn = elf_nextscn(v.elf, scn)) != NULL;) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(v.elf, shstrndx, sh.sh_name);
+			symbols = sh.sh_type == SHT_SYMTAB ||
+				  (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info") ||
+					    !strcmp(name, ".gnu_debugdata")));
+		}
+	free(err);
+	elf_view_close(&v);
+	return !symbols;
+}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # --growth's tables rank only the rows they show (a heap picks the best of
-# 10k+ series, src/xform/growth.c): their names, in order, are the first
+# 10k+ series, src/group/growth.c): their names, in order, are the first
 # rows of --csv, which ranks every series.  On two generated dumps of 11-12k
 # stacks each (many of them tied) and their 7 allocating functions.
 #

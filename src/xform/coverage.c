@@ -19,9 +19,9 @@
 #include "hpa/diag.h"
 #include "hpa/strbuf.h"
 #include "hpa/strip.h"
+#include "hpa/coverage.h"
 #include "hpa/symbolize.h"
 #include "hpa/xalloc.h"
-#include "elfview.h"
 
 struct unnamed {
 	uint32_t mapping;    /* a mapping of the module (0: unmapped addresses) */
@@ -57,36 +57,6 @@ static const char *module_name(const char *path)
 }
 
 /*
- * Whether the ELF file `path` is stripped: no .symtab and no DWARF, so
- * only its exported (.dynsym) names could name anything.  A .gnu_debuglink
- * names a debug file, which was not found: still stripped.
- */
-static bool is_stripped(const char *path)
-{
-	struct elf_view v;
-	char *err = elf_view_open(&v, path);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	bool symbols = true;   /* a file that does not open is not called stripped */
-
-	if (!err && elf_getshdrstrndx(v.elf, &shstrndx) == 0)
-		for (symbols = false; !symbols && (scn = elf_nextscn(v.elf, scn)) != NULL;) {
-			GElf_Shdr sh;
-			const char *name;
-
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			name = elf_strptr(v.elf, shstrndx, sh.sh_name);
-			symbols = sh.sh_type == SHT_SYMTAB ||
-				  (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info") ||
-					    !strcmp(name, ".gnu_debugdata")));
-		}
-	free(err);
-	elf_view_close(&v);
-	return !symbols;
-}
-
-/*
  * Whether module u is said in the summary line: under SMALL_PCT of the flat
  * value, and opened (a file hpa could not use, or the wrong build, is a
  * problem of the setup: said on its own line whatever its share).
@@ -119,7 +89,7 @@ static void warn_module(const struct hpa_profile *prof, const struct hpa_sym_opt
 	} else if (!m->sym_file) {
 		hpa_warn("%s: %zu address%s without symbols (%s): not a file hpa opens", name,
 			 u->addrs, es, share);
-	} else if (is_stripped(hpa_profile_str(prof, m->sym_file))) {
+	} else if (hpa_elf_is_stripped(hpa_profile_str(prof, m->sym_file))) {
 		hpa_warn("%s: %zu address%s without symbols (%s): %s is stripped; pass the unstripped "
 			 "file, its debug file with --debug-dir DIR (Debian: the -dbg or -dbgsym "
 			 "package puts it in /usr/lib/debug), or --debuginfod", name, u->addrs, es,

@@ -26,7 +26,7 @@ struct hpa_mark_job {
 	struct hpa_profile *prof;
 	const char **fname;          /* per function: its name */
 	uint8_t *map_alloc;          /* per mapping: 2 if an allocator's library */
-	struct hpa_task task;
+	struct hpa_task *task;
 };
 void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job);
 void hpa_mark_internal_wait(struct hpa_mark_job *job);

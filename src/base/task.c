@@ -1,12 +1,15 @@
 #include "hpa/compat.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "hpa/task.h"
+#include "hpa/xalloc.h"
 
 /* Two numbers from `path` (the second may be absent: *b stays); false unless the first is one. */
 static bool read_numbers(const char *path, double *a, double *b)
@@ -124,6 +127,38 @@ size_t hpa_processors(void)
 	return cpus;
 }
 
+/* Threads beyond the callers' now running, of hpa_processors() - 1. */
+static size_t threads_in_use;
+
+size_t hpa_threads_claim(size_t want)
+{
+	size_t budget = hpa_processors() - 1;
+	size_t used = __atomic_load_n(&threads_in_use, __ATOMIC_RELAXED), grant;
+
+	do {
+		grant = used < budget ? budget - used : 0;
+		if (grant > want)
+			grant = want;
+		if (!grant)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&threads_in_use, &used, used + grant, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return grant;
+}
+
+void hpa_threads_return(size_t n)
+{
+	if (n)
+		__atomic_fetch_sub(&threads_in_use, n, __ATOMIC_RELAXED);
+}
+
+struct hpa_task {
+	void (*fn)(void *arg);
+	void *arg;
+	pthread_t tid;
+	bool threaded;
+};
+
 static void *task_main(void *arg)
 {
 	struct hpa_task *t = arg;
@@ -132,18 +167,234 @@ static void *task_main(void *arg)
 	return NULL;
 }
 
-void hpa_task_start(struct hpa_task *t, void (*fn)(void *arg), void *arg)
+struct hpa_task *hpa_task_start(void (*fn)(void *arg), void *arg)
 {
+	struct hpa_task *t = xmalloc(sizeof(*t));
+
 	t->fn = fn;
 	t->arg = arg;
-	t->started = hpa_processors() > 1 && pthread_create(&t->tid, NULL, task_main, t) == 0;
+	t->threaded = hpa_threads_claim(1) == 1;
+	if (t->threaded && pthread_create(&t->tid, NULL, task_main, t) != 0) {
+		hpa_threads_return(1);
+		t->threaded = false;
+	}
+	return t;
+}
+
+bool hpa_task_threaded(const struct hpa_task *t)
+{
+	return t->threaded;
 }
 
 void hpa_task_wait(struct hpa_task *t)
 {
-	if (t->started)
+	if (t->threaded) {
 		pthread_join(t->tid, NULL);
-	else
+		hpa_threads_return(1);
+	} else {
 		t->fn(t->arg);
-	t->started = false;
+	}
+	free(t);
+}
+
+struct crew_member {
+	void (*fn)(void *arg, size_t worker);
+	void *arg;
+	size_t worker;
+};
+
+static void *crew_main(void *arg)
+{
+	struct crew_member *m = arg;
+
+	m->fn(m->arg, m->worker);
+	return NULL;
+}
+
+/* Up to `want` - 1 helper threads running helper(arg, 1..); returns how many started. */
+static size_t start_helpers(size_t want, void *(*main)(void *), struct crew_member *members,
+			    pthread_t *tids)
+{
+	size_t granted = want > 1 ? hpa_threads_claim(want - 1) : 0, n;
+
+	for (n = 0; n < granted; n++)
+		if (pthread_create(&tids[n], NULL, main, &members[n]) != 0)
+			break;
+	hpa_threads_return(granted - n);
+	return n;
+}
+
+static void join_helpers(pthread_t *tids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pthread_join(tids[i], NULL);
+	hpa_threads_return(n);
+}
+
+size_t hpa_crew_run(size_t want, void (*fn)(void *arg, size_t worker), void *arg)
+{
+	size_t i, n = want > 1 ? want - 1 : 0;
+	struct crew_member *members = xcalloc(n + 1, sizeof(*members));
+	pthread_t *tids = xcalloc(n + 1, sizeof(*tids));
+
+	for (i = 0; i < n; i++)
+		members[i] = (struct crew_member){ fn, arg, i + 1 };
+	n = start_helpers(want, crew_main, members, tids);
+	fn(arg, 0);
+	join_helpers(tids, n);
+	free(members);
+	free(tids);
+	return n + 1;
+}
+
+struct hpa_ordered {
+	char *slots;
+	size_t slot_size, nslots;
+	bool *done;                  /* per slot: its item worked on */
+	size_t submitted;            /* items handed over */
+	size_t taken;                /* items a worker has started */
+	size_t emitted;              /* items passed on, in order */
+	bool closing;
+	hpa_ordered_work_fn *work;
+	hpa_ordered_emit_fn *emit;
+	void *ctx;
+	size_t helpers;
+	pthread_t *tids;
+	struct crew_member *members;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void *ordered_slot(struct hpa_ordered *o, size_t k)
+{
+	return o->slots + k % o->nslots * o->slot_size;
+}
+
+/* Work on item k as worker w; called and returns with the lock held. */
+static void ordered_work(struct hpa_ordered *o, size_t k, size_t w)
+{
+	pthread_mutex_unlock(&o->mu);
+	o->work(o->ctx, ordered_slot(o, k), w);
+	pthread_mutex_lock(&o->mu);
+	o->done[k % o->nslots] = true;
+	pthread_cond_broadcast(&o->cv);
+}
+
+static void ordered_helper(void *arg, size_t worker)
+{
+	struct hpa_ordered *o = arg;
+
+	pthread_mutex_lock(&o->mu);
+	for (;;) {
+		if (o->taken < o->submitted)
+			ordered_work(o, o->taken++, worker);
+		else if (o->closing)
+			break;
+		else
+			pthread_cond_wait(&o->cv, &o->mu);
+	}
+	pthread_mutex_unlock(&o->mu);
+}
+
+static void *ordered_helper_main(void *arg)
+{
+	struct crew_member *m = arg;
+
+	ordered_helper(m->arg, m->worker);
+	return NULL;
+}
+
+/* One step on the caller's thread, with the lock held: emit, work or wait. */
+static void ordered_step(struct hpa_ordered *o)
+{
+	size_t k = o->emitted;
+
+	if (k < o->submitted && o->done[k % o->nslots]) {
+		o->done[k % o->nslots] = false;
+		pthread_mutex_unlock(&o->mu);
+		o->emit(o->ctx, ordered_slot(o, k));
+		pthread_mutex_lock(&o->mu);
+		o->emitted = k + 1;
+	} else if (o->taken < o->submitted) {
+		ordered_work(o, o->taken++, 0);
+	} else {
+		pthread_cond_wait(&o->cv, &o->mu);
+	}
+}
+
+struct hpa_ordered *hpa_ordered_start(void *slots, size_t slot_size, size_t nslots, size_t want,
+				      hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
+				      void *ctx)
+{
+	struct hpa_ordered *o = xcalloc(1, sizeof(*o));
+	size_t i, n = want > 1 ? want - 1 : 0;
+
+	o->slots = slots;
+	o->slot_size = slot_size;
+	o->nslots = nslots;
+	o->done = xcalloc(nslots, sizeof(*o->done));
+	o->work = work;
+	o->emit = emit;
+	o->ctx = ctx;
+	pthread_mutex_init(&o->mu, NULL);
+	pthread_cond_init(&o->cv, NULL);
+	o->tids = xcalloc(n + 1, sizeof(*o->tids));
+	o->members = xcalloc(n + 1, sizeof(*o->members));
+	for (i = 0; i < n; i++)
+		o->members[i] = (struct crew_member){ NULL, o, i + 1 };
+	o->helpers = start_helpers(want, ordered_helper_main, o->members, o->tids);
+	return o;
+}
+
+size_t hpa_ordered_workers(const struct hpa_ordered *o)
+{
+	return o->helpers + 1;
+}
+
+void *hpa_ordered_next(struct hpa_ordered *o)
+{
+	void *slot;
+
+	if (!o->helpers)
+		return ordered_slot(o, o->submitted);
+	pthread_mutex_lock(&o->mu);
+	while (o->submitted >= o->emitted + o->nslots)
+		ordered_step(o);
+	slot = ordered_slot(o, o->submitted);
+	pthread_mutex_unlock(&o->mu);
+	return slot;
+}
+
+void hpa_ordered_submit(struct hpa_ordered *o)
+{
+	if (!o->helpers) {   /* nothing in flight: worked on and passed on at once */
+		void *slot = ordered_slot(o, o->submitted);
+		o->work(o->ctx, slot, 0);
+		o->emit(o->ctx, slot);
+		o->submitted = o->taken = o->emitted = o->submitted + 1;
+		return;
+	}
+	pthread_mutex_lock(&o->mu);
+	o->submitted++;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+}
+
+void hpa_ordered_finish(struct hpa_ordered *o)
+{
+	pthread_mutex_lock(&o->mu);
+	while (o->emitted < o->submitted)
+		ordered_step(o);
+	o->closing = true;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+	join_helpers(o->tids, o->helpers);
+	pthread_mutex_destroy(&o->mu);
+	pthread_cond_destroy(&o->cv);
+	free(o->tids);
+	free(o->members);
+	free(o->done);
+	free(o);
 }

@@ -139,11 +139,11 @@ static void rekey_base(struct hpa_profile *prof)
 		size_t mid = prof->stacks_nr > 1 ? 1 + (prof->stacks_nr - 1) / 2 : 1;
 		struct sides_part part[2] = { { prof, side, used, 1, mid },
 					      { prof, side, used2, mid, prof->stacks_nr } };
-		struct hpa_task task;
+		struct hpa_task *task;
 
-		hpa_task_start(&task, location_sides, &part[1]);
+		task = hpa_task_start(location_sides, &part[1]);
 		location_sides(&part[0]);
-		hpa_task_wait(&task);
+		hpa_task_wait(task);
 		for (i = 1; i < prof->locs_nr; i++)
 			used[i] |= used2[i];
 		free(used2);

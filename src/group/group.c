@@ -1613,13 +1613,13 @@ static bool same_locs(const struct hpa_view *view, size_t a, size_t b)
 static void hash_loc_halves(const struct hpa_view *view, uint64_t *hash, uint8_t *kept, size_t n)
 {
 	struct loc_hashes part[2];
-	struct hpa_task task;
+	struct hpa_task *task;
 
 	part[0] = (struct loc_hashes){ view, hash, kept, 0, n / 2 };
 	part[1] = (struct loc_hashes){ view, hash, kept, n / 2, n };
-	hpa_task_start(&task, hash_loc_paths, &part[1]);
+	task = hpa_task_start(hash_loc_paths, &part[1]);
 	hash_loc_paths(&part[0]);
-	hpa_task_wait(&task);
+	hpa_task_wait(task);
 }
 
 static bool same_locs_of(void *view, uint32_t a, uint32_t b)

@@ -315,7 +315,7 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	struct hpa_seqs *s = &b->s;
 	struct hpa_strtab names;
 	struct rank_hashes half[2];
-	struct hpa_task task;
+	struct hpa_task *task;
 	uint32_t *slot_name, *group_of, *rep;
 	uint64_t *hash;
 	size_t r, k;
@@ -338,9 +338,9 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	 */
 	half[0] = (struct rank_hashes){ s, hash, b->prefix, 0, s->nreps / 2 };
 	half[1] = (struct rank_hashes){ s, hash, b->prefix, s->nreps / 2, s->nreps };
-	hpa_task_start(&task, hash_ranks, &half[1]);
+	task = hpa_task_start(hash_ranks, &half[1]);
 	hash_ranks(&half[0]);
-	hpa_task_wait(&task);
+	hpa_task_wait(task);
 	hpa_hash_reps(hash, NULL, 0, s->nreps, rep, same_seqs, s);
 	for (r = 0; r < s->nreps; r++) {
 		if (!s->len[r])
@@ -535,17 +535,17 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 	};
 	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
 	struct funcs_job job;
-	struct hpa_task task;
+	struct hpa_task *task;
 
 	memset(g, 0, sizeof(*g));
 	g->dumps = prof->inputs_nr;
 	hpa_stack_namer_init(&g->stack_namer, prof, opts, folded ? &hpa_folded_format : &stacks);
 	hpa_stack_namer_init(&g->func_namer, prof, opts, &funcs);
 	job = (struct funcs_job){ g, prof, opts, &funcs, ranked };
-	hpa_task_start(&task, funcs_series, &job);
+	task = hpa_task_start(funcs_series, &job);
 	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
 				 &g->stack_texts, &g->stack_values, &g->nstacks, ranked);
-	hpa_task_wait(&task);
+	hpa_task_wait(task);
 }
 
 void hpa_growth_release(struct hpa_growth *g)

@@ -243,13 +243,13 @@ static void collect_direct(struct hpa_seqs *s, const struct hpa_view *view, bool
 	struct direct_lens dl[2] = { { view, slen, 0, prof->stacks_nr / 2, empty_frame },
 				     { view, slen, prof->stacks_nr / 2, prof->stacks_nr, empty_frame } };
 	struct direct_store ds[2];
-	struct hpa_task task;
+	struct hpa_task *task;
 	bool *used2;
 	struct hpa_frame *frame2;
 
-	hpa_task_start(&task, direct_lens_run, &dl[1]);
+	task = hpa_task_start(direct_lens_run, &dl[1]);
 	direct_lens_run(&dl[0]);
-	hpa_task_wait(&task);
+	hpa_task_wait(task);
 
 	s->sample = xmalloc(st_mult(n + 1, sizeof(*s->sample)));
 	grow_kept(s, 0, n + 1);
@@ -290,9 +290,9 @@ static void collect_direct(struct hpa_seqs *s, const struct hpa_view *view, bool
 	frame2 = xmalloc(st_mult(s->nslots, sizeof(*frame2)));
 	ds[0] = (struct direct_store){ s, view, seq_stack, 0, half, leaf_first, narrow, s->slot_used, s->slot_frame };
 	ds[1] = (struct direct_store){ s, view, seq_stack, half, s->nreps, leaf_first, narrow, used2, frame2 };
-	hpa_task_start(&task, direct_store_run, &ds[1]);
+	task = hpa_task_start(direct_store_run, &ds[1]);
 	direct_store_run(&ds[0]);
-	hpa_task_wait(&task);
+	hpa_task_wait(task);
 	for (slot = 0; slot < s->nslots; slot++)
 		if (used2[slot] && !s->slot_used[slot]) {
 			s->slot_used[slot] = true;
@@ -638,7 +638,7 @@ struct walk {
 struct fork {
 	struct walk second;
 	struct hpa_seqs_visitor visitor;   /* the caller's, with the forked context */
-	struct hpa_task task;
+	struct hpa_task *task;
 	size_t items;                /* what the walk started with */
 	bool started;
 };
@@ -861,7 +861,7 @@ static bool try_fork(struct walk *w)
 	memmove(w->stack, w->stack + b->sp, k * sizeof(*w->stack));
 	w->sp = k;
 	f->started = true;
-	hpa_task_start(&f->task, walk_forked, b);
+	f->task = hpa_task_start(walk_forked, b);
 	w->fork = NULL;
 	return true;
 }
@@ -894,7 +894,7 @@ void hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v)
 	split(&w, 0, nitems, 0);
 	walk_runs(&w);
 	if (f.started) {
-		hpa_task_wait(&f.task);
+		hpa_task_wait(f.task);
 		v->join(v->ctx, f.visitor.ctx);
 		free(f.second.stack);
 		free(f.second.members);

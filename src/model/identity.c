@@ -300,10 +300,10 @@ static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, ui
 	size_t n1 = prof->pending_stack, mid = n1 + (prof->stacks_nr - n1) / 2, lo = 1, hi = n1, i;
 	struct order_check first = { prof, 1, n1, false, false };
 	struct merge_part part[2];
-	struct hpa_task task, task2;
+	struct hpa_task *task, *task2;
 	bool ordered;
 
-	hpa_task_start(&task, check_order, &first);
+	task = hpa_task_start(check_order, &first);
 	remap_pending(prof, loc_remap);
 	while (mid < prof->stacks_nr && lo < hi) {   /* the first of the first dump's not before stack mid */
 		size_t m = lo + (hi - lo) / 2;
@@ -315,13 +315,13 @@ static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, ui
 	}
 	part[0] = (struct merge_part){ prof, remap, n1, mid, 1, true };
 	part[1] = (struct merge_part){ prof, remap, mid, prof->stacks_nr, lo, true };
-	hpa_task_start(&task2, merge_part, &part[1]);
+	task2 = hpa_task_start(merge_part, &part[1]);
 	merge_part(&part[0]);
-	hpa_task_wait(&task2);
+	hpa_task_wait(task2);
 	ordered = part[0].ordered && part[1].ordered;
 	if (!ordered)   /* another order: the table's way, at once */
 		atomic_store_explicit(&first.stop, true, memory_order_relaxed);
-	hpa_task_wait(&task);
+	hpa_task_wait(task);
 	if (!first.ordered || !ordered)
 		return false;
 	for (i = 0; i < n1; i++)
@@ -372,7 +372,7 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 	 */
 	if (from < prof->stacks_nr) {
 		struct hash_part part[2];
-		struct hpa_task task;
+		struct hpa_task *task;
 		size_t end = prof->frames_nr + (prof->pending_frames ? prof->pending_frames_nr : 0);
 		size_t lo = from, hi = prof->stacks_nr, mid = frames_pos(prof, from) +
 			(end - frames_pos(prof, from)) / 2;
@@ -386,9 +386,9 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 		}
 		part[0] = (struct hash_part){ prof, loc_remap, hash, from, lo };
 		part[1] = (struct hash_part){ prof, loc_remap, hash, lo, prof->stacks_nr };
-		hpa_task_start(&task, hash_stacks, &part[1]);
+		task = hpa_task_start(hash_stacks, &part[1]);
 		hash_stacks(&part[0]);
-		hpa_task_wait(&task);
+		hpa_task_wait(task);
 	}
 	if (from == 1) {
 		hpa_hashmap_release(&prof->stack_by_hash);

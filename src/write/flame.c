@@ -13,7 +13,6 @@
 #include "hpa/compat.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,120 +491,70 @@ static void write_frames(struct frames_job *j, struct hpa_strbuf *sb)
 }
 
 /*
- * The frames, formatted into a buffer (as many short pieces through stdio
- * cost a quarter of the instructions of a 7.5k-stack graph) and written
- * out FRAMES_CHUNK frames at a time.  Every other stretch is formatted on
- * a second thread when there are many (formatting 37k frames, 8.7 MB, took
- * as long as building the tree of 7.5k stacks): this thread formats its
- * stretches and, between them, writes out the other's from one buffer they
- * take turns on (kept small and reused: a whole half held in memory cost
- * more, in fresh pages, than it saved).  The same bytes as one pass.
+ * The frames, formatted into a buffer (many short pieces through stdio
+ * cost more) and written out FRAMES_CHUNK frames at a time: stretches
+ * formatted through an ordered pipeline (task.h) when there are many, and
+ * written in order, so the bytes are those of one pass.
  */
 #define FRAMES_CHUNK 1024
 #define FRAMES_SPLIT_MIN (4 * FRAMES_CHUNK)
+#define FRAMES_SLOTS 8
 
-struct frames_pair {
-	struct frames_job job;        /* the second thread's stretches */
-	/*
-	 * The stretch it formatted, until written: formatted in a buffer only
-	 * it touches, then copied here in one piece.  Formatted straight into
-	 * the buffer the first thread reads, every short append met lines the
-	 * other processor held (a stretch took it twice as long as the first
-	 * thread its own).  The first thread frees it at the end.
-	 */
-	const char *text;
-	size_t text_len;
-	size_t ready;                 /* stretches formatted (odd ones: 1, 3, ...) */
-	size_t written;               /* stretches written out by the first thread */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+struct stretch {
+	size_t k;                     /* which stretch of FRAMES_CHUNK frames */
+	size_t shown;                 /* frames it drew */
+	struct hpa_strbuf text;
 };
 
-/* Stretch k of all's frames (FRAMES_CHUNK of them) into sb, emptied first. */
-static size_t write_stretch(const struct frames_job *all, size_t k, struct hpa_strbuf *sb)
-{
-	struct frames_job j = *all;
+struct stretches {
+	const struct frames_job *all;
+	size_t shown;
+};
 
-	j.lo = all->lo + k * FRAMES_CHUNK;
-	j.hi = j.lo + FRAMES_CHUNK < all->hi ? j.lo + FRAMES_CHUNK : all->hi;
-	sb->len = 0;
-	write_frames(&j, sb);
-	return j.shown;
+/* Stretch k of all's frames (FRAMES_CHUNK of them) into its text, emptied first. */
+static void stretch_work(void *ctx, void *slot, size_t worker)
+{
+	const struct stretches *ss = ctx;
+	struct stretch *st = slot;
+	struct frames_job j = *ss->all;
+
+	(void)worker;
+	j.lo = ss->all->lo + st->k * FRAMES_CHUNK;
+	j.hi = j.lo + FRAMES_CHUNK < ss->all->hi ? j.lo + FRAMES_CHUNK : ss->all->hi;
+	st->text.len = 0;
+	write_frames(&j, &st->text);
+	st->shown = j.shown;
 }
 
-static void frames_second(void *arg)
+static void stretch_emit(void *ctx, void *slot)
 {
-	struct frames_pair *p = arg;
-	struct frames_job *j = &p->job;
-	struct hpa_strbuf text = HPA_STRBUF_INIT, scratch = HPA_STRBUF_INIT;
-	size_t k, shown = 0;
+	struct stretches *ss = ctx;
+	struct stretch *st = slot;
 
-	for (k = 1; j->lo + k * FRAMES_CHUNK < j->hi; k += 2) {
-		shown += write_stretch(j, k, &scratch);
-		pthread_mutex_lock(&p->mu);
-		while (p->written < k - 1)   /* the buffer is free once its last stretch was written */
-			pthread_cond_wait(&p->cv, &p->mu);
-		pthread_mutex_unlock(&p->mu);
-		text.len = 0;
-		hpa_sb_add(&text, scratch.buf ? scratch.buf : "", scratch.len);
-		pthread_mutex_lock(&p->mu);
-		p->text = text.buf;
-		p->text_len = text.len;
-		p->ready = k + 1;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-	}
-	j->shown = shown;
-	hpa_sb_release(&scratch);
+	if (st->text.len)
+		fwrite(st->text.buf, 1, st->text.len, ss->all->fp);
+	ss->shown += st->shown;
 }
 
 static size_t write_frames_split(struct frames_job *all)
 {
-	struct frames_pair p;
-	struct hpa_task task;
-	struct hpa_strbuf mine = HPA_STRBUF_INIT;
-	size_t k, shown = 0;
-	bool second = all->hi - all->lo >= FRAMES_SPLIT_MIN && hpa_processors() >= 2;
+	struct stretch slots[FRAMES_SLOTS];
+	struct stretches ss = { all, 0 };
+	size_t k, want = all->hi - all->lo >= FRAMES_SPLIT_MIN ? hpa_processors() : 1;
+	struct hpa_ordered *o;
 
-	memset(&p, 0, sizeof(p));
-	if (second) {
-		p.job = *all;
-		pthread_mutex_init(&p.mu, NULL);
-		pthread_cond_init(&p.cv, NULL);
-		hpa_task_start(&task, frames_second, &p);
-		second = task.started;   /* no second thread after all: every stretch here */
-		if (!second) {
-			pthread_mutex_destroy(&p.mu);
-			pthread_cond_destroy(&p.cv);
-		}
-	}
+	memset(slots, 0, sizeof(slots));
+	o = hpa_ordered_start(slots, sizeof(slots[0]), FRAMES_SLOTS, want, stretch_work,
+			      stretch_emit, &ss);
 	for (k = 0; all->lo + k * FRAMES_CHUNK < all->hi; k++) {
-		if (!second || k % 2 == 0) {
-			shown += write_stretch(all, k, &mine);
-			if (mine.len)
-				fwrite(mine.buf, 1, mine.len, all->fp);
-			continue;
-		}
-		pthread_mutex_lock(&p.mu);
-		while (p.ready < k + 1)
-			pthread_cond_wait(&p.cv, &p.mu);
-		pthread_mutex_unlock(&p.mu);
-		if (p.text_len)
-			fwrite(p.text, 1, p.text_len, all->fp);
-		pthread_mutex_lock(&p.mu);
-		p.written = k + 1;
-		pthread_cond_broadcast(&p.cv);
-		pthread_mutex_unlock(&p.mu);
+		struct stretch *st = hpa_ordered_next(o);
+		st->k = k;
+		hpa_ordered_submit(o);
 	}
-	if (second) {
-		hpa_task_wait(&task);
-		shown += p.job.shown;   /* what it formatted; the rest was counted here */
-		pthread_mutex_destroy(&p.mu);
-		pthread_cond_destroy(&p.cv);
-	}
-	free((char *)p.text);
-	hpa_sb_release(&mine);
-	return shown;
+	hpa_ordered_finish(o);
+	for (k = 0; k < FRAMES_SLOTS; k++)
+		hpa_sb_release(&slots[k].text);
+	return ss.shown;
 }
 
 int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)

@@ -492,7 +492,7 @@ static void groups_job_run(void *arg)
 /* The rows' ids given (the job run here with one processor, so its rows too). */
 static void groups_ids_wait(struct groups_job *j, struct hpa_task *task, bool *joined)
 {
-	if (!task->started) {
+	if (!hpa_task_threaded(task)) {
 		hpa_task_wait(task);
 		*joined = true;
 		return;
@@ -725,7 +725,7 @@ struct shared_tree {
 	struct tree_numbers j;
 	int32_t *index;
 	size_t kept;
-	struct hpa_task task;
+	struct hpa_task *task;
 	bool one_thread;
 };
 
@@ -749,7 +749,7 @@ static void shared_tree_begin(struct shared_tree *e, const struct hpa_call_tree 
 	if (one_thread)
 		tree_numbers_run(&e->j);
 	else
-		hpa_task_start(&e->task, tree_numbers_run, &e->j);
+		e->task = hpa_task_start(tree_numbers_run, &e->j);
 }
 
 /* The parents and the names (which take the page's string ids), then the tree into the page. */
@@ -768,7 +768,7 @@ static void shared_tree_end(struct page *pg, struct shared_tree *e)
 	pg->sb = saved;
 	pg->fp = fp;
 	if (!e->one_thread)
-		hpa_task_wait(&e->task);
+		hpa_task_wait(e->task);
 	hpa_sb_addc(&pg->sb, '{');
 	hpa_sb_add(&pg->sb, cols.buf, cols.len);
 	spill(pg);
@@ -984,7 +984,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	struct groups_job all_job;
 	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
 	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
-	struct hpa_task all_task;
+	struct hpa_task *all_task;
 	struct hpa_group_lend lend;   /* the shared tree's stacks, to the whole view's groups */
 	struct shared_tree st;
 	bool joined = false;
@@ -1063,7 +1063,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	 */
 	hpa_group_lend_init(&lend);
 	all_job.lend = all_job.ids ? &lend : NULL;
-	hpa_task_start(&all_task, groups_job_run, &all_job);
+	all_task = hpa_task_start(groups_job_run, &all_job);
 	if (diff) {
 		struct hpa_view_opts side = vo;
 		side.part = -1;
@@ -1109,10 +1109,10 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	 * this thread takes the lines and files of the samples it has not
 	 * reached, if it has not finished.
 	 */
-	if (all_task.started)
+	if (hpa_task_threaded(all_task))
 		hpa_group_hand_offer(&all_job.hand);
 	if (all_job.ids)   /* the rows' ids given: the rows are written beside the tree */
-		groups_ids_wait(&all_job, &all_task, &joined);
+		groups_ids_wait(&all_job, all_task, &joined);
 	if (have_shared && lead < HPA_NVALUES) {
 		type_head(&pg, lead, true);
 		shared_tree_end(&pg, &st);
@@ -1120,7 +1120,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	if (all_job.ids && !joined)   /* the types' rows not yet taken */
 		rows_take(&all_job.rows);
 	if (!joined)
-		hpa_task_wait(&all_task);
+		hpa_task_wait(all_task);
 	hpa_group_hand_release(&all_job.hand);
 	hpa_group_lend_release(&lend);   /* the tree and the groups done with it */
 	if (all_job.ids) {

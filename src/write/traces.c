@@ -5,7 +5,6 @@
 #include "hpa/compat.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,11 +83,12 @@ static int cmp_traces(const void *a, const void *b)
 }
 
 /*
- * The traces' texts, chunk by chunk, on two threads: a helper names the
- * odd chunks into one of two buffers while this thread names and writes
- * the even ones, then writes the helper's; the order is the sorted one.
+ * The traces' texts, chunk by chunk, through an ordered pipeline
+ * (task.h): chunks named on any worker, each with a namer of its own, and
+ * written in the sorted order.
  */
 #define CHUNK 1024
+#define SLOTS 8
 
 struct naming {
 	const struct hpa_profile *prof;
@@ -98,20 +98,30 @@ struct naming {
 	const struct trace *t;
 	size_t n;
 	double total;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct hpa_strbuf done[2];   /* the helper's chunk 2k + 1 in done[k % 2] */
-	bool full[2];
+	FILE *fp;
+	struct hpa_stack_namer *namers;   /* per worker */
+	bool *named;                      /* per worker: its namer made */
 };
 
-static void name_chunk(struct naming *nm, struct hpa_stack_namer *namer, size_t c,
-		       struct hpa_strbuf *sb)
+struct chunk {
+	size_t c;
+	struct hpa_strbuf text;
+};
+
+static void name_chunk(void *ctx, void *slot, size_t worker)
 {
-	size_t i, hi = (c + 1) * CHUNK < nm->n ? (c + 1) * CHUNK : nm->n, len;
+	struct naming *nm = ctx;
+	struct chunk *ch = slot;
+	struct hpa_stack_namer *namer = &nm->namers[worker];
+	size_t i, hi = (ch->c + 1) * CHUNK < nm->n ? (ch->c + 1) * CHUNK : nm->n, len;
 	char num[2][48];
 
-	sb->len = 0;
-	for (i = c * CHUNK; i < hi; i++) {
+	if (!nm->named[worker]) {
+		hpa_stack_namer_init(namer, nm->prof, nm->vo, nm->fmt);
+		nm->named[worker] = true;
+	}
+	ch->text.len = 0;
+	for (i = ch->c * CHUNK; i < hi; i++) {
 		double value = hpa_dust_to_zero(nm->t[i].after - nm->t[i].before);
 		const char *text;
 
@@ -119,75 +129,46 @@ static void name_chunk(struct naming *nm, struct hpa_stack_namer *namer, size_t 
 			continue;
 		hpa_format_total(num[0], sizeof(num[0]), value, nm->opts);
 		hpa_format_percent(num[1], sizeof(num[1]), value, nm->total);
-		hpa_sb_addf(sb, "-----------\n%s (%s)\n", num[0], num[1]);
+		hpa_sb_addf(&ch->text, "-----------\n%s (%s)\n", num[0], num[1]);
 		text = hpa_stack_text(namer, nm->t[i].sample, &len);
-		hpa_sb_add(sb, text, len);
+		hpa_sb_add(&ch->text, text, len);
 	}
 }
 
-static void *name_odd_chunks(void *arg)
+static void write_chunk(void *ctx, void *slot)
 {
-	struct naming *nm = arg;
-	struct hpa_stack_namer namer;
-	size_t c;
+	struct naming *nm = ctx;
+	struct chunk *ch = slot;
 
-	hpa_stack_namer_init(&namer, nm->prof, nm->vo, nm->fmt);
-	for (c = 1; c * CHUNK < nm->n; c += 2) {
-		size_t k = c / 2 % 2;
-
-		pthread_mutex_lock(&nm->mu);
-		while (nm->full[k])
-			pthread_cond_wait(&nm->cv, &nm->mu);
-		pthread_mutex_unlock(&nm->mu);
-		name_chunk(nm, &namer, c, &nm->done[k]);
-		pthread_mutex_lock(&nm->mu);
-		nm->full[k] = true;
-		pthread_cond_broadcast(&nm->cv);
-		pthread_mutex_unlock(&nm->mu);
-	}
-	hpa_stack_namer_release(&namer);
-	return NULL;
+	fwrite(ch->text.buf, 1, ch->text.len, nm->fp);
 }
 
 static void write_traces(FILE *fp, struct naming *nm)
 {
-	struct hpa_stack_namer namer;
-	struct hpa_strbuf sb = HPA_STRBUF_INIT;
-	bool helper = false;
-	pthread_t tid;
-	size_t c;
+	struct chunk slots[SLOTS];
+	struct hpa_ordered *o;
+	size_t c, w, workers;
 
-	pthread_mutex_init(&nm->mu, NULL);
-	pthread_cond_init(&nm->cv, NULL);
-	if (nm->n > CHUNK && hpa_processors() > 1)
-		helper = pthread_create(&tid, NULL, name_odd_chunks, nm) == 0;
-	hpa_stack_namer_init(&namer, nm->prof, nm->vo, nm->fmt);
+	memset(slots, 0, sizeof(slots));
+	nm->fp = fp;
+	o = hpa_ordered_start(slots, sizeof(slots[0]), SLOTS, nm->n > CHUNK ? hpa_processors() : 1,
+			      name_chunk, write_chunk, nm);
+	workers = hpa_ordered_workers(o);
+	nm->namers = xcalloc(workers, sizeof(*nm->namers));
+	nm->named = xcalloc(workers, sizeof(*nm->named));
 	for (c = 0; c * CHUNK < nm->n; c++) {
-		size_t k = c / 2 % 2;
-
-		if (!helper || c % 2 == 0) {
-			name_chunk(nm, &namer, c, &sb);
-			fwrite(sb.buf, 1, sb.len, fp);
-			continue;
-		}
-		pthread_mutex_lock(&nm->mu);
-		while (!nm->full[k])
-			pthread_cond_wait(&nm->cv, &nm->mu);
-		pthread_mutex_unlock(&nm->mu);
-		fwrite(nm->done[k].buf, 1, nm->done[k].len, fp);
-		pthread_mutex_lock(&nm->mu);
-		nm->full[k] = false;
-		pthread_cond_broadcast(&nm->cv);
-		pthread_mutex_unlock(&nm->mu);
+		struct chunk *ch = hpa_ordered_next(o);
+		ch->c = c;
+		hpa_ordered_submit(o);
 	}
-	if (helper)
-		pthread_join(tid, NULL);
-	hpa_stack_namer_release(&namer);
-	hpa_sb_release(&sb);
-	hpa_sb_release(&nm->done[0]);
-	hpa_sb_release(&nm->done[1]);
-	pthread_cond_destroy(&nm->cv);
-	pthread_mutex_destroy(&nm->mu);
+	hpa_ordered_finish(o);
+	for (w = 0; w < workers; w++)
+		if (nm->named[w])
+			hpa_stack_namer_release(&nm->namers[w]);
+	for (c = 0; c < SLOTS; c++)
+		hpa_sb_release(&slots[c].text);
+	free(nm->namers);
+	free(nm->named);
 }
 
 int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)

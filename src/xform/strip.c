@@ -161,12 +161,12 @@ static void mark_release(struct hpa_mark_job *job)
 void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job)
 {
 	mark_prepare(prof, job);
-	hpa_task_start(&job->task, mark_run, job);
+	job->task = hpa_task_start(mark_run, job);
 }
 
 void hpa_mark_internal_wait(struct hpa_mark_job *job)
 {
-	hpa_task_wait(&job->task);
+	hpa_task_wait(job->task);
 	mark_release(job);
 }
 

@@ -424,6 +424,96 @@ static void test_cpu_quota(void)
 	CHECK_INT_EQ(system(d), 0);
 }
 
+/* The parallel toolkit: items emitted in order, whoever worked on them; the budget kept. */
+struct order_check {
+	size_t emitted, bad, most_workers;
+	unsigned long sum[64];
+};
+
+struct order_item {
+	size_t k;
+	unsigned long value;
+};
+
+static void order_work(void *ctx, void *slot, size_t worker)
+{
+	struct order_item *it = slot;
+	unsigned long v = it->k;
+	size_t i;
+
+	(void)ctx;
+	(void)worker;
+	for (i = 0; i < (it->k % 7) * 2000; i++)   /* uneven work: items finish out of order */
+		v = v * 6364136223846793005ul + 1442695040888963407ul;
+	it->value = it->k * 3 + (v & 0);
+}
+
+static void order_emit(void *ctx, void *slot)
+{
+	struct order_check *c = ctx;
+	struct order_item *it = slot;
+
+	if (it->k != c->emitted || it->value != it->k * 3)
+		c->bad++;
+	c->emitted++;
+}
+
+static void crew_count(void *arg, size_t worker)
+{
+	struct order_check *c = arg;
+
+	__atomic_fetch_add(&c->sum[worker < 64 ? worker : 63], 1, __ATOMIC_RELAXED);
+}
+
+static void task_set(void *arg)
+{
+	*(int *)arg = 42;
+}
+
+static void test_parallel(void)
+{
+	struct order_item slots[3];
+	struct order_check c;
+	size_t want, k, n, total;
+	struct hpa_task *t;
+	int x = 0;
+
+	for (want = 1; want <= 4; want++) {
+		struct hpa_ordered *o;
+
+		memset(&c, 0, sizeof(c));
+		o = hpa_ordered_start(slots, sizeof(slots[0]), 3, want, order_work, order_emit, &c);
+		CHECK(hpa_ordered_workers(o) >= 1 && hpa_ordered_workers(o) <= want);
+		CHECK(hpa_ordered_workers(o) <= hpa_processors());
+		for (k = 0; k < 1000; k++) {
+			struct order_item *it = hpa_ordered_next(o);
+			it->k = k;
+			hpa_ordered_submit(o);
+		}
+		hpa_ordered_finish(o);
+		CHECK_INT_EQ(c.emitted, 1000);
+		CHECK_INT_EQ(c.bad, 0);
+	}
+	memset(&c, 0, sizeof(c));
+	n = hpa_crew_run(8, crew_count, &c);
+	CHECK(n >= 1 && n <= 8 && n <= hpa_processors());
+	for (k = total = 0; k < 64; k++)
+		total += c.sum[k];
+	CHECK_INT_EQ(total, n);
+	for (k = 0; k < n; k++)
+		CHECK_INT_EQ(c.sum[k], 1);
+	/* The budget is whole again: every extra thread can be claimed, and no more. */
+	k = hpa_threads_claim(1000);
+	CHECK_INT_EQ(k, hpa_processors() - 1);
+	CHECK_INT_EQ(hpa_threads_claim(1), 0);
+	t = hpa_task_start(task_set, &x);   /* none left: runs in the wait */
+	CHECK(!hpa_task_threaded(t));
+	CHECK_INT_EQ(x, 0);
+	hpa_task_wait(t);
+	CHECK_INT_EQ(x, 42);
+	hpa_threads_return(k);
+}
+
 int main(void)
 {
 	test_hashmap();
@@ -439,5 +529,6 @@ int main(void)
 	test_tempfile(SIGINT);
 	test_tempfile(0);
 	test_cpu_quota();
+	test_parallel();
 	TEST_MAIN_END();
 }

@@ -3,8 +3,6 @@
  */
 #include "hpa/compat.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,52 +26,46 @@
  * stretch does not look back into the block before (pigz's dictionary):
  * on 180k stacks that dictionary made the file 0.9% smaller and deflate
  * 5% slower; deflate's hash of 64Ki entries (memLevel 9) takes another
- * 4% off (in time; the instructions are the same).  The blocks are cut at
- * the same bytes whoever compresses them, so the file is the same on any
- * number of processors (with one, this thread compresses each block
- * itself).
+ * 4% off (in time; the instructions are the same).  The blocks go through an
+ * ordered pipeline (task.h), each compressed by any worker with a stream
+ * of its own and written in order; they are cut at the same bytes
+ * whoever compresses them, so the file is the same on any number of
+ * processors.
  */
 #define GZ_BLOCK ((size_t)1 << 18)
 #define GZ_SLOTS 4                  /* blocks in flight */
 /*
  * What is packed goes to the blocks through a stage of GZ_STAGE bytes only
- * this thread touches, copied into a block in one piece.  Written straight
- * into a block, every short append met cache lines a worker had last read
- * (the blocks are reused): on the development machine that made the
- * packing thread wait at nearly each new line.
+ * this thread touches, copied into a block in one piece: written straight
+ * into a block, short appends meet cache lines a worker last read.
  */
 #define GZ_STAGE ((size_t)1 << 16)
-#define GZ_WORKERS 2
+#define GZ_WORKERS 3                /* at most: the packing thread and two helpers */
 
 struct gz_slot {
 	uint8_t *in, *out;
 	size_t len, out_len, out_alloc;
 	uint32_t crc;
-	bool last, done;
+	bool last, failed;
 };
 
 struct gz {
 	ProtobufCBuffer base;        /* first: protobuf-c calls append() with it */
 	FILE *fp;
-	atomic_bool failed;
-	struct gz_slot slot[GZ_SLOTS];   /* block k in slot k % GZ_SLOTS */
-	size_t filled;               /* blocks handed to the workers */
-	size_t taken;                /* blocks a worker has started */
-	size_t written;              /* blocks written out, in order */
+	bool failed;
+	struct gz_slot slot[GZ_SLOTS];   /* owned by the pipeline, one block each */
+	struct gz_slot *cur;         /* the block being filled */
+	struct hpa_ordered *pipe;
+	z_stream *z;                 /* per worker */
+	bool *z_ready;               /* per worker: its stream made */
 	uint32_t crc;                /* of the bytes written so far */
 	uint64_t total;
-	bool stop;
-	size_t workers;
-	pthread_t tid[GZ_WORKERS];
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	z_stream z;                  /* the packing thread's, with no worker */
 	uint8_t *stage;              /* bytes packed, not yet in a block */
 	size_t staged;
 };
 
 /* Compress slot s with stream z (raw deflate, level 1). */
-static void gz_block(struct gz *g, z_stream *z, struct gz_slot *s)
+static void gz_block(z_stream *z, struct gz_slot *s)
 {
 	size_t bound = deflateBound(z, s->len) + 16;
 	int rc;
@@ -85,7 +77,7 @@ static void gz_block(struct gz *g, z_stream *z, struct gz_slot *s)
 	}
 	s->crc = (uint32_t)crc32(0, s->in, (uInt)s->len);
 	if (deflateReset(z) != Z_OK) {
-		g->failed = true;
+		s->failed = true;
 		return;
 	}
 	z->next_in = s->in;
@@ -94,44 +86,40 @@ static void gz_block(struct gz *g, z_stream *z, struct gz_slot *s)
 	z->avail_out = (uInt)bound;
 	rc = deflate(z, s->last ? Z_FINISH : Z_SYNC_FLUSH);
 	if (rc != (s->last ? Z_STREAM_END : Z_OK) || z->avail_in)
-		g->failed = true;
+		s->failed = true;
 	s->out_len = bound - z->avail_out;
 }
 
-static int gz_stream(z_stream *z)
+/* The pipeline's work: a block compressed with the worker's own stream. */
+static void gz_work(void *ctx, void *slot, size_t worker)
 {
-	memset(z, 0, sizeof(*z));
-	return deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY);
+	struct gz *g = ctx;
+	struct gz_slot *s = slot;
+	z_stream *z = &g->z[worker];
+
+	s->failed = false;
+	if (!g->z_ready[worker]) {
+		memset(z, 0, sizeof(*z));
+		if (deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+			s->failed = true;
+			return;
+		}
+		g->z_ready[worker] = true;
+	}
+	gz_block(z, s);
 }
 
-static void *gz_worker(void *arg)
+/* The pipeline's output, in block order on the packing thread. */
+static void gz_emit(void *ctx, void *slot)
 {
-	struct gz *g = arg;
-	z_stream z;
-	bool ok = gz_stream(&z) == Z_OK;
+	struct gz *g = ctx;
+	struct gz_slot *s = slot;
 
-	pthread_mutex_lock(&g->mu);
-	for (;;) {
-		struct gz_slot *s;
-
-		while (!g->stop && g->taken == g->filled)
-			pthread_cond_wait(&g->cv, &g->mu);
-		if (g->taken == g->filled)
-			break;
-		s = &g->slot[g->taken++ % GZ_SLOTS];
-		pthread_mutex_unlock(&g->mu);
-		if (ok)
-			gz_block(g, &z, s);
-		else
-			g->failed = true;
-		pthread_mutex_lock(&g->mu);
-		s->done = true;
-		pthread_cond_broadcast(&g->cv);
-	}
-	pthread_mutex_unlock(&g->mu);
-	if (ok)
-		deflateEnd(&z);
-	return NULL;
+	g->failed |= s->failed;
+	if (!g->failed && s->out_len && fwrite(s->out, 1, s->out_len, g->fp) != s->out_len)
+		g->failed = true;
+	g->crc = (uint32_t)crc32_combine(g->crc, s->crc, (z_off_t)s->len);
+	g->total += s->len;
 }
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -142,57 +130,22 @@ static void put_le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
-/* Write out the blocks done, in order, up to block `upto` (waiting for it). */
-static void gz_write(struct gz *g, size_t upto)
-{
-	while (g->written < upto) {
-		struct gz_slot *s = &g->slot[g->written % GZ_SLOTS];
-
-		if (g->workers) {
-			pthread_mutex_lock(&g->mu);
-			while (!s->done)
-				pthread_cond_wait(&g->cv, &g->mu);
-			pthread_mutex_unlock(&g->mu);
-		}
-		if (!g->failed && s->out_len && fwrite(s->out, 1, s->out_len, g->fp) != s->out_len)
-			g->failed = true;
-		g->crc = (uint32_t)crc32_combine(g->crc, s->crc, (z_off_t)s->len);
-		g->total += s->len;
-		g->written++;
-	}
-}
-
-/* Hand the block being filled over (the last one with `last`); the next slot is free when this returns. */
+/* Hand the block being filled over (the last one with `last`), and take the next. */
 static void gz_submit(struct gz *g, bool last)
 {
-	size_t k = g->filled;
-	struct gz_slot *s = &g->slot[k % GZ_SLOTS], *next;
-
-	s->last = last;
-	s->done = false;
-	if (!g->workers) {
-		gz_block(g, &g->z, s);
-		g->filled++;
-	} else {
-		pthread_mutex_lock(&g->mu);
-		g->filled++;
-		pthread_cond_broadcast(&g->cv);
-		pthread_mutex_unlock(&g->mu);
-	}
+	g->cur->last = last;
+	hpa_ordered_submit(g->pipe);
 	if (last)
 		return;
-	/* The next block's slot: written out first. */
-	if (g->filled >= GZ_SLOTS)
-		gz_write(g, g->filled - GZ_SLOTS + 1);
-	next = &g->slot[g->filled % GZ_SLOTS];
-	next->len = 0;
+	g->cur = hpa_ordered_next(g->pipe);
+	g->cur->len = 0;
 }
 
 /* data[0 .. len) into the blocks, each handed over once full. */
 static void gz_put(struct gz *g, const uint8_t *data, size_t len)
 {
 	while (len) {
-		struct gz_slot *s = &g->slot[g->filled % GZ_SLOTS];
+		struct gz_slot *s = g->cur;
 		size_t n = len < GZ_BLOCK - s->len ? len : GZ_BLOCK - s->len;
 
 		memcpy(s->in + s->len, data, n);
@@ -217,7 +170,6 @@ static void gz_buffer_append(ProtobufCBuffer *buf, size_t len, const uint8_t *da
 
 void gz_append(struct gz *g, size_t len, const uint8_t *data)
 {
-
 	if (!len)
 		return;
 	if (len > GZ_STAGE / 2) {   /* a large piece (the locations, say): in one copy, in order */
@@ -233,26 +185,22 @@ void gz_append(struct gz *g, size_t len, const uint8_t *data)
 
 struct gz *gz_open(FILE *fp)
 {
-	struct gz *g = xmalloc(sizeof(*g));
+	struct gz *g = xcalloc(1, sizeof(*g));
 	/* gzip's header as zlib writes it at level 1: no name, mtime 0, XFL 4, OS 3 (Unix). */
 	static const uint8_t head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3 };
-	size_t k, want;
+	size_t k, workers;
 
-	memset(g, 0, sizeof(*g));
 	g->base.append = gz_buffer_append;
 	g->fp = fp;
-	atomic_init(&g->failed, false);
 	for (k = 0; k < GZ_SLOTS; k++)
 		g->slot[k].in = xmalloc(GZ_BLOCK);
 	g->stage = xmalloc(GZ_STAGE);
-	pthread_mutex_init(&g->mu, NULL);
-	pthread_cond_init(&g->cv, NULL);
-	want = hpa_processors() > 1 ? GZ_WORKERS : 0;
-	for (k = 0; k < want; k++)
-		if (pthread_create(&g->tid[g->workers], NULL, gz_worker, g) == 0)
-			g->workers++;
-	if (!g->workers && gz_stream(&g->z) != Z_OK)
-		g->failed = true;
+	g->pipe = hpa_ordered_start(g->slot, sizeof(g->slot[0]), GZ_SLOTS, GZ_WORKERS, gz_work,
+				    gz_emit, g);
+	workers = hpa_ordered_workers(g->pipe);
+	g->z = xcalloc(workers, sizeof(*g->z));
+	g->z_ready = xcalloc(workers, sizeof(*g->z_ready));
+	g->cur = hpa_ordered_next(g->pipe);
 	if (fwrite(head, 1, sizeof(head), fp) != sizeof(head))
 		g->failed = true;
 	return g;
@@ -265,7 +213,7 @@ ProtobufCBuffer *gz_buffer(struct gz *g)
 
 bool gz_failed(struct gz *g)
 {
-	return atomic_load(&g->failed);
+	return g->failed;
 }
 
 uint8_t *gz_reserve(struct gz *g, size_t n)
@@ -284,33 +232,26 @@ uint8_t *gz_reserve(struct gz *g, size_t n)
 int gz_close(struct gz *g)
 {
 	uint8_t tail[8];
-	size_t k;
+	size_t k, workers = hpa_ordered_workers(g->pipe);
 	bool failed;
 
 	gz_flush_stage(g);
 	gz_submit(g, true);
-	gz_write(g, g->filled);
-	if (g->workers) {
-		pthread_mutex_lock(&g->mu);
-		g->stop = true;
-		pthread_cond_broadcast(&g->cv);
-		pthread_mutex_unlock(&g->mu);
-		for (k = 0; k < g->workers; k++)
-			pthread_join(g->tid[k], NULL);
-	} else {
-		deflateEnd(&g->z);
-	}
+	hpa_ordered_finish(g->pipe);
+	for (k = 0; k < workers; k++)
+		if (g->z_ready[k])
+			deflateEnd(&g->z[k]);
 	put_le32(tail, g->crc);
 	put_le32(tail + 4, (uint32_t)g->total);
 	if (!g->failed && fwrite(tail, 1, sizeof(tail), g->fp) != sizeof(tail))
 		g->failed = true;
-	pthread_mutex_destroy(&g->mu);
-	pthread_cond_destroy(&g->cv);
 	for (k = 0; k < GZ_SLOTS; k++) {
 		free(g->slot[k].in);
 		free(g->slot[k].out);
 	}
 	free(g->stage);
+	free(g->z);
+	free(g->z_ready);
 	failed = g->failed;
 	free(g);
 	return failed ? hpa_error("cannot write the compressed profile") : 0;

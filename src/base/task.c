@@ -256,6 +256,7 @@ struct hpa_ordered {
 	size_t submitted;            /* items handed over */
 	size_t taken;                /* items a worker has started */
 	size_t emitted;              /* items passed on, in order */
+	bool serial;                 /* one item at a time, in order, by one helper */
 	bool closing;
 	hpa_ordered_work_fn *work;
 	hpa_ordered_emit_fn *emit;
@@ -313,20 +314,22 @@ static void ordered_step(struct hpa_ordered *o)
 
 	if (k < o->submitted && o->done[k % o->nslots]) {
 		o->done[k % o->nslots] = false;
-		pthread_mutex_unlock(&o->mu);
-		o->emit(o->ctx, ordered_slot(o, k));
-		pthread_mutex_lock(&o->mu);
+		if (o->emit) {
+			pthread_mutex_unlock(&o->mu);
+			o->emit(o->ctx, ordered_slot(o, k));
+			pthread_mutex_lock(&o->mu);
+		}
 		o->emitted = k + 1;
-	} else if (o->taken < o->submitted) {
+	} else if (!o->serial && o->taken < o->submitted) {
 		ordered_work(o, o->taken++, 0);
 	} else {
 		pthread_cond_wait(&o->cv, &o->mu);
 	}
 }
 
-struct hpa_ordered *hpa_ordered_start(void *slots, size_t slot_size, size_t nslots, size_t want,
-				      hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
-				      void *ctx)
+static struct hpa_ordered *ordered_start(void *slots, size_t slot_size, size_t nslots,
+					 size_t want, bool serial, hpa_ordered_work_fn *work,
+					 hpa_ordered_emit_fn *emit, void *ctx)
 {
 	struct hpa_ordered *o = xcalloc(1, sizeof(*o));
 	size_t i, n = want > 1 ? want - 1 : 0;
@@ -335,6 +338,7 @@ struct hpa_ordered *hpa_ordered_start(void *slots, size_t slot_size, size_t nslo
 	o->slot_size = slot_size;
 	o->nslots = nslots;
 	o->done = xcalloc(nslots, sizeof(*o->done));
+	o->serial = serial;
 	o->work = work;
 	o->emit = emit;
 	o->ctx = ctx;
@@ -346,6 +350,20 @@ struct hpa_ordered *hpa_ordered_start(void *slots, size_t slot_size, size_t nslo
 		o->members[i] = (struct crew_member){ NULL, o, i + 1 };
 	o->helpers = start_helpers(want, ordered_helper_main, o->members, o->tids);
 	return o;
+}
+
+struct hpa_ordered *hpa_ordered_start(void *slots, size_t slot_size, size_t nslots, size_t want,
+				      hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
+				      void *ctx)
+{
+	return ordered_start(slots, slot_size, nslots, want, false, work, emit, ctx);
+}
+
+struct hpa_ordered *hpa_ordered_start_serial(void *slots, size_t slot_size, size_t nslots,
+					     hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
+					     void *ctx)
+{
+	return ordered_start(slots, slot_size, nslots, 2, true, work, emit, ctx);
 }
 
 size_t hpa_ordered_workers(const struct hpa_ordered *o)
@@ -372,7 +390,8 @@ void hpa_ordered_submit(struct hpa_ordered *o)
 	if (!o->helpers) {   /* nothing in flight: worked on and passed on at once */
 		void *slot = ordered_slot(o, o->submitted);
 		o->work(o->ctx, slot, 0);
-		o->emit(o->ctx, slot);
+		if (o->emit)
+			o->emit(o->ctx, slot);
 		o->submitted = o->taken = o->emitted = o->submitted + 1;
 		return;
 	}

@@ -3,8 +3,9 @@
  * turns lines into counts and stacks of addresses.  Storing them is about
  * as much work again: each address becomes a location id (one lookup
  * each), and the stacks and samples go to the profile's tables.  So the
- * parser writes what it read into batches of words, and a second thread
- * stores them in order while the parser goes on.
+ * parser writes what it read into batches of words, and a serial pipeline
+ * (task.h) stores them in order on a second thread while the parser goes
+ * on.
  *
  * What is stored, and in which order, is exactly what one thread would
  * store: the storer takes batch after batch, op after op.  The two threads
@@ -30,7 +31,6 @@
  */
 #include "hpa/compat.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +41,7 @@
 #include "read.h"
 
 #define PIPE_WORDS ((size_t)1 << 16)   /* a batch: 256 KiB */
-#define PIPE_QUEUE 3                   /* full batches waiting at most */
+#define PIPE_SLOTS 4                   /* batches: the one filled, the others queued or stored */
 #define PREFETCH_AHEAD 128             /* words: 512 bytes, eight cache lines */
 
 enum { OP_STACK, OP_SAMPLE, OP_SOLE };
@@ -67,17 +67,10 @@ struct read_pipe {
 	double last_v[HPA_NVALUES];     /* ... with these values */
 	uint64_t *addrs;                /* the storer's: a stack's addresses, aligned */
 	size_t addrs_alloc;
-	struct batch cur;               /* the parser's, being filled */
-	bool threaded;                  /* the storer runs */
-	bool alone;                     /* no storer to be had: batches are stored here */
-	pthread_t tid;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct batch queue[PIPE_QUEUE]; /* full batches, oldest first */
-	size_t queued;
-	struct batch spare[PIPE_QUEUE + 2];   /* emptied batches to fill again */
-	size_t spares;
-	bool closing;
+	struct batch first;             /* the first batch, filled before any pipeline */
+	struct batch *cur;              /* the parser's, being filled */
+	struct hpa_ordered *storer;     /* from the first full batch on */
+	struct batch slots[PIPE_SLOTS]; /* the storer's batches */
 };
 
 /* Where the all-threads sample of `stack` stored for this input is kept: its index + 1, or 0. */
@@ -166,67 +159,29 @@ static void store(struct read_pipe *p, const struct batch *b)
 	}
 }
 
-static void *storer(void *arg)
+/* The storer's work: one batch, stored in order (the pipeline is serial). */
+static void store_batch(void *ctx, void *slot, size_t worker)
 {
-	struct read_pipe *p = arg;
+	struct batch *b = slot;
 
-	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		struct batch b;
-
-		while (!p->queued && !p->closing)
-			pthread_cond_wait(&p->cv, &p->mu);
-		if (!p->queued)
-			break;
-		b = p->queue[0];
-		memmove(p->queue, p->queue + 1, --p->queued * sizeof(p->queue[0]));
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-		store(p, &b);
-		b.nr = 0;
-		pthread_mutex_lock(&p->mu);
-		if (p->spares < sizeof(p->spare) / sizeof(p->spare[0]))
-			p->spare[p->spares++] = b;
-		else
-			free(b.w);
-	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
+	(void)worker;
+	store(ctx, b);
+	b->nr = 0;
 }
 
-/*
- * Hand the parser's batch to the storer, starting it on the first full
- * batch; with one processor, or no thread to be had, store it here.
- */
+/* Hand the parser's batch to the storer, starting it on the first full batch. */
 static void submit(struct read_pipe *p)
 {
-	if (!p->threaded && !p->alone) {
-		p->alone = hpa_processors() < 2;
-		if (!p->alone) {
-			pthread_mutex_init(&p->mu, NULL);
-			pthread_cond_init(&p->cv, NULL);
-			p->threaded = pthread_create(&p->tid, NULL, storer, p) == 0;
-			if (!p->threaded) {
-				pthread_cond_destroy(&p->cv);
-				pthread_mutex_destroy(&p->mu);
-				p->alone = true;
-			}
-		}
+	if (!p->storer) {
+		p->storer = hpa_ordered_start_serial(p->slots, sizeof(p->slots[0]), PIPE_SLOTS,
+						     store_batch, NULL, p);
+		struct batch filled = p->first;   /* the batch filled so far, into the first slot */
+		p->cur = hpa_ordered_next(p->storer);
+		p->first = *p->cur;
+		*p->cur = filled;
 	}
-	if (p->alone) {
-		store(p, &p->cur);
-		p->cur.nr = 0;
-		return;
-	}
-	pthread_mutex_lock(&p->mu);
-	while (p->queued == PIPE_QUEUE)
-		pthread_cond_wait(&p->cv, &p->mu);
-	p->queue[p->queued++] = p->cur;
-	memset(&p->cur, 0, sizeof(p->cur));
-	if (p->spares)
-		p->cur = p->spare[--p->spares];
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
+	hpa_ordered_submit(p->storer);
+	p->cur = hpa_ordered_next(p->storer);
 }
 
 static struct read_pipe *pipe_of(struct reader *r)
@@ -235,6 +190,7 @@ static struct read_pipe *pipe_of(struct reader *r)
 		r->pipe = xcalloc(1, sizeof(*r->pipe));
 		r->pipe->prof = r->prof;
 		r->pipe->input = r->input;
+		r->pipe->cur = &r->pipe->first;
 	}
 	return r->pipe;
 }
@@ -246,22 +202,25 @@ static uint32_t *room(struct reader *r, size_t n)
 	size_t need = n > PIPE_WORDS ? n : PIPE_WORDS;
 	uint32_t *w;
 
-	if (p->cur.nr && p->cur.nr + n > PIPE_WORDS)
+	struct batch *b;
+
+	if (p->cur->nr && p->cur->nr + n > PIPE_WORDS)
 		submit(p);
-	if (p->cur.alloc < need) {   /* its own size: not the room for growth HPA_GROW keeps */
-		p->cur.alloc = need;
-		p->cur.w = xrealloc(p->cur.w, st_mult(need, sizeof(*p->cur.w)));
+	b = p->cur;
+	if (b->alloc < need) {   /* its own size: not the room for growth HPA_GROW keeps */
+		b->alloc = need;
+		b->w = xrealloc(b->w, st_mult(need, sizeof(*b->w)));
 	}
-	w = p->cur.w + p->cur.nr;
-	p->cur.nr += n;
+	w = b->w + b->nr;
+	b->nr += n;
 	/*
 	 * A recycled batch was last read by the storer, on another processor:
 	 * each line written here first waits for it to give the line up.
 	 * Ask for the lines a stack or two ahead now.
 	 */
-	if (p->cur.nr + PREFETCH_AHEAD < p->cur.alloc) {
-		__builtin_prefetch(p->cur.w + p->cur.nr + PREFETCH_AHEAD, 1);
-		__builtin_prefetch(p->cur.w + p->cur.nr + PREFETCH_AHEAD + 16, 1);
+	if (b->nr + PREFETCH_AHEAD < b->alloc) {
+		__builtin_prefetch(b->w + b->nr + PREFETCH_AHEAD, 1);
+		__builtin_prefetch(b->w + b->nr + PREFETCH_AHEAD + 16, 1);
 	}
 	return w;
 }
@@ -299,29 +258,24 @@ void read_pipe_sole_thread(struct reader *r, int32_t thread)
 void read_pipe_end(struct reader *r)
 {
 	struct read_pipe *p = r->pipe;
+	size_t k;
 
 	if (!p)
 		return;
-	if (p->threaded) {
-		if (p->cur.nr)
-			submit(p);
-		pthread_mutex_lock(&p->mu);
-		p->closing = true;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-		pthread_join(p->tid, NULL);
-		pthread_cond_destroy(&p->cv);
-		pthread_mutex_destroy(&p->mu);
+	if (p->storer) {
+		if (p->cur->nr)
+			hpa_ordered_submit(p->storer);
+		hpa_ordered_finish(p->storer);
 	} else {
-		store(p, &p->cur);
+		store(p, &p->first);   /* less than a batch: stored here, no thread started */
 	}
-	free(p->cur.w);
+	for (k = 0; k < PIPE_SLOTS; k++)
+		free(p->slots[k].w);
+	free(p->first.w);
 	free(p->addrs);
 	free(p->stack_sample);
 	hpa_hashmap_release(&p->thread_sample);
 	hpa_profile_input(p->prof, p->input)->estimated = true;
-	while (p->spares)
-		free(p->spare[--p->spares].w);
 	free(p);
 	r->pipe = NULL;
 }

@@ -75,20 +75,41 @@ static void handle_missing_maps(struct hpa_profile *prof, uint32_t input, const 
 	}
 }
 
-/*
- * Dump i of the run: read ahead (ahead.c), or now: a file, standard input,
- * or a URL (http://...) served by a running program.
- */
-static int read_any(struct hpa_profile *prof, struct hpa_read_ahead *ahead, size_t i,
-		    const char *what, const struct hpa_opts *opts)
-{
-	int rc = hpa_read_ahead_take(ahead, i, prof);
+/* What reading the run's dumps needs (read_here, after_read). */
+struct run_reading {
+	const struct hpa_opts *opts;
+	const char **paths;          /* the dumps in series order, then the --base */
+	double t;                    /* when the dump being read was begun */
+};
 
-	if (rc != 1)
-		return rc;
+/* A dump not read ahead: a file, standard input, or a URL (http://...) served by a running program. */
+static int read_here(void *ctx, struct hpa_profile *prof, size_t i)
+{
+	struct run_reading *rr = ctx;
+	const char *what = rr->paths[i];
+
 	if (hpa_is_url(what))
-		return hpa_read_url(prof, what, &opts->http, NULL, NULL);
+		return hpa_read_url(prof, what, &rr->opts->http, NULL, NULL);
 	return hpa_read_profile(prof, what);
+}
+
+/* Dump i is in the run's profile: its maps checked, the frames shared before the next. */
+static int after_read(void *ctx, struct hpa_profile *prof, size_t i)
+{
+	struct run_reading *rr = ctx;
+	const struct hpa_opts *opts = rr->opts;
+	uint32_t input = (uint32_t)prof->inputs_nr;
+
+	if (i == opts->profiles_nr) {   /* the base: counted negatively */
+		hpa_profile_input(prof, input)->is_base = true;
+		hpa_profile_input(prof, input)->weight = -1;
+	}
+	handle_missing_maps(prof, input, opts->binary);
+	if (i < opts->profiles_nr && prof->inputs_nr > 1 && (i + 1 < opts->profiles_nr || opts->base))
+		hpa_unify_locations_so_far(prof);   /* more to read: share the frames first */
+	hpa_timing(rr->t, "read %s%s", rr->paths[i], i == opts->profiles_nr ? " (base)" : "");
+	rr->t = hpa_now();
+	return 0;
 }
 
 static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts,
@@ -355,36 +376,16 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	const char **order = order_dumps(opts);
 	const char **paths = xcalloc(opts->profiles_nr + 2, sizeof(*paths));
-	struct hpa_read_ahead *ahead;
+	struct run_reading rr = { opts, paths, hpa_now() };
+	struct hpa_read_series rs = { paths, opts->profiles_nr + (opts->base != NULL), read_here,
+				      after_read, &rr };
 	size_t i;
-	int rc = 0;
-	double t;
+	int rc;
 
 	for (i = 0; i < opts->profiles_nr; i++)
 		paths[i] = order[i];
 	paths[i] = opts->base;
-	ahead = hpa_read_ahead_start(paths, opts->profiles_nr + (opts->base != NULL), prof);
-	for (i = 0; i < opts->profiles_nr && !rc; i++) {
-		t = hpa_now();
-		rc = read_any(prof, ahead, i, order[i], opts);
-		if (!rc)
-			handle_missing_maps(prof, (uint32_t)prof->inputs_nr, opts->binary);
-		if (!rc && prof->inputs_nr > 1 && (i + 1 < opts->profiles_nr || opts->base))
-			hpa_unify_locations_so_far(prof);   /* more to read: share the frames first */
-		hpa_timing(t, "read %s", order[i]);
-	}
-	if (!rc && opts->base) {
-		t = hpa_now();
-		rc = read_any(prof, ahead, opts->profiles_nr, opts->base, opts);
-		hpa_timing(t, "read %s (base)", opts->base);
-		if (!rc) {
-			struct hpa_input *in = hpa_profile_input(prof, (uint32_t)prof->inputs_nr);
-			in->is_base = true;
-			in->weight = -1;
-			handle_missing_maps(prof, (uint32_t)prof->inputs_nr, opts->binary);
-		}
-	}
-	hpa_read_ahead_stop(ahead);
+	rc = hpa_read_series(prof, &rs);
 	free(paths);
 	free(order);
 	return rc;

@@ -369,12 +369,6 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input);
  * to the locations without one.  `from` is released.
  */
 void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from);
-/*
- * Room for `stacks` more stacks and `samples` more samples, mapped now: what
- * an append of about that many will write (a reader waiting for the input
- * it appends next has the time).
- */
-void hpa_profile_room(struct hpa_profile *prof, size_t stacks, size_t samples);
 
 /* The frames of an appended input into frames[] now (see pending_frames). */
 void hpa_profile_settle(struct hpa_profile *prof);

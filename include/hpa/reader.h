@@ -24,23 +24,23 @@ int hpa_read_profile(struct hpa_profile *prof, const char *path);
 int hpa_read_stream(struct hpa_profile *prof, FILE *fp, const char *display);
 
 /*
- * Reading later dumps while the first is read (ahead.c): paths[0] is the
- * run's to read now; each later one that is a text heap profile in a file
- * is read on a worker thread.  NULL when nothing is read ahead (one path,
- * one processor, or none of the later ones qualifies).
+ * A run's dumps, read into one profile in order (ahead.c): each later one
+ * that is a text heap profile in a file is read ahead by a worker and
+ * appended as hpa_read_profile() would have read it there, with its
+ * messages in their place; any other is read by read_here(ctx, prof, i)
+ * on the caller's thread.  after(ctx, prof, i) (may be NULL) runs once
+ * dump i is in prof, on the caller's thread.  The first failure (-1 from
+ * a read or from after()) stops the series there and is returned; 0 when
+ * every dump was read.
  */
-struct hpa_read_ahead;
-struct hpa_read_ahead *hpa_read_ahead_start(const char *const *paths, size_t n,
-					    const struct hpa_profile *like);
-/*
- * Dump i (i >= 1, in order): when it was read ahead, its messages are
- * printed and it is appended to prof as hpa_read_profile() would have
- * read it there; returns 0 or -1 as that would.  Returns 1 for a dump that
- * was not read ahead: the caller reads it.  ra may be NULL.
- */
-int hpa_read_ahead_take(struct hpa_read_ahead *ra, size_t i, struct hpa_profile *prof);
-/* Stops the workers, drops what they read and was not taken; ra may be NULL. */
-void hpa_read_ahead_stop(struct hpa_read_ahead *ra);
+struct hpa_read_series {
+	const char *const *paths;
+	size_t n;
+	int (*read_here)(void *ctx, struct hpa_profile *prof, size_t i);
+	int (*after)(void *ctx, struct hpa_profile *prof, size_t i);
+	void *ctx;
+};
+int hpa_read_series(struct hpa_profile *prof, const struct hpa_read_series *rs);
 
 /*
  * The most bytes handed to zlib at once, each way (its counts are 32-bit):

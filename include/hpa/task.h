@@ -72,10 +72,12 @@ size_t hpa_crew_run(size_t want, void (*fn)(void *arg, size_t worker), void *arg
  * pipeline.  With no helper, each item is worked on and emitted at its
  * submission.  emit may be NULL.
  *
- * A serial pipeline works on one item at a time, in item order, on one
- * helper thread (or, with none to be had, the caller's at submission):
- * a stage that must see every item in order (storing what a parser read)
- * beside the thread that makes the items.
+ * A pipeline started "beside" the caller works on items on its helpers
+ * only (up to `helpers` of them), the caller's thread making and emitting
+ * them (with no helper to be had, it works on each at submission).  With
+ * one helper, items are worked on one at a time in item order: a stage
+ * that must see every item in order (storing what a parser read) beside
+ * the thread that makes the items.
  */
 struct hpa_ordered;
 typedef void hpa_ordered_work_fn(void *ctx, void *slot, size_t worker);
@@ -83,9 +85,9 @@ typedef void hpa_ordered_emit_fn(void *ctx, void *slot);
 struct hpa_ordered *hpa_ordered_start(void *slots, size_t slot_size, size_t nslots, size_t want,
 				      hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
 				      void *ctx);
-struct hpa_ordered *hpa_ordered_start_serial(void *slots, size_t slot_size, size_t nslots,
-					     hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
-					     void *ctx);
+struct hpa_ordered *hpa_ordered_start_beside(void *slots, size_t slot_size, size_t nslots,
+					     size_t helpers, hpa_ordered_work_fn *work,
+					     hpa_ordered_emit_fn *emit, void *ctx);
 /* Workers (the caller's thread included) that may work on items: per-worker state is this many. */
 size_t hpa_ordered_workers(const struct hpa_ordered *o);
 void *hpa_ordered_next(struct hpa_ordered *o);

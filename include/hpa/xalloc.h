@@ -16,11 +16,6 @@ void *xrealloc(void *ptr, size_t size);
  * place (address space only), so they are not moved again and again.
  */
 void *xgrow(void *ptr, size_t have, size_t size);
-/*
- * Have the kernel map bytes [p, p + len) of a block now, before they are
- * written (a large one, at once): for a thread with nothing else to do.
- */
-void xprefault(void *p, size_t len);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 

@@ -256,7 +256,7 @@ struct hpa_ordered {
 	size_t submitted;            /* items handed over */
 	size_t taken;                /* items a worker has started */
 	size_t emitted;              /* items passed on, in order */
-	bool serial;                 /* one item at a time, in order, by one helper */
+	bool caller_works;           /* the caller works on items while it waits */
 	bool closing;
 	hpa_ordered_work_fn *work;
 	hpa_ordered_emit_fn *emit;
@@ -320,7 +320,7 @@ static void ordered_step(struct hpa_ordered *o)
 			pthread_mutex_lock(&o->mu);
 		}
 		o->emitted = k + 1;
-	} else if (!o->serial && o->taken < o->submitted) {
+	} else if (o->caller_works && o->taken < o->submitted) {
 		ordered_work(o, o->taken++, 0);
 	} else {
 		pthread_cond_wait(&o->cv, &o->mu);
@@ -328,7 +328,7 @@ static void ordered_step(struct hpa_ordered *o)
 }
 
 static struct hpa_ordered *ordered_start(void *slots, size_t slot_size, size_t nslots,
-					 size_t want, bool serial, hpa_ordered_work_fn *work,
+					 size_t want, bool caller_works, hpa_ordered_work_fn *work,
 					 hpa_ordered_emit_fn *emit, void *ctx)
 {
 	struct hpa_ordered *o = xcalloc(1, sizeof(*o));
@@ -338,7 +338,7 @@ static struct hpa_ordered *ordered_start(void *slots, size_t slot_size, size_t n
 	o->slot_size = slot_size;
 	o->nslots = nslots;
 	o->done = xcalloc(nslots, sizeof(*o->done));
-	o->serial = serial;
+	o->caller_works = caller_works;
 	o->work = work;
 	o->emit = emit;
 	o->ctx = ctx;
@@ -356,14 +356,14 @@ struct hpa_ordered *hpa_ordered_start(void *slots, size_t slot_size, size_t nslo
 				      hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
 				      void *ctx)
 {
-	return ordered_start(slots, slot_size, nslots, want, false, work, emit, ctx);
+	return ordered_start(slots, slot_size, nslots, want, true, work, emit, ctx);
 }
 
-struct hpa_ordered *hpa_ordered_start_serial(void *slots, size_t slot_size, size_t nslots,
-					     hpa_ordered_work_fn *work, hpa_ordered_emit_fn *emit,
-					     void *ctx)
+struct hpa_ordered *hpa_ordered_start_beside(void *slots, size_t slot_size, size_t nslots,
+					     size_t helpers, hpa_ordered_work_fn *work,
+					     hpa_ordered_emit_fn *emit, void *ctx)
 {
-	return ordered_start(slots, slot_size, nslots, 2, true, work, emit, ctx);
+	return ordered_start(slots, slot_size, nslots, helpers + 1, false, work, emit, ctx);
 }
 
 size_t hpa_ordered_workers(const struct hpa_ordered *o)

@@ -218,11 +218,6 @@ void *xgrow(void *ptr, size_t have, size_t size)
 	return p;
 }
 
-void xprefault(void *p, size_t len)
-{
-	prefault(p, len);
-}
-
 char *xstrndup(const char *s, size_t n)
 {
 	char *p = xmalloc(n + 1);

@@ -577,17 +577,6 @@ static void grow_stacks(struct hpa_profile *prof, size_t nr)
 					 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
 }
 
-void hpa_profile_room(struct hpa_profile *prof, size_t stacks, size_t samples)
-{
-	if (stacks > SIZE_MAX / 2 - prof->stacks_nr || samples > SIZE_MAX / 2 - prof->samples_nr)
-		return;
-	grow_stacks(prof, prof->stacks_nr + stacks);
-	HPA_GROW(prof->samples, prof->samples_nr + samples, prof->samples_alloc);
-	xprefault(prof->stacks + prof->stacks_nr, stacks * sizeof(*prof->stacks));
-	xprefault(prof->stack_next + prof->stacks_nr, stacks * sizeof(*prof->stack_next));
-	xprefault(prof->samples + prof->samples_nr, samples * sizeof(*prof->samples));
-}
-
 /*
  * `from`'s frames stay its own until the stacks are unified (pending_frames):
  * the stacks it shares with the profile, most of a later dump of the same

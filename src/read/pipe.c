@@ -3,8 +3,8 @@
  * turns lines into counts and stacks of addresses.  Storing them is about
  * as much work again: each address becomes a location id (one lookup
  * each), and the stacks and samples go to the profile's tables.  So the
- * parser writes what it read into batches of words, and a serial pipeline
- * (task.h) stores them in order on a second thread while the parser goes
+ * parser writes what it read into batches of words, and a pipeline beside
+ * it (task.h) stores them in order on a second thread while the parser goes
  * on.
  *
  * What is stored, and in which order, is exactly what one thread would
@@ -159,7 +159,7 @@ static void store(struct read_pipe *p, const struct batch *b)
 	}
 }
 
-/* The storer's work: one batch, stored in order (the pipeline is serial). */
+/* The storer's work: one batch, stored in order (one helper: one at a time, in order). */
 static void store_batch(void *ctx, void *slot, size_t worker)
 {
 	struct batch *b = slot;
@@ -173,7 +173,7 @@ static void store_batch(void *ctx, void *slot, size_t worker)
 static void submit(struct read_pipe *p)
 {
 	if (!p->storer) {
-		p->storer = hpa_ordered_start_serial(p->slots, sizeof(p->slots[0]), PIPE_SLOTS,
+		p->storer = hpa_ordered_start_beside(p->slots, sizeof(p->slots[0]), PIPE_SLOTS, 1,
 						     store_batch, NULL, p);
 		struct batch filled = p->first;   /* the batch filled so far, into the first slot */
 		p->cur = hpa_ordered_next(p->storer);

@@ -12,6 +12,8 @@
  *    caller and helper threads, and passed on (emitted) in the same order
  *    on the caller's thread, with a bounded number in flight (a pigz-style
  *    ordered writer: gzip blocks, stretches of a report's text).
+ *  - A share: ranges of items owned by parts of one job, taken in chunks,
+ *    a part that is done taking over from the one with most left.
  *
  * What the threads share is handed over through these: each item or slot
  * is owned by one thread at a time.
@@ -93,5 +95,19 @@ size_t hpa_ordered_workers(const struct hpa_ordered *o);
 void *hpa_ordered_next(struct hpa_ordered *o);
 void hpa_ordered_submit(struct hpa_ordered *o);
 void hpa_ordered_finish(struct hpa_ordered *o);
+
+/*
+ * Part p owns items [0, n[p]) of its own range.  hpa_share_take() gives
+ * part `part` its next chunk (at most `chunk` items) from the low end of
+ * its range, or once that is done, a chunk from the high end of the range
+ * with the most left: *q is the part whose items [*from, *to) they are,
+ * *down whether they were taken from the high end (to be visited from *to
+ * down).  False when every range is taken.
+ */
+struct hpa_share;
+struct hpa_share *hpa_share_new(const size_t *n, size_t parts);
+bool hpa_share_take(struct hpa_share *sh, size_t part, size_t chunk, size_t *q, size_t *from,
+		    size_t *to, bool *down);
+void hpa_share_free(struct hpa_share *sh);
 
 #endif

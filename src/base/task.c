@@ -417,3 +417,63 @@ void hpa_ordered_finish(struct hpa_ordered *o)
 	free(o->done);
 	free(o);
 }
+
+struct hpa_share {
+	pthread_mutex_t mu;
+	size_t parts;
+	size_t *lo, *hi;             /* per part: its items not yet taken */
+};
+
+struct hpa_share *hpa_share_new(const size_t *n, size_t parts)
+{
+	struct hpa_share *sh = xcalloc(1, sizeof(*sh));
+	size_t p;
+
+	pthread_mutex_init(&sh->mu, NULL);
+	sh->parts = parts;
+	sh->lo = xcalloc(parts + 1, sizeof(*sh->lo));
+	sh->hi = xcalloc(parts + 1, sizeof(*sh->hi));
+	for (p = 0; p < parts; p++)
+		sh->hi[p] = n[p];
+	return sh;
+}
+
+bool hpa_share_take(struct hpa_share *sh, size_t part, size_t chunk, size_t *q, size_t *from,
+		    size_t *to, bool *down)
+{
+	size_t best = 0, p;
+
+	*q = part;
+	*from = *to = 0;
+	*down = false;
+	pthread_mutex_lock(&sh->mu);
+	if (sh->lo[part] < sh->hi[part]) {
+		*from = sh->lo[part];
+		*to = *from + chunk < sh->hi[part] ? *from + chunk : sh->hi[part];
+		sh->lo[part] = *to;
+	} else {
+		for (p = 0; p < sh->parts; p++)
+			if (sh->hi[p] - sh->lo[p] > best) {
+				best = sh->hi[p] - sh->lo[p];
+				*q = p;
+			}
+		if (best) {
+			*to = sh->hi[*q];
+			*from = *to - (best < chunk ? best : chunk);
+			sh->hi[*q] = *from;
+			*down = true;
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
+	return *from < *to;
+}
+
+void hpa_share_free(struct hpa_share *sh)
+{
+	if (!sh)
+		return;
+	pthread_mutex_destroy(&sh->mu);
+	free(sh->lo);
+	free(sh->hi);
+	free(sh);
+}

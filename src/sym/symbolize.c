@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -1252,11 +1251,10 @@ static void symbolize_pc(struct module *m, struct module *o, size_t k)
 #define CHUNK 8
 
 struct claim {
-	pthread_mutex_t mu;
 	size_t nparts;
 	size_t *mod;             /* per part: its index in the symbolizer's modules */
 	uint64_t *sorted;        /* every address of the module, ascending: what each part wants */
-	size_t *lo, *hi;         /* per part: its addresses not yet taken, [lo, hi) of by_addr */
+	struct hpa_share *share; /* per part: its addresses (of by_addr) not yet taken */
 };
 
 static void work_parts(const struct symbolizer *s, struct module *m)
@@ -1265,30 +1263,11 @@ static void work_parts(const struct symbolizer *s, struct module *m)
 	size_t j;
 
 	for (;;) {
-		size_t from = 0, to = 0, q = m->part_no, best = 0, p;
-		bool down = false;
+		size_t from, to, q;
+		bool down;
 		struct module *o;
 
-		pthread_mutex_lock(&c->mu);
-		if (c->lo[q] < c->hi[q]) {
-			from = c->lo[q];
-			to = from + CHUNK < c->hi[q] ? from + CHUNK : c->hi[q];
-			c->lo[q] = to;
-		} else {
-			for (p = 0; p < c->nparts; p++)
-				if (c->hi[p] - c->lo[p] > best) {
-					best = c->hi[p] - c->lo[p];
-					q = p;
-				}
-			if (best) {
-				to = c->hi[q];
-				from = to - (best < CHUNK ? best : CHUNK);
-				c->hi[q] = from;
-				down = true;
-			}
-		}
-		pthread_mutex_unlock(&c->mu);
-		if (from == to)
+		if (!hpa_share_take(c->share, m->part_no, CHUNK, &q, &from, &to, &down))
 			break;
 		o = &s->mods[c->mod[q]];
 		for (j = 0; j < to - from; j++) {
@@ -1366,14 +1345,15 @@ static void module_work(const struct symbolizer *s, struct module *m)
 	m->secs = hpa_now() - t;
 }
 
-static void *worker(void *arg)
+/* A member of the crew: the next module not yet taken, until none is left. */
+static void worker(void *arg, size_t member)
 {
 	struct symbolizer *s = arg;
 	size_t i;
 
+	(void)member;
 	while ((i = atomic_fetch_add(&s->next, 1)) < s->nmods)
 		module_work(s, &s->mods[s->order[i]]);
-	return NULL;
 }
 
 static const struct module *sort_mods;   /* for cmp_job: qsort has no context */
@@ -1389,15 +1369,14 @@ static int cmp_job(const void *a, const void *b)
 }
 
 /*
- * Every module on as many threads as there are processors, the caller's
- * included; the modules with most addresses first (the parts of a split
+ * Every module on a crew of as many threads as the budget gives (task.h),
+ * the caller's included; the modules with most addresses first (the parts of a split
  * one among them), so that the small ones fill in beside them at the end
  * instead of delaying a part that is started last.
  */
 static void run_workers(struct symbolizer *s)
 {
-	size_t nthreads = s->nthreads, started = 0, i;
-	pthread_t *tids;
+	size_t nthreads = s->nthreads, i;
 
 	s->order = xmalloc(st_mult(s->nmods, sizeof(*s->order)));
 	for (i = 0; i < s->nmods; i++) {   /* before any worker: parts write each other's */
@@ -1416,14 +1395,7 @@ static void run_workers(struct symbolizer *s)
 		nthreads = s->nmods;
 	if (nthreads > 64)
 		nthreads = 64;
-	tids = xcalloc(nthreads + 1, sizeof(*tids));
-	for (i = 1; i < nthreads; i++)
-		if (pthread_create(&tids[started], NULL, worker, s) == 0)
-			started++;
-	worker(s);
-	for (i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	free(tids);
+	hpa_crew_run(nthreads, worker, s);
 	free(s->order);
 	s->order = NULL;
 }
@@ -1462,6 +1434,7 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 	struct module *m = &s->mods[idx], whole;
 	size_t parts = m->npcs / SPLIT_MIN, p;
 	uint64_t *sorted, *cut;
+	size_t *sizes;
 	struct claim *c;
 
 	if (parts > s->nthreads)
@@ -1477,12 +1450,10 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 
 	/* Part 0 is the module itself; its whole list stays, owned, for the checks. */
 	c = xcalloc(1, sizeof(*c));
-	pthread_mutex_init(&c->mu, NULL);
 	c->nparts = parts;
 	c->sorted = sorted;
 	c->mod = xcalloc(parts, sizeof(*c->mod));
-	c->lo = xcalloc(parts, sizeof(*c->lo));
-	c->hi = xcalloc(parts, sizeof(*c->hi));
+	sizes = xcalloc(parts, sizeof(*sizes));
 	m->parts = parts;
 	whole = *m;
 	for (p = 1; p < parts; p++) {
@@ -1516,8 +1487,10 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 		q->part_no = p;
 		q->by_addr = order_by_addr(q->pcs, q->npcs);
 		q->res_mod = xcalloc(q->npcs + 1, sizeof(*q->res_mod));
-		c->hi[p] = q->npcs;
+		sizes[p] = q->npcs;
 	}
+	c->share = hpa_share_new(sizes, parts);
+	free(sizes);
 }
 
 /* Collect the modules of one input: each mapped file that holds one of its locations. */
@@ -1789,10 +1762,8 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 		if (m->part_of < 0 && m->all_pcs != m->pcs)
 			free((void *)m->all_pcs);
 		if (m->claim && !m->part_no) {   /* part 0 owns what the parts share */
-			pthread_mutex_destroy(&m->claim->mu);
+			hpa_share_free(m->claim->share);
 			free(m->claim->mod);
-			free(m->claim->lo);
-			free(m->claim->hi);
 			free(m->claim->sorted);
 			free(m->claim);
 		}

@@ -7,9 +7,6 @@
 
 #include "hpa/compat.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
-
 #include "hpa/hashmap.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
@@ -166,9 +163,6 @@ void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts 
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges);
 
-struct hpa_group_hand;
-struct hpa_group_lend;
-
 /*
  * hpa_group_frames() for the value types in the mask `values` (bit v for
  * enum hpa_value v) and each of the ngrans (at most 8) granularities in one
@@ -177,65 +171,12 @@ struct hpa_group_lend;
  * owns (release them all, in order); with edges, hpa_group_calls() for the
  * first granularity too (edges[v], malloc'ed, *nedges of them, in the same
  * order for every v; NULL for the types not in the mask).  The view's value
- * is not used.  `hand`: a second thread's, or NULL (below).  `lend`: the
- * view's stacks made by another thread (below), or NULL.
+ * is not used.
  */
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			  const enum hpa_granularity *grans, size_t ngrans,
 			  struct hpa_frame_groups out[][HPA_NVALUES], unsigned values,
-			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges,
-			  struct hpa_group_hand *hand, struct hpa_group_lend *lend);
-
-/*
- * A second thread's hand in one hpa_group_frames_all() of several
- * granularities, run on another thread.  A thread with nothing else to do
- * offers it (hpa_group_hand_offer(), which returns once its part is done,
- * or at once when the grouping no longer takes help); the grouping, at
- * its next stretch of samples, gives it every granularity but the first
- * for the samples left and goes on with the first (and the calls) alone.
- * Each granularity's sums are made by one thread at a time, in sample
- * order, so the groups are the same bytes whoever made them.  A hand
- * serves one grouping.
- */
-enum {
-	HPA_HAND_IDLE,               /* not offered yet */
-	HPA_HAND_OFFERED,            /* the hand waits for work */
-	HPA_HAND_TAKEN,              /* the hand works: the grouping waits for it before it ends */
-	HPA_HAND_CLOSED              /* its part done, or the grouping past taking it: an offer returns */
-};
-
-struct hpa_group_hand {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	atomic_int state;            /* HPA_HAND_* */
-	struct hand_work *work;      /* with HPA_HAND_TAKEN: what the hand does */
-	size_t taken_at;             /* the first sample (candidate) the hand was given; SIZE_MAX: none */
-};
-
-void hpa_group_hand_init(struct hpa_group_hand *h);
-void hpa_group_hand_offer(struct hpa_group_hand *h);
-void hpa_group_hand_release(struct hpa_group_hand *h);
-
-/*
- * The view's stacks as the call tree collects them (the slots of each kept
- * sample's frames), lent by hpa_group_tree() (topts->lend) to an
- * hpa_group_frames_all() of the same view and one input on another thread,
- * which then reads them rather than making its own (--html's tree and
- * groups: 180k stacks, 60 M instructions less).  The grouping waits until
- * they are lent; the tree gives them up to the lend, which frees them in
- * hpa_group_lend_release(), once both are done.
- */
-struct hpa_seqs;
-
-struct hpa_group_lend {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	const struct hpa_seqs *seqs; /* NULL until lent */
-	struct hpa_seqs *owned;      /* given up by the tree when it is done with them */
-};
-
-void hpa_group_lend_init(struct hpa_group_lend *l);
-void hpa_group_lend_release(struct hpa_group_lend *l);
+			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges);
 
 /*
  * Whole stacks grouped by a writer's own frame identity (pprof's
@@ -376,8 +317,6 @@ struct hpa_tree_opts {
 	 * hpa_value v; 0 for all of them); the others stay 0.
 	 */
 	unsigned values;
-	/* Not NULL: the stacks collected are lent to a grouping of the same view (hpa_group_lend). */
-	struct hpa_group_lend *lend;
 };
 
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,

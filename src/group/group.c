@@ -849,14 +849,6 @@ static void walk_frames(struct keys *ks, size_t nk, const struct hpa_frame *slot
 		walk_keys(ks, 3, 4, slot_frame, nr, slots, nostack, stamp, vals);
 		return;
 	}
-	if (nk == 2 && ks[0].nv == 2) {   /* a hand's part (hpa_group_hand) */
-		walk_keys(ks, 2, 2, slot_frame, nr, slots, nostack, stamp, vals);
-		return;
-	}
-	if (nk == 2 && ks[0].nv == 4) {
-		walk_keys(ks, 2, 4, slot_frame, nr, slots, nostack, stamp, vals);
-		return;
-	}
 	for (j = 0; j < nk; j++) {
 		struct keys *k = &ks[j];
 
@@ -879,14 +871,13 @@ static void walk_frames(struct keys *ks, size_t nk, const struct hpa_frame *slot
 /* What a walk by slots reads of the view: each stack's slots, and each slot's frame. */
 struct slot_walk {
 	struct hpa_view *view;
-	const struct hpa_seqs *seqs; /* lent (hpa_group_lend): the kept samples' slots, read from it */
 	bool filtering;              /* --focus, --ignore, --show or --hide: the view's frames */
 	struct hpa_frame *slot_frame; /* per slot: its frame (every slot of every location) */
 	uint32_t *slots;             /* the stack's, leaf first */
 	size_t aslots;
 };
 
-static void slot_walk_init(struct slot_walk *w, struct hpa_view *view, const struct hpa_seqs *seqs)
+static void slot_walk_init(struct slot_walk *w, struct hpa_view *view)
 {
 	const struct hpa_profile *prof = view->prof;
 	size_t loc;
@@ -894,11 +885,6 @@ static void slot_walk_init(struct slot_walk *w, struct hpa_view *view, const str
 
 	memset(w, 0, sizeof(*w));
 	w->view = view;
-	w->seqs = seqs;
-	if (seqs) {   /* its slots' frames: those of every slot it holds */
-		w->slot_frame = seqs->slot_frame;
-		return;
-	}
 	w->filtering = hpa_view_filters(&view->opts);
 	w->slot_frame = xmalloc(st_mult(prof->lines_nr + prof->locs_nr + 1, sizeof(*w->slot_frame)));
 	for (loc = 0; loc < prof->locs_nr; loc++)
@@ -908,8 +894,7 @@ static void slot_walk_init(struct slot_walk *w, struct hpa_view *view, const str
 
 static void slot_walk_release(struct slot_walk *w)
 {
-	if (!w->seqs)
-		free(w->slot_frame);
+	free(w->slot_frame);
 	free(w->slots);
 }
 
@@ -960,30 +945,6 @@ static bool stack_slots(struct slot_walk *w, uint32_t stack, size_t *nr)
 }
 
 /*
- * The slots of kept sample k of the lent sequences (root first there),
- * leaf first into w->slots, as stack_slots() gives them; their number.
- */
-static size_t seq_slots(struct slot_walk *w, size_t k)
-{
-	const struct hpa_seqs *s = w->seqs;
-	uint32_t id = hpa_seqs_id(s, (uint32_t)k), *out;
-	size_t n = s->len[id], j;
-
-	HPA_GROW(w->slots, n + 1, w->aslots);
-	out = w->slots;
-	if (s->seq16) {
-		const uint16_t *in = s->seq16 + s->off[id] + n;
-		for (j = 0; j < n; j++)
-			out[j] = *--in;
-	} else {
-		const uint32_t *in = s->seq + s->off[id] + n;
-		for (j = 0; j < n; j++)
-			out[j] = *--in;
-	}
-	return n;
-}
-
-/*
  * Samples of several inputs (a --base diff, dumps added up) share most of
  * their stacks: each stack kept is walked once, with the sum of its
  * samples' values, in the order stacks first appear among the samples.
@@ -1018,7 +979,7 @@ static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *vie
 			sum[(entry[st] - 1) * nv + v] += vals[v];
 	}
 	kept = xmalloc(n + 1);
-	slot_walk_init(&w, view, NULL);
+	slot_walk_init(&w, view);
 	for (e = 0; e < n; e++) {
 		size_t nr;
 
@@ -1042,182 +1003,34 @@ static void accumulate_by_stack(struct keys *ks, size_t nk, struct hpa_view *vie
 	free(entry);
 }
 
-/*
- * What a hand (hpa_group_hand) is given: granularities ks[0 .. nk) of the
- * samples from candidate `from` on, in a view of its own.
- */
-struct hand_work {
-	struct keys *ks;
-	size_t nk;
-	const uint32_t *nostack;
-	const struct hpa_view_opts *opts;
-	const unsigned *vidx;
-	const struct hpa_seqs *seqs;
-	size_t from;
-};
-
-/* Hand over to an offered hand once this many candidates are left, not fewer. */
-#define HAND_MIN_LEFT 4096
-#define HAND_LOOK_EVERY 1024   /* candidates between two looks at the hand */
-
-void hpa_group_hand_init(struct hpa_group_hand *h)
-{
-	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
-	atomic_init(&h->state, HPA_HAND_IDLE);
-	h->work = NULL;
-	h->taken_at = SIZE_MAX;
-}
-
-void hpa_group_hand_release(struct hpa_group_hand *h)
-{
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
-}
-
-void hpa_group_lend_init(struct hpa_group_lend *l)
-{
-	pthread_mutex_init(&l->mu, NULL);
-	pthread_cond_init(&l->cv, NULL);
-	l->seqs = NULL;
-	l->owned = NULL;
-}
-
-void hpa_group_lend_give(struct hpa_group_lend *l, const struct hpa_seqs *s)
-{
-	pthread_mutex_lock(&l->mu);
-	l->seqs = s;
-	pthread_cond_broadcast(&l->cv);
-	pthread_mutex_unlock(&l->mu);
-}
-
-void hpa_group_lend_own(struct hpa_group_lend *l, struct hpa_seqs *s)
-{
-	l->owned = s;
-}
-
-/* What l lends, once lent. */
-static const struct hpa_seqs *lend_wait(struct hpa_group_lend *l)
-{
-	const struct hpa_seqs *s;
-
-	pthread_mutex_lock(&l->mu);
-	while (!l->seqs)
-		pthread_cond_wait(&l->cv, &l->mu);
-	s = l->seqs;
-	pthread_mutex_unlock(&l->mu);
-	return s;
-}
-
-void hpa_group_lend_release(struct hpa_group_lend *l)
-{
-	if (l->owned) {
-		hpa_seqs_release(l->owned);
-		free(l->owned);
-	}
-	pthread_mutex_destroy(&l->mu);
-	pthread_cond_destroy(&l->cv);
-}
-
-/* The grouping takes no more help: wait for the hand's part, if it has one. */
-static void hand_close(struct hpa_group_hand *h)
-{
-	if (!h)
-		return;
-	pthread_mutex_lock(&h->mu);
-	while (atomic_load(&h->state) == HPA_HAND_TAKEN)
-		pthread_cond_wait(&h->cv, &h->mu);
-	atomic_store(&h->state, HPA_HAND_CLOSED);
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-}
-
-/*
- * The walk of ks[0 .. nk) over candidates [from, end) of view, as
- * accumulate()'s; or, with w->seqs, over its kept samples [from, kept).
- */
+/* The walk of ks[0 .. nk) over the view's samples, as accumulate()'s. */
 static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
-			    const uint32_t *nostack, size_t from, struct slot_walk *w, double *total,
-			    struct hpa_group_hand *hand)
+			    const uint32_t *nostack, struct slot_walk *w, double *total)
 {
 	const struct hpa_profile *prof = view->prof;
-	struct hand_work work;       /* the hand's, read until it is done: below */
-	struct hpa_group_hand *given = NULL;
 	double vals[HPA_NVALUES];
 	unsigned nv = ks[0].nv, v;
-	size_t c, i, nr, end = w->seqs ? w->seqs->kept : hpa_view_candidates(view);
+	size_t c, i, nr;
 
-	for (c = from; c < end; c++) {
-		if (hand && c % HAND_LOOK_EVERY == 0 && end - c >= HAND_MIN_LEFT &&
-		    atomic_load_explicit(&hand->state, memory_order_relaxed) == HPA_HAND_OFFERED) {
-			work = (struct hand_work){ ks + 1, nk - 1, nostack + 1, &view->opts, vidx, w->seqs, c };
-			pthread_mutex_lock(&hand->mu);
-			hand->work = &work;
-			hand->taken_at = c;
-			atomic_store(&hand->state, HPA_HAND_TAKEN);
-			pthread_cond_broadcast(&hand->cv);
-			pthread_mutex_unlock(&hand->mu);
-			nk = 1;
-			given = hand;
-			hand = NULL;
-		}
-		if (w->seqs) {   /* kept, in sample order */
-			i = w->seqs->sample[c];
-			nr = seq_slots(w, c);
-		} else {
-			i = hpa_view_candidate(view, c);
-			if (!hpa_view_keeps(view, i) || !stack_slots(w, prof->samples[i].stack, &nr))
-				continue;
-		}
+	for (c = 0; c < hpa_view_candidates(view); c++) {
+		i = hpa_view_candidate(view, c);
+		if (!hpa_view_keeps(view, i) || !stack_slots(w, prof->samples[i].stack, &nr))
+			continue;
 		sample_values(view, vidx, nv, i, vals);
 		if (total)
 			for (v = 0; v < nv; v++)
 				total[v] += vals[v];
 		walk_frames(ks, nk, w->slot_frame, nr, w->slots, nostack, i, vals);
 	}
-	hand_close(given);   /* before `work` goes */
-}
-
-void hpa_group_hand_offer(struct hpa_group_hand *h)
-{
-	struct hand_work *work;
-
-	pthread_mutex_lock(&h->mu);
-	if (atomic_load(&h->state) == HPA_HAND_IDLE)
-		atomic_store(&h->state, HPA_HAND_OFFERED);
-	while (atomic_load(&h->state) == HPA_HAND_OFFERED)
-		pthread_cond_wait(&h->cv, &h->mu);
-	work = atomic_load(&h->state) == HPA_HAND_TAKEN ? h->work : NULL;
-	pthread_mutex_unlock(&h->mu);
-	if (!work)
-		return;
-	{
-		struct hpa_view view;
-		struct slot_walk w;
-
-		hpa_view_init(&view, work->ks[0].prof, work->opts);
-		slot_walk_init(&w, &view, work->seqs);
-		walk_candidates(work->ks, work->nk, &view, work->vidx, work->nostack, work->from, &w, NULL,
-				NULL);
-		slot_walk_release(&w);
-		hpa_view_release(&view);
-	}
-	pthread_mutex_lock(&h->mu);
-	atomic_store(&h->state, HPA_HAND_CLOSED);   /* a hand serves one grouping */
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
 }
 
 /*
  * Fill each of ks[0..nk)'s flat/cum in one pass over the view (they differ
  * in granularity only); the view's totals into total[0 .. nv).  Value j is
- * value type vidx[j], or the view's value when vidx is NULL.  With `hand`
- * and more than one granularity, the pass over the samples may give the
- * later granularities to it.  With `lend`, the samples' slots are read from
- * what it lends, once lent.
+ * value type vidx[j], or the view's value when vidx is NULL.
  */
 static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
-		       double *total, struct hpa_group_hand *hand, struct hpa_group_lend *lend)
+		       double *total)
 {
 	const struct hpa_profile *prof = ks[0].prof;
 	uint32_t nostack[8];
@@ -1233,13 +1046,11 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 		total[v] = 0;
 	if (prof->inputs_nr > 1) {
 		accumulate_by_stack(ks, nk, view, vidx, nv, nostack, total);
-		hand_close(hand);
 		return;
 	}
-	slot_walk_init(&w, view, lend ? lend_wait(lend) : NULL);
-	walk_candidates(ks, nk, view, vidx, nostack, 0, &w, total, nk > 1 ? hand : NULL);
+	slot_walk_init(&w, view);
+	walk_candidates(ks, nk, view, vidx, nostack, &w, total);
 	slot_walk_release(&w);
-	hand_close(hand);
 }
 
 /*
@@ -1307,8 +1118,7 @@ static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_g
  */
 static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			 const enum hpa_granularity *grans, size_t ngrans, unsigned values,
-			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges,
-			 struct hpa_group_hand *hand, struct hpa_group_lend *lend)
+			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges)
 {
 	struct hpa_view view;
 	struct keys ks[8];
@@ -1338,7 +1148,7 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 			k->edge_by_slot = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->edge_by_slot));
 	}
 	hpa_view_init(&view, prof, opts);
-	accumulate(ks, ngrans, &view, values ? vidx : NULL, total, hand, lend);
+	accumulate(ks, ngrans, &view, values ? vidx : NULL, total);
 	hpa_view_release(&view);
 	for (g = 0; g < ngrans; g++)
 		take_groups(&ks[g], values ? vidx : NULL, out + g * (values ? HPA_NVALUES : 1), total,
@@ -1348,21 +1158,20 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
 {
-	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL, NULL, NULL);
+	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL);
 }
 
 void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
 		     struct hpa_call_edge **edges, size_t *nedges)
 {
-	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges, NULL, NULL);
+	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges);
 }
 
 void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			  const enum hpa_granularity *grans, size_t ngrans,
 			  struct hpa_frame_groups out[][HPA_NVALUES],
-			  unsigned values, struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges,
-			  struct hpa_group_hand *hand, struct hpa_group_lend *lend)
+			  unsigned values, struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges)
 {
 	memset(out, 0, ngrans * sizeof(*out));
 	if (edges)
@@ -1371,9 +1180,7 @@ void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_
 	if (nedges)
 		*nedges = 0;
 	if (values)
-		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges, hand, lend);
-	else
-		hand_close(hand);
+		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges);
 }
 
 void hpa_frame_groups_release(struct hpa_frame_groups *g)

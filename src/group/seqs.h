@@ -116,10 +116,6 @@ struct hpa_seqs_visitor {
 void hpa_seqs_walk(struct hpa_seqs *s, const struct hpa_seqs_visitor *v);
 void hpa_seqs_release(struct hpa_seqs *s);
 
-/* (group.c) Lend s to the grouping waiting for it; give it up to the lend, which frees it. */
-void hpa_group_lend_give(struct hpa_group_lend *l, const struct hpa_seqs *s);
-void hpa_group_lend_own(struct hpa_group_lend *l, struct hpa_seqs *s);
-
 /*
  * (group.c) The view's sequences for stacks written in `fmt`, their slots
  * named (slot_name[slot]: an id in names; the caller frees both) and

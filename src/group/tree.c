@@ -314,7 +314,7 @@ static const char *profile_str(const void *prof, uint32_t id)
 void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		    const struct hpa_tree_opts *topts, struct hpa_call_tree *t)
 {
-	struct hpa_seqs own, *sp = topts->lend ? xmalloc(sizeof(*sp)) : &own;
+	struct hpa_seqs own, *sp = &own;
 	struct build b;
 	bool plain;
 	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false, tree_fork, tree_join };
@@ -339,8 +339,6 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	for (i = 0; i < prof->inputs_nr; i++)
 		plain &= !prof->inputs[i].is_base;
 	hpa_seqs_collect(sp, prof, opts, topts->leaf_first, false, false, !plain);
-	if (topts->lend)
-		hpa_group_lend_give(topts->lend, sp);
 	memset(&b, 0, sizeof(b));
 	b.plain = plain;
 	b.t = t;
@@ -406,10 +404,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	free(b.kin);
 	free(b.kv);
 	free(b.slot_label);
-	if (topts->lend)
-		hpa_group_lend_own(topts->lend, sp);   /* freed with it */
-	else
-		hpa_seqs_release(sp);
+	hpa_seqs_release(sp);
 }
 
 double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type)

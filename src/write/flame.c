@@ -69,7 +69,7 @@ static void build(struct tree *t, const struct hpa_profile *prof, const struct h
 	double narrow = opts->minwidth_pct ? opts->minwidth / 100 :
 		(opts->minwidth > 0 ? opts->minwidth : 0.1) / (width - 2.0 * XPAD);
 	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_DISPLAY, opts->reverse, opts->growth, false, 0,
-				    narrow * (1 - 1e-9), 0, NULL };
+				    narrow * (1 - 1e-9), 0 };
 	size_t i;
 
 	t->prof = prof;

@@ -12,8 +12,6 @@
 #include "hpa/compat.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -277,14 +275,13 @@ struct groups {
  * which reads each frame's slot once for the three (hpa_group_frames_all).
  */
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
-			   unsigned values, struct groups *gr, struct hpa_group_hand *hand,
-			   struct hpa_group_lend *lend)
+			   unsigned values, struct groups *gr)
 {
 	size_t g, v;
 
 	memset(gr, 0, sizeof(*gr));
 	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, values, gr->edges,
-			     &gr->nedges, hand, lend);
+			     &gr->nedges);
 	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)   /* once, here: the rows of later types read the first's */
 		for (v = 0; v < HPA_NVALUES; v++)
 			if (values >> v & 1)
@@ -387,8 +384,10 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls,
 /*
  * The page ids of every key top_rows() writes for the value types in
  * `types` (lead: the first, as top_rows's), in the order it would write
- * them: afterwards it only reads them, and the types' rows can be written
- * side by side.  Rows and calls written as values alone name no key.
+ * them.  Rows and calls written as values alone name no key.  A page of
+ * one dump without threads gives its rows' keys their ids before the
+ * tree's names (the order of its string table since hpa 0.x: the same
+ * input keeps giving the same bytes).
  */
 static void assign_ids(struct page *pg, struct groups *gr, unsigned types, int lead)
 {
@@ -415,92 +414,6 @@ static void assign_ids(struct page *pg, struct groups *gr, unsigned types, int l
 				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].callee);
 			}
 	}
-}
-
-/*
- * The top rows of the value types in `types`, each into its own buffer
- * (rows[v]): taken a type at a time by whichever thread is free (the
- * grouping thread once it has given the ids, this one once the tree is
- * written), each with a page of its own that writes to no file and only
- * reads the string ids.
- */
-struct rows_job {
-	struct page pg;              /* the page as it was: a copy for each taker */
-	struct groups *gr;
-	unsigned types;
-	struct hpa_strbuf *rows;
-	int lead;                    /* the first type shown: the others share its calls */
-	atomic_int next;             /* the next value type to take */
-};
-
-static void rows_take(struct rows_job *j)
-{
-	struct page pg = j->pg;
-	int v;
-
-	while ((v = atomic_fetch_add(&j->next, 1)) < HPA_NVALUES) {
-		if (!(j->types >> v & 1))
-			continue;
-		pg.sb = j->rows[v];
-		top_rows(&pg, j->gr, v, true, j->lead);
-		j->rows[v] = pg.sb;
-	}
-}
-
-/*
- * The whole view's groups on a second thread, beside the call tree on this
- * one.  In one pass, not split by granularity between the threads: that
- * pass costs 0.72 of the two it was (callgrind, 180k stacks: 703 -> 503 M
- * instructions), less than the other thread could take from it.  With
- * `rows` (one dump, no base, no thread tabs: nothing between two types'
- * rows names a new string) that thread then gives every row's key its page
- * id, before the tree names any string, says so (ids_ready), and takes
- * the types' rows to write while this one writes the tree, then takes
- * those left: one thread that goes on, where joining it and starting
- * another for the rows cost 0.5 ms of waking up, and the tree's columns
- * on a third thread took turns with the two.
- */
-struct groups_job {
-	const struct hpa_profile *prof;
-	const struct hpa_view_opts *vo;
-	unsigned values;
-	struct groups *out;
-	struct page *ids;            /* the page whose ids the rows get here, or NULL */
-	struct rows_job rows;        /* with ids: the rows, written here after them */
-	struct hpa_group_hand hand;  /* this thread's, once it has written what it can */
-	struct hpa_group_lend *lend; /* the tree's stacks, or NULL */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool ids_ready;
-};
-
-static void groups_job_run(void *arg)
-{
-	struct groups_job *j = arg;
-
-	groups_compute(j->prof, j->vo, j->values, j->out, &j->hand, j->lend);
-	if (!j->ids)
-		return;
-	assign_ids(j->ids, j->out, j->values, j->rows.lead);
-	pthread_mutex_lock(&j->mu);
-	j->ids_ready = true;
-	pthread_cond_signal(&j->cv);
-	pthread_mutex_unlock(&j->mu);
-	rows_take(&j->rows);
-}
-
-/* The rows' ids given (the job run here with one processor, so its rows too). */
-static void groups_ids_wait(struct groups_job *j, struct hpa_task *task, bool *joined)
-{
-	if (!hpa_task_threaded(task)) {
-		hpa_task_wait(task);
-		*joined = true;
-		return;
-	}
-	pthread_mutex_lock(&j->mu);
-	while (!j->ids_ready)
-		pthread_cond_wait(&j->cv, &j->mu);
-	pthread_mutex_unlock(&j->mu);
 }
 
 /*
@@ -692,94 +605,6 @@ static void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, 
 	free(index);
 }
 
-/*
- * The shared tree of every value type shown (emit_tree's), its columns of
- * values made on a second thread while this one writes the parents and the
- * names (which take the page's string ids, in the order one thread would
- * take them): the first type's tree in full into the page (its before
- * column in a diff only), each later type's after column into later[v].
- */
-struct tree_numbers {
-	const struct hpa_call_tree *t;
-	const int32_t *index;
-	int lead;
-	unsigned types;
-	struct page numbers;   /* the first type's after and before columns */
-	struct page *later;
-};
-
-static void tree_numbers_run(void *arg)
-{
-	struct tree_numbers *j = arg;
-	int v;
-
-	tree_col(&j->numbers, j->t, j->index, j->lead, COL_AFTER, true);
-	if (j->t->diff)
-		tree_col(&j->numbers, j->t, j->index, j->lead, COL_BEFORE, true);
-	for (v = j->lead + 1; v < HPA_NVALUES; v++)
-		if (j->types >> v & 1)
-			emit_tree(&j->later[v], j->t, v, j->types, true);
-}
-
-struct shared_tree {
-	struct tree_numbers j;
-	int32_t *index;
-	size_t kept;
-	struct hpa_task *task;
-	bool one_thread;
-};
-
-/*
- * The index and the value columns, on a second thread; with one_thread
- * (the rows are being written on the other processor) here and now,
- * before the names: while the rows' string ids, which the names must come
- * after, are still being given.
- */
-static void shared_tree_begin(struct shared_tree *e, const struct hpa_call_tree *t, int lead,
-			      unsigned types, struct page *later, bool one_thread)
-{
-	memset(e, 0, sizeof(*e));
-	e->index = tree_index(t, types, &e->kept);
-	e->j.t = t;
-	e->j.index = e->index;
-	e->j.lead = lead;
-	e->j.types = types;
-	e->j.later = later;
-	e->one_thread = one_thread;
-	if (one_thread)
-		tree_numbers_run(&e->j);
-	else
-		e->task = hpa_task_start(tree_numbers_run, &e->j);
-}
-
-/* The parents and the names (which take the page's string ids), then the tree into the page. */
-static void shared_tree_end(struct page *pg, struct shared_tree *e)
-{
-	const struct hpa_call_tree *t = e->j.t;
-	struct hpa_strbuf cols = HPA_STRBUF_INIT, saved = pg->sb;
-	FILE *fp = pg->fp;
-
-	pg->sb = cols;   /* aside, while the columns may still be being made */
-	pg->fp = NULL;
-	tree_col(pg, t, e->index, e->j.lead, COL_PARENT, false);
-	tree_col(pg, t, e->index, e->j.lead, COL_NAME, true);
-	tree_labels(pg, t, e->index, e->kept);
-	cols = pg->sb;
-	pg->sb = saved;
-	pg->fp = fp;
-	if (!e->one_thread)
-		hpa_task_wait(e->task);
-	hpa_sb_addc(&pg->sb, '{');
-	hpa_sb_add(&pg->sb, cols.buf, cols.len);
-	spill(pg);
-	hpa_sb_add(&pg->sb, e->j.numbers.sb.buf, e->j.numbers.sb.len);
-	spill(pg);
-	tree_tail(pg, t, e->index, false);
-	hpa_sb_release(&e->j.numbers.sb);
-	hpa_sb_release(&cols);
-	free(e->index);
-}
-
 /* A value type's object up to its tree: {"name":...,"objects":...,"tree": */
 static void type_head(struct page *pg, int v, bool first)
 {
@@ -790,7 +615,7 @@ static void type_head(struct page *pg, int v, bool first)
 /* The call tree of one view and value (see emit_tree). */
 static void tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 {
-	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE, 0, 0, NULL };
+	struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, series, false, TREE_MIN_SHARE, 0, 0 };
 	struct hpa_call_tree t;
 
 	hpa_group_tree(pg->prof, vo, &to, &t);
@@ -972,213 +797,218 @@ static const char *title_of(const struct hpa_profile *prof, const struct hpa_wri
 	return "";
 }
 
-int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
-{
-	struct page pg;
-	struct hpa_view_opts vo = opts->view;
-	char *filters = hpa_view_filters_text(&vo);
-	bool diff = false, first = true, have_shared = false;
-	struct hpa_call_tree shared, *thr_tree = NULL;
-	struct groups all, before, after, *thr = NULL;
+/* Everything the page shows, computed before any of it is written. */
+struct page_data {
+	const struct hpa_profile *prof;
+	struct hpa_view_opts vo;
+	bool diff;                   /* a --base was read */
+	bool series;                 /* several dumps, no base: the growth column */
+	unsigned present;            /* the value types the page shows */
+	int lead;                    /* the first of them */
+	size_t nthr;                 /* per-thread views */
 	struct thread_samples ts;
-	struct groups_job all_job;
-	struct page later[HPA_NVALUES];   /* the later types' trees, kept aside */
-	struct hpa_strbuf rows[HPA_NVALUES];   /* each type's top rows, when made side by side */
-	struct hpa_task *all_task;
-	struct hpa_group_lend lend;   /* the shared tree's stacks, to the whole view's groups */
-	struct shared_tree st;
-	bool joined = false;
-	size_t nthr;
-	size_t i;
-	unsigned present = 0;   /* the value types the page shows */
-	int lead = -1;          /* the first of them */
-	int v;
+	struct groups all, before, after, *thr;
+	bool have_shared;            /* one dump, no base: one tree holds every type */
+	struct hpa_call_tree shared, *thr_tree;
+};
 
-	if (isatty(fileno(fp))) {
-		free(filters);
-		return hpa_error("refusing to write an HTML report to a terminal; use -o FILE.html or a redirect");
+static void all_groups_run(void *arg)
+{
+	struct page_data *d = arg;
+
+	groups_compute(d->prof, &d->vo, d->present, &d->all);
+}
+
+/*
+ * The whole view's groups on a task beside the rest: the base's and the
+ * profile's sides, each thread's groups and the trees (one dump, no base:
+ * one tree for every value type, and one per thread, keeping only what
+ * they show).  They only read the profile.
+ */
+static void page_data_make(struct page_data *d, const struct hpa_profile *prof,
+			   const struct hpa_view_opts *vo)
+{
+	struct hpa_task *task;
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->prof = prof;
+	d->vo = *vo;
+	for (i = 0; i < prof->inputs_nr; i++)
+		d->diff |= prof->inputs[i].is_base;
+	d->series = !d->diff && prof->inputs_nr > 1;
+	d->nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
+	d->present = values_present(prof);
+	d->lead = -1;
+	while (++d->lead < HPA_NVALUES && !(d->present >> d->lead & 1))
+		;
+	task = hpa_task_start(all_groups_run, d);
+	if (d->diff) {
+		struct hpa_view_opts side = *vo;
+		side.part = -1;
+		groups_compute(prof, &side, d->present, &d->before);
+		side.part = 1;
+		groups_compute(prof, &side, d->present, &d->after);
 	}
-	memset(&pg, 0, sizeof(pg));
-	memset(later, 0, sizeof(later));
-	memset(rows, 0, sizeof(rows));
-	pg.prof = prof;
-	pg.opts = opts;
-	pg.fp = fp;
-	hpa_strtab_init(&pg.strs);
-	/* Made here, not when first asked: the rows' pages, copies of this one, read the same. */
-	pg.of_prof_str = xcalloc(prof->strs.nr + 1, sizeof(*pg.of_prof_str));
+	thread_samples(prof, d->nthr, &d->ts);
+	d->thr = xcalloc(d->nthr + 1, sizeof(*d->thr));
+	for (i = 0; i < d->nthr; i++) {
+		struct hpa_view_opts th = thread_view(prof, *vo, &d->ts, i);
+		groups_compute(prof, &th, d->present, &d->thr[i]);
+	}
+	if (!d->diff && prof->inputs_nr <= 1) {
+		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true,
+					    TREE_MIN_SHARE, 0, d->present };
+		hpa_group_tree(prof, vo, &to, &d->shared);
+		d->have_shared = true;
+		d->thr_tree = xcalloc(d->nthr + 1, sizeof(*d->thr_tree));
+		for (i = 0; i < d->nthr; i++) {
+			struct hpa_view_opts th = thread_view(prof, *vo, &d->ts, i);
+			hpa_group_tree(prof, &th, &to, &d->thr_tree[i]);
+		}
+	}
+	hpa_task_wait(task);
+}
+
+static void page_data_release(struct page_data *d)
+{
+	size_t i;
+
+	if (d->have_shared) {
+		hpa_call_tree_release(&d->shared);
+		for (i = 0; i < d->nthr; i++)
+			hpa_call_tree_release(&d->thr_tree[i]);
+		free(d->thr_tree);
+	}
+	groups_release(&d->all);
+	if (d->diff) {
+		groups_release(&d->before);
+		groups_release(&d->after);
+	}
+	for (i = 0; i < d->nthr; i++)
+		groups_release(&d->thr[i]);
+	free(d->thr);
+	thread_samples_release(&d->ts, d->nthr);
+}
+
+/* Each thread's rows and tree of value type v: "threads":[{"top":...,"tree":...},...]. */
+static void write_threads(struct page *pg, struct page_data *d, const struct hpa_view_opts *tv,
+			  int v, bool first)
+{
+	size_t k;
+
+	hpa_sb_adds(&pg->sb, ",\"threads\":[");
+	for (k = 0; k < d->nthr; k++) {
+		struct hpa_view_opts th = thread_view(d->prof, *tv, &d->ts, k);
+		hpa_sb_adds(&pg->sb, k ? ",{" : "{");
+		top_rows(pg, &d->thr[k], v, true, d->lead);
+		hpa_sb_adds(&pg->sb, ",\"tree\":");
+		if (d->have_shared)
+			emit_tree(pg, &d->thr_tree[k], v, d->present, !first);
+		else
+			tree(pg, &th, false);
+		hpa_sb_addc(&pg->sb, '}');
+	}
+	hpa_sb_addc(&pg->sb, ']');
+}
+
+/*
+ * Value type v's object: its tree (a later type's from the shared tree:
+ * its after column alone), its top rows and calls, the base's and the
+ * profile's sides, the growth column, each thread's.
+ */
+static void write_type(struct page *pg, struct page_data *d, int v, bool first)
+{
+	struct hpa_view_opts tv = d->vo;
+
+	tv.value = (enum hpa_value)v;
+	type_head(pg, v, first);
+	if (d->have_shared)
+		emit_tree(pg, &d->shared, v, d->present, !first);
+	else
+		tree(pg, &tv, d->series);
+	spill(pg);
+	hpa_sb_addc(&pg->sb, ',');
+	top_rows(pg, &d->all, v, true, d->lead);
+	if (d->diff) {   /* each side alone, for the before and after columns */
+		hpa_sb_adds(&pg->sb, ",\"before\":{");
+		top_rows(pg, &d->before, v, false, -1);
+		hpa_sb_adds(&pg->sb, "},\"after\":{");
+		top_rows(pg, &d->after, v, false, -1);
+		hpa_sb_addc(&pg->sb, '}');
+	}
+	if (d->series) {
+		hpa_sb_adds(&pg->sb, ",\"growth\":");
+		growth(pg, &tv);
+	}
+	if (d->nthr)
+		write_threads(pg, d, &tv, v, first);
+	hpa_sb_addc(&pg->sb, '}');
+}
+
+/* The page up to its data: head, style, the element the script fills. */
+static void page_head(FILE *fp, const char *title)
+{
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"hpa " HPA_VERSION "\">\n<title>hpa: ", fp);
-	hpa_put_escaped(fp, title_of(prof, opts), SIZE_MAX);
+	hpa_put_escaped(fp, title, SIZE_MAX);
 	fputs("</title>\n<style>\n", fp);
 	fputs(report_css, fp);
 	fputs("</style>\n</head>\n<body>\n<div id=\"app\">Loading the report...</div>\n"
 	      "<pre id=\"test-out\"></pre>\n<script id=\"hpa-data\" type=\"application/json\">", fp);
-	for (i = 0; i < prof->inputs_nr; i++)
-		diff |= prof->inputs[i].is_base;
+}
 
-	hpa_sb_adds(&pg.sb, "{\"version\":");
-	jstr(&pg.sb, HPA_VERSION);
-	hpa_sb_adds(&pg.sb, ",\"title\":");
-	jstr(&pg.sb, title_of(prof, opts));
+/* The data's first fields: version, title, the RSS text, filters, diff, bytes. */
+static void page_fields(struct page *pg, const struct page_data *d, const char *filters)
+{
+	const struct hpa_write_opts *opts = pg->opts;
+
+	hpa_sb_adds(&pg->sb, "{\"version\":");
+	jstr(&pg->sb, HPA_VERSION);
+	hpa_sb_adds(&pg->sb, ",\"title\":");
+	jstr(&pg->sb, title_of(pg->prof, opts));
 	if (opts->memory) {
-		hpa_sb_adds(&pg.sb, ",\"rss\":");
-		jstr(&pg.sb, opts->memory);
+		hpa_sb_adds(&pg->sb, ",\"rss\":");
+		jstr(&pg->sb, opts->memory);
 	}
-	hpa_sb_adds(&pg.sb, ",\"filters\":");
-	jstr(&pg.sb, filters ? filters : "");
-	hpa_sb_addf(&pg.sb, ",\"diff\":%s,\"bytes\":%s,", diff ? "true" : "false",
+	hpa_sb_adds(&pg->sb, ",\"filters\":");
+	jstr(&pg->sb, filters ? filters : "");
+	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"bytes\":%s,", d->diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
-	nthr = threads_nr(prof) < MAX_THREADS ? threads_nr(prof) : MAX_THREADS;
-	present = values_present(prof);
-	while (++lead < HPA_NVALUES && !(present >> lead & 1))
-		;
-	summary(&pg, nthr);
-	/*
-	 * Each view's groups once, for every value type shown; the whole
-	 * view's beside the rest (groups_job): they only read the profile.
-	 */
-	all_job.prof = prof;
-	all_job.vo = &vo;
-	all_job.values = present;
-	all_job.out = &all;
-	all_job.ids = !diff && prof->inputs_nr <= 1 && !nthr ? &pg : NULL;
-	if (all_job.ids) {   /* the rows' job: the page's, writing to no file, ids read only */
-		all_job.rows.pg = pg;
-		all_job.rows.pg.fp = NULL;
-		all_job.rows.gr = &all;
-		all_job.rows.types = present;
-		all_job.rows.rows = rows;
-		all_job.rows.lead = lead;
-		atomic_init(&all_job.rows.next, 0);
-		pthread_mutex_init(&all_job.mu, NULL);
-		pthread_cond_init(&all_job.cv, NULL);
-		all_job.ids_ready = false;
-	}
-	hpa_group_hand_init(&all_job.hand);
-	/*
-	 * One dump, no base, no threads: the groups read the stacks the shared
-	 * tree collects (the same view's), as soon as it has.
-	 */
-	hpa_group_lend_init(&lend);
-	all_job.lend = all_job.ids ? &lend : NULL;
-	all_task = hpa_task_start(groups_job_run, &all_job);
-	if (diff) {
-		struct hpa_view_opts side = vo;
-		side.part = -1;
-		groups_compute(prof, &side, present, &before, NULL, NULL);
-		side.part = 1;
-		groups_compute(prof, &side, present, &after, NULL, NULL);
-	}
-	thread_samples(prof, nthr, &ts);
-	thr = xcalloc(nthr + 1, sizeof(*thr));
-	for (i = 0; i < nthr; i++) {
-		struct hpa_view_opts th = thread_view(prof, vo, &ts, i);
-		groups_compute(prof, &th, present, &thr[i], NULL, NULL);
-	}
-	/*
-	 * One dump, no base: one tree holds every value type (one pass, not
-	 * four), and so does each thread's.  They keep only what they show.
-	 */
-	if (!diff && prof->inputs_nr <= 1) {
-		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, TREE_MIN_SHARE, 0, present,
-					    all_job.lend };
-		hpa_group_tree(prof, &vo, &to, &shared);
-		to.lend = NULL;
-		have_shared = true;
-		thr_tree = xcalloc(nthr + 1, sizeof(*thr_tree));
-		for (i = 0; i < nthr; i++) {
-			struct hpa_view_opts th = thread_view(prof, vo, &ts, i);
-			hpa_group_tree(prof, &th, &to, &thr_tree[i]);
-		}
-	}
-	/*
-	 * The shared tree's JSON: each type's object starts with its tree,
-	 * the first type's written now and the later ones' (numbers only, no
-	 * names) kept aside; written while the rows are (one dump, no base,
-	 * no threads: their ids given first), or else while the groups are
-	 * still being made.
-	 */
-	hpa_sb_adds(&pg.sb, ",\"types\":[");
-	if (have_shared && lead < HPA_NVALUES)   /* the first type shown: its tree in full, into the page */
-		shared_tree_begin(&st, &shared, lead, present, later, all_job.ids != NULL);
-	/*
-	 * The grouping takes longer than the tree on about half the runs of a
-	 * large profile (the thread that made the tree then waited 10-30 ms):
-	 * this thread takes the lines and files of the samples it has not
-	 * reached, if it has not finished.
-	 */
-	if (hpa_task_threaded(all_task))
-		hpa_group_hand_offer(&all_job.hand);
-	if (all_job.ids)   /* the rows' ids given: the rows are written beside the tree */
-		groups_ids_wait(&all_job, all_task, &joined);
-	if (have_shared && lead < HPA_NVALUES) {
-		type_head(&pg, lead, true);
-		shared_tree_end(&pg, &st);
-	}
-	if (all_job.ids && !joined)   /* the types' rows not yet taken */
-		rows_take(&all_job.rows);
-	if (!joined)
-		hpa_task_wait(all_task);
-	hpa_group_hand_release(&all_job.hand);
-	hpa_group_lend_release(&lend);   /* the tree and the groups done with it */
-	if (all_job.ids) {
-		pthread_mutex_destroy(&all_job.mu);
-		pthread_cond_destroy(&all_job.cv);
-	}
-	for (v = 0; v < HPA_NVALUES; v++) {
-		struct hpa_view_opts tv = vo;
+}
 
-		if (!(present >> v & 1))
-			continue;
-		tv.value = (enum hpa_value)v;
-		if (!have_shared) {
-			type_head(&pg, v, first);
-			tree(&pg, &tv, !diff && prof->inputs_nr > 1);
-		} else if (!first) {
-			type_head(&pg, v, false);
-			hpa_sb_add(&pg.sb, later[v].sb.buf, later[v].sb.len);
-			hpa_sb_release(&later[v].sb);
-			spill(&pg);
+int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
+{
+	struct page pg;
+	struct page_data d;
+	char *filters;
+	bool first = true;
+	size_t i;
+	int v;
+
+	if (isatty(fileno(fp)))
+		return hpa_error("refusing to write an HTML report to a terminal; use -o FILE.html or a redirect");
+	memset(&pg, 0, sizeof(pg));
+	pg.prof = prof;
+	pg.opts = opts;
+	pg.fp = fp;
+	hpa_strtab_init(&pg.strs);
+	pg.of_prof_str = xcalloc(prof->strs.nr + 1, sizeof(*pg.of_prof_str));
+	page_head(fp, title_of(prof, opts));
+	page_data_make(&d, prof, &opts->view);
+	filters = hpa_view_filters_text(&d.vo);
+	page_fields(&pg, &d, filters);
+	free(filters);
+	summary(&pg, d.nthr);
+	if (!d.diff && prof->inputs_nr <= 1 && !d.nthr)
+		assign_ids(&pg, &d.all, d.present, d.lead);
+	hpa_sb_adds(&pg.sb, ",\"types\":[");
+	for (v = 0; v < HPA_NVALUES; v++) {
+		if (d.present >> v & 1) {
+			write_type(&pg, &d, v, first);
+			first = false;
 		}
-		hpa_sb_addc(&pg.sb, ',');
-		if (all_job.ids) {   /* written beside the tree */
-			hpa_sb_add(&pg.sb, rows[v].buf, rows[v].len);
-			hpa_sb_release(&rows[v]);
-			spill(&pg);
-		} else {
-			top_rows(&pg, &all, v, true, lead);
-		}
-		if (diff) {   /* each side alone, for the before and after columns */
-			hpa_sb_adds(&pg.sb, ",\"before\":{");
-			top_rows(&pg, &before, v, false, -1);
-			hpa_sb_adds(&pg.sb, "},\"after\":{");
-			top_rows(&pg, &after, v, false, -1);
-			hpa_sb_addc(&pg.sb, '}');
-		}
-		if (!diff && prof->inputs_nr > 1) {
-			hpa_sb_adds(&pg.sb, ",\"growth\":");
-			growth(&pg, &tv);
-		}
-		if (nthr) {
-			size_t k;
-			hpa_sb_adds(&pg.sb, ",\"threads\":[");
-			for (k = 0; k < nthr; k++) {
-				struct hpa_view_opts th = thread_view(prof, tv, &ts, k);
-				hpa_sb_adds(&pg.sb, k ? ",{" : "{");
-				top_rows(&pg, &thr[k], v, true, lead);
-				hpa_sb_adds(&pg.sb, ",\"tree\":");
-				if (have_shared)
-					emit_tree(&pg, &thr_tree[k], v, present, !first);
-				else
-					tree(&pg, &th, false);
-				hpa_sb_addc(&pg.sb, '}');
-			}
-			hpa_sb_addc(&pg.sb, ']');
-		}
-		hpa_sb_addc(&pg.sb, '}');
-		first = false;
 	}
 	hpa_sb_adds(&pg.sb, "],\"s\":[\"\"");
 	for (i = 1; i < pg.strs.nr; i++) {
@@ -1187,27 +1017,11 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		jstr(&pg.sb, hpa_strtab_get(&pg.strs, (uint32_t)i));
 	}
 	hpa_sb_adds(&pg.sb, "]}");
-
 	fwrite(pg.sb.buf, 1, pg.sb.len, fp);
 	fputs("</script>\n<script>\n", fp);
 	fputs(report_js, fp);
 	fputs("</script>\n</body>\n</html>\n", fp);
-	free(filters);
-	if (have_shared) {
-		hpa_call_tree_release(&shared);
-		for (i = 0; i < nthr; i++)
-			hpa_call_tree_release(&thr_tree[i]);
-		free(thr_tree);
-	}
-	groups_release(&all);
-	if (diff) {
-		groups_release(&before);
-		groups_release(&after);
-	}
-	for (i = 0; i < nthr; i++)
-		groups_release(&thr[i]);
-	free(thr);
-	thread_samples_release(&ts, nthr);
+	page_data_release(&d);
 	hpa_sb_release(&pg.sb);
 	hpa_strtab_release(&pg.strs);
 	free(pg.of_prof_str);

@@ -9,9 +9,6 @@
  */
 #include "hpa/compat.h"
 
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,7 +379,7 @@ static void test_tree_paths_growth(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0, NULL };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0 };
 	struct hpa_call_tree t;
 	struct hpa_path_format fmt = { loc_key, no_key, NULL, NULL, NULL };
 	struct hpa_path_group *g;
@@ -649,7 +646,7 @@ static void test_tree_omitted(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-4, 0, 0, NULL };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-4, 0, 0 };
 	struct hpa_call_tree t;
 	const unsigned long long exe = 0x555500000000ULL;
 	FILE *fp = tmpfile();
@@ -727,7 +724,7 @@ static void test_tree_left_out_forked(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-3, 0, 0, NULL };
+	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, false, false, 1e-3, 0, 0 };
 	struct hpa_call_tree m, f;
 	uint32_t x = 4321;
 	FILE *fp = tmpfile();
@@ -764,184 +761,6 @@ static void test_tree_left_out_forked(void)
 	hpa_call_tree_release(&f);
 	hpa_profile_release(&p);
 }
-/* hpa_group_hand_offer() on a thread of its own. */
-static void *offer_hand(void *arg)
-{
-	hpa_group_hand_offer(arg);
-	return NULL;
-}
-
-/* One hpa_group_frames_all() of --html's granularities, run on a thread of its own. */
-struct group_run {
-	const struct hpa_profile *p;
-	struct hpa_frame_groups (*out)[HPA_NVALUES];
-	struct hpa_call_edge **edges;
-	size_t *nedges;
-	struct hpa_group_hand *hand;
-	struct hpa_group_lend *lend;
-};
-
-static void *group_run(void *arg)
-{
-	static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE_PARTS, HPA_BY_FILE };
-	struct group_run *r = arg;
-	struct hpa_opts o = default_opts();
-	struct hpa_view_opts vo = hpa_opts_view(&o);
-	unsigned values = 1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS;
-
-	hpa_group_frames_all(r->p, &vo, grans, HPA_ARRAY_SIZE(grans), r->out, values, r->edges, r->nedges,
-			     r->hand, r->lend);
-	return NULL;
-}
-
-/*
- * --html's granularities of p, with a hand offered before the grouping
- * starts (or none); with `lent`, the grouping on a thread of its own reads
- * the stacks of a call tree made on this one after it has started (it
- * waits for them).
- */
-static void group_all(const struct hpa_profile *p, struct hpa_frame_groups out[][HPA_NVALUES],
-		      struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges, struct hpa_group_hand *hand,
-		      bool lent)
-{
-	struct hpa_opts o = default_opts();
-	struct hpa_view_opts vo = hpa_opts_view(&o);
-	struct hpa_group_lend lend;
-	struct group_run run = { p, out, edges, nedges, hand, lent ? &lend : NULL };
-	pthread_t tid, gid;
-
-	if (hand) {
-		hpa_group_hand_init(hand);
-		CHECK_INT_EQ(pthread_create(&tid, NULL, offer_hand, hand), 0);
-		while (atomic_load(&hand->state) != HPA_HAND_OFFERED)
-			sched_yield();
-	}
-	if (lent) {
-		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true, 2e-5, 0,
-					    1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS, &lend };
-		struct hpa_call_tree t;
-
-		hpa_group_lend_init(&lend);
-		CHECK_INT_EQ(pthread_create(&gid, NULL, group_run, &run), 0);
-		hpa_group_tree(p, &vo, &to, &t);
-		CHECK(lend.seqs != NULL && lend.owned != NULL);
-		pthread_join(gid, NULL);
-		hpa_call_tree_release(&t);
-		hpa_group_lend_release(&lend);
-	} else {
-		group_run(&run);
-	}
-	if (hand) {
-		pthread_join(tid, NULL);
-		CHECK_INT_EQ(atomic_load(&hand->state), HPA_HAND_CLOSED);
-		hpa_group_hand_offer(hand);   /* after the grouping: returns at once */
-		hpa_group_hand_release(hand);
-	}
-}
-
-/* --html's groups of one profile, as group_all() makes them. */
-struct all_groups {
-	struct hpa_frame_groups g[3][HPA_NVALUES];
-	struct hpa_call_edge *e[HPA_NVALUES];
-	size_t n;
-};
-
-/* b equals a bit for bit (keys, flat, cum, calls); b is released. */
-static void check_same_groups(const struct all_groups *a, struct all_groups *b)
-{
-	static const enum hpa_value types[] = { HPA_INUSE_SPACE, HPA_INUSE_OBJECTS };
-	size_t i, g, t;
-
-	CHECK_INT_EQ(b->n, a->n);
-	for (g = 0; g < 3; g++)
-		for (t = 0; t < HPA_ARRAY_SIZE(types); t++) {
-			const struct hpa_frame_groups *x = &a->g[g][types[t]], *y = &b->g[g][types[t]];
-
-			CHECK(x->keys.nr > 3);
-			CHECK_INT_EQ(y->keys.nr, x->keys.nr);
-			for (i = 1; i < x->keys.nr && i < y->keys.nr; i++) {
-				CHECK_STR_EQ(hpa_strtab_get(&y->keys, (uint32_t)i), hpa_strtab_get(&x->keys, (uint32_t)i));
-				CHECK(y->flat[i] == x->flat[i] && y->cum[i] == x->cum[i]);
-			}
-		}
-	for (t = 0; t < HPA_ARRAY_SIZE(types); t++)
-		for (i = 0; i < a->n && i < b->n; i++) {
-			const struct hpa_call_edge *x = &a->e[types[t]][i], *y = &b->e[types[t]][i];
-			CHECK(y->caller == x->caller && y->callee == x->callee && y->value == x->value);
-		}
-	for (g = 0; g < 3; g++)
-		for (t = HPA_NVALUES; t-- > 0;)
-			hpa_frame_groups_release(&b->g[g][t]);
-	for (t = 0; t < HPA_NVALUES; t++)
-		free(b->e[t]);
-}
-
-/*
- * A hand given the lines and files of the samples left (--html's groups
- * thread and the tree's) makes the same keys, flat, cum and calls, bit for
- * bit, as one thread; so does a grouping that reads the stacks a call tree
- * collected (hpa_group_lend), with a hand and without: 6,000 sampled
- * stacks (unsampled values, whose sums depend on their order) of 2 to 8
- * frames over 60 addresses, a third of them with an inlined caller and
- * files.
- */
-static void test_group_hand(void)
-{
-	const unsigned long long exe = 0x555500000000ULL;
-	struct hpa_profile p;
-	struct all_groups one, other;
-	struct hpa_group_hand hand;
-	size_t i;
-	uint32_t x = 12345;
-	FILE *fp = tmpfile();
-
-	fprintf(fp, "heap_v2/524288\n  t*: 6000: 60000000 [0: 0]\n");
-	for (i = 0; i < 6000; i++) {
-		size_t depth = 2 + i % 7, d;
-
-		fputs("@", fp);
-		for (d = 0; d < depth; d++) {
-			x = x * 1103515245u + 12345u;
-			fprintf(fp, " 0x%llx", exe + 0x100 + 0x10 * ((x >> 16) % 60));
-		}
-		fprintf(fp, "\n  t*: %zu: %zu [0: 0]\n", 1 + i % 5, 1000 + (i * 7919) % 50000);
-	}
-	read_srv(&p, fp, exe);
-	for (i = 1; i < p.locs_nr; i += 3) {
-		static const char *const fn[] = { "inner", "outer" };
-		const char *files[2];
-		char f0[16], f1[16];
-		uint32_t lines[2] = { (uint32_t)i, (uint32_t)(100 + i % 7) };
-
-		snprintf(f0, sizeof(f0), "f%zu.c", i % 5);
-		snprintf(f1, sizeof(f1), "g%zu.c", i % 3);
-		files[0] = f0;
-		files[1] = f1;
-		set_lines(&p, (uint32_t)i, 2, fn, files, lines);
-	}
-	hpa_name_frames(&p);
-	memset(&one, 0, sizeof(one));
-	group_all(&p, one.g, one.e, &one.n, NULL, false);
-	CHECK(one.n > 10);
-	group_all(&p, other.g, other.e, &other.n, &hand, false);
-	CHECK_INT_EQ(hand.taken_at, 0);   /* offered first: the whole walk split */
-	check_same_groups(&one, &other);
-	group_all(&p, other.g, other.e, &other.n, NULL, true);
-	check_same_groups(&one, &other);
-	group_all(&p, other.g, other.e, &other.n, &hand, true);
-	CHECK_INT_EQ(hand.taken_at, 0);
-	check_same_groups(&one, &other);
-	for (i = 0; i < 3; i++) {
-		size_t t;
-
-		for (t = HPA_NVALUES; t-- > 0;)
-			hpa_frame_groups_release(&one.g[i][t]);
-	}
-	for (i = 0; i < HPA_NVALUES; i++)
-		free(one.e[i]);
-	hpa_profile_release(&p);
-}
-
 int main(void)
 {
 	test_line_parts();
@@ -952,7 +771,6 @@ int main(void)
 	test_tree_paths_growth();
 	test_tree_omitted();
 	test_tree_left_out_forked();
-	test_group_hand();
 	test_pprof_round_trip();
 	TEST_MAIN_END();
 }

@@ -11,43 +11,14 @@
 
 #include "hpa/xalloc.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
-#endif
-
 /*
- * Fresh memory is mapped page by page as it is first written, one fault
- * each, and in a virtual machine a fault costs about 10 us: 2.5 ms per MiB,
- * where asking the kernel to map a whole range at once costs 0.15 ms per
- * MiB.  So a large block is mapped whole when it is handed out; its caller
- * writes most of it (tables are filled, arrays grow by doubling).  A kernel
- * without MADV_POPULATE_WRITE says EINVAL and the pages come by fault.
- */
-#define PREFAULT_MIN (64 * 1024)
-
-static void prefault(char *p, size_t len)
-{
-	static long page;
-	uintptr_t lo, hi;
-
-	if (len < PREFAULT_MIN)
-		return;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-	lo = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-	hi = ((uintptr_t)p + len) & ~((uintptr_t)page - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-}
-
-/*
- * Large blocks also ask for huge pages (2 MiB) where the kernel gives them
- * on request (transparent_hugepage set to "madvise", Debian's default):
- * one fault per 2 MiB instead of 512, and one TLB entry where the passes
- * over a profile's large arrays (frames, samples, walk keys) would miss the
- * TLB at nearly every access.  Measured on the 180k-stack profile: --text
- * 7% faster, --collapse 7%, the walk of the stacks 165 -> 126 ms; peak RSS
- * +2-4 MiB (the pages are rounded up to 2 MiB where an array grows).
+ * Large blocks ask for huge pages (2 MiB) where the kernel gives them on
+ * request (transparent_hugepage set to "madvise", Debian's default): one
+ * fault per 2 MiB instead of 512, and one TLB entry where the passes over
+ * a profile's large arrays (frames, samples, walk keys) would miss the TLB
+ * at nearly every access.  Peak RSS grows a little: the pages are rounded
+ * up to 2 MiB where an array grows.  (What each of these settings gains is
+ * measured in bench/ and said in the commits that keep them.)
  */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 #define HUGE_MIN ((size_t)4 << 20)
@@ -70,31 +41,28 @@ static void want_huge(void *p, size_t len)
  * The heap itself in huge pages.  glibc's malloc grows its main heap with
  * brk() and, left to itself, hands blocks of 128 KiB and more to mmap() of
  * their own and gives freed memory back to the kernel, so every table hpa
- * builds and frees is paged in again, 4 KiB and one fault at a time.  On
- * a virtual machine a fault costs about 10 us: writing the pprof file of a
- * 7.5k-stack profile took 5,000 of them.  So hpa_heap_setup() (main(),
- * first thing) has blocks up to 32 MiB come from the heap, has the heap
- * grow 64 MiB at a time (address space: pages come as they are written)
- * and never shrink (hpa is a short-lived process), and heap_follow() asks
- * for huge pages over every stretch the heap grows by.  Worker threads
- * allocate from the same heap: each would otherwise get an arena of its
- * own, paged in 4 KiB at a time (C++ symbolization: 199 -> 187 ms, the
- * lock they share included).  Measured with --proto on a 7.5k-stack
- * profile: 5,400 -> 2,000 faults, 0.126 -> 0.089 s; peak RSS grows by what
+ * builds and frees is paged in again, 4 KiB and one fault at a time.  So
+ * hpa_heap_setup() (main(), first thing) has blocks up to 32 MiB come from
+ * the heap, has the heap grow 64 MiB at a time (address space: pages come
+ * as they are written) and never shrink (hpa is a short-lived process),
+ * and heap_follow() asks for huge pages over every stretch the heap grows
+ * by.  Worker threads allocate from the same heap: each would otherwise get
+ * an arena of its own, paged in 4 KiB at a time.  Peak RSS grows by what
  * the heap's last huge pages round up to.
  */
-static uintptr_t heap_marked;   /* the heap is in huge pages up to here */
+static uintptr_t heap_marked;   /* the heap is in huge pages up to here; atomic */
 #define HEAP_BLOCK_MAX ((size_t)32 << 20)   /* larger blocks glibc maps on their own */
 
 static void heap_follow(void)
 {
 #ifdef MADV_HUGEPAGE
-	uintptr_t end = (uintptr_t)sbrk(0);
+	uintptr_t end = (uintptr_t)sbrk(0), marked = __atomic_load_n(&heap_marked, __ATOMIC_RELAXED);
 
-	if (heap_marked && end > heap_marked && end != (uintptr_t)-1) {
-		madvise((void *)heap_marked, end - heap_marked, MADV_HUGEPAGE);
-		heap_marked = end;
-	}
+	/* Whichever thread moves the mark advises the stretch; the others see it moved. */
+	if (marked && end > marked && end != (uintptr_t)-1 &&
+	    __atomic_compare_exchange_n(&heap_marked, &marked, end, false, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		madvise((void *)marked, end - marked, MADV_HUGEPAGE);
 #endif
 }
 
@@ -111,7 +79,8 @@ void hpa_heap_setup(void)
 	mallopt(M_TOP_PAD, 64 << 20);
 	mallopt(M_ARENA_MAX, 1);   /* the threads' blocks too: an arena of their own is not in huge pages */
 	/* From the next page on: what the heap holds already stays as it is. */
-	heap_marked = (end + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	__atomic_store_n(&heap_marked, (end + (uintptr_t)page - 1) & ~((uintptr_t)page - 1),
+			 __ATOMIC_RELAXED);
 	free(xmalloc(1));   /* grows the heap now, so that it is marked before use */
 #endif
 }
@@ -129,7 +98,6 @@ void *xmalloc(size_t size)
 		oom(size);
 	heap_follow();
 	want_huge(p, size);
-	prefault(p, size);
 	return p;
 }
 
@@ -140,7 +108,6 @@ void *xcalloc(size_t nmemb, size_t size)
 		oom(st_mult(nmemb, size));
 	heap_follow();
 	want_huge(p, st_mult(nmemb, size));
-	prefault(p, st_mult(nmemb, size));
 	return p;
 }
 
@@ -152,35 +119,23 @@ void *xrealloc(void *ptr, size_t size)
 	if (!p)
 		oom(size);
 	heap_follow();
-	/*
-	 * What was there is mapped already.  Of the new room, an array that
-	 * doubled fills the first half for sure, the rest perhaps never:
-	 * map that half at once and let the rest come by fault, so that peak
-	 * memory stays what the data needs.
-	 */
-	if (size > old) {
+	if (size > old)
 		want_huge(p, size);
-		prefault((char *)p + old, (size - old) / 2);
-	}
 	return p;
 }
 
 /*
  * A grown block that glibc maps on its own is grown by mremap(), which
- * moves its pages to a new address.  In a virtual machine with shadow
- * page tables, each moved page then costs a trap when it is next read
- * (about 1-2 ms per MiB, measured: a 15 MiB array of stack frames read
- * once took 17-33 ms after its growth, 0.7 ms when read again).  So a
+ * moves its pages to a new address; in a virtual machine with shadow page
+ * tables each moved page then costs a trap when it is next read.  So a
  * block that grows past RESERVE_MIN moves once into a block with room for
  * RESERVE_FACTOR times its size: address space only, whose pages come as
- * the array fills them (half of each step's room at once, as above).
- * Below RESERVE_MIN an array grows in the heap by realloc, packed among
- * the other blocks: reserved room there made each array a block of its
- * own, and the first write to it cleared whole huge pages (2 MiB) for a
- * few hundred KiB of data, which on the development machine is 0.1-1.5 ms
- * per MiB: peak RSS of --html on 7.5k stacks 55 -> 30 MiB, of --text 23
- * -> 13 MiB.  From RESERVE_MIN up the reserved block is one glibc maps on
- * its own (HEAP_BLOCK_MAX and more).
+ * the array fills them.  Below RESERVE_MIN an array grows in the heap by
+ * realloc, packed among the other blocks: reserved room there would make
+ * each array a block of its own, whose first write clears whole huge
+ * pages for a little data (peak RSS several times the data's).  From
+ * RESERVE_MIN up the reserved block is one glibc maps on its own
+ * (HEAP_BLOCK_MAX and more).
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define RESERVE_FACTOR 2   /* AddressSanitizer writes the shadow of a whole block when it is freed */
@@ -196,11 +151,8 @@ void *xgrow(void *ptr, size_t have, size_t size)
 
 	if (have > old)   /* a caller that lost count: trust the block */
 		have = old;
-	if (size <= old) {
-		if (size > have)
-			prefault((char *)ptr + have, (size - have) / 2);
+	if (size <= old)
 		return ptr;
-	}
 	if (size < RESERVE_MIN)
 		return xrealloc(ptr, size);
 	cap = size <= SIZE_MAX / RESERVE_FACTOR ? size * RESERVE_FACTOR : size;
@@ -211,7 +163,6 @@ void *xgrow(void *ptr, size_t have, size_t size)
 		oom(size);
 	heap_follow();
 	want_huge(p, malloc_usable_size(p));
-	prefault(p, have + (size - have) / 2);
 	if (have)
 		memcpy(p, ptr, have);
 	free(ptr);

@@ -397,8 +397,7 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 	struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 				   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
 				   !shows_lines(opts) };
-	struct hpa_mark_job mark;
-	double t = hpa_now(), tn;
+	double t = hpa_now();
 	int rc;
 
 	if (opts->no_symbols) {
@@ -412,14 +411,12 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 	hpa_timing(t, "symbolize (all modules)");
 	if (rc)
 		return rc;
-	/* Allocator frames are marked on a second thread while this one names frames. */
 	t = hpa_now();
-	hpa_mark_internal_start(prof, &mark);
-	tn = hpa_now();
 	hpa_name_frames(prof);   /* every frame's names, once, for every writer */
-	hpa_timing(tn, "name frames");
-	hpa_mark_internal_wait(&mark);
-	hpa_timing(t, "mark allocator frames (beside naming)");
+	hpa_timing(t, "name frames");
+	t = hpa_now();
+	hpa_mark_internal(prof);
+	hpa_timing(t, "mark allocator frames");
 	t = hpa_now();
 	hpa_name_distinct(prof, opts->keep_internal);
 	hpa_timing(t, "tell names apart");

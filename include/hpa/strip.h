@@ -11,25 +11,9 @@
 
 #include "hpa/compat.h"
 #include "hpa/profile.h"
-#include "hpa/task.h"
 
 /* Set `internal` and `internal_levels` on every location (and cache each stack's cut). */
 void hpa_mark_internal(struct hpa_profile *prof);
-
-/*
- * hpa_mark_internal() on a second thread, so that the caller can name the
- * frames (hpa_name_frames) meanwhile: _start() reads every name and path it
- * needs first, and the work reads no string table, so interning new strings
- * alongside is safe.  Nothing else may change the profile until _wait().
- */
-struct hpa_mark_job {
-	struct hpa_profile *prof;
-	const char **fname;          /* per function: its name */
-	uint8_t *map_alloc;          /* per mapping: 2 if an allocator's library */
-	struct hpa_task *task;
-};
-void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job);
-void hpa_mark_internal_wait(struct hpa_mark_job *job);
 
 /* Work out each stack's cut again, for hpa_visible_stack(): after stacks change. */
 void hpa_cache_stack_cuts(struct hpa_profile *prof);

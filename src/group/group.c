@@ -16,7 +16,6 @@
 #include "hpa/group.h"
 #include "hpa/names.h"
 #include "hpa/strbuf.h"
-#include "hpa/task.h"
 #include "hpa/xalloc.h"
 #include "seqs.h"
 
@@ -1362,37 +1361,29 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	return p.ngroups;
 }
 
-/* The hashes of samples [lo, hi)'s locations in the view (kept[i]: whether it is in view). */
-struct loc_hashes {
-	const struct hpa_view *view;
-	uint64_t *hash;
-	uint8_t *kept;
-	size_t lo, hi;
-};
-
 static uint64_t locs_hash(const uint32_t *locs, size_t nr, unsigned first)
 {
 	return hpa_hash_ids(locs, nr) ^ first;
 }
 
-static void hash_loc_paths(void *arg)
+/* The hashes of samples [0, n)'s locations in the view (kept[i]: whether it is in view). */
+static void hash_loc_paths(const struct hpa_view *view, uint64_t *hash, uint8_t *kept, size_t n)
 {
-	struct loc_hashes *a = arg;
-	const struct hpa_profile *prof = a->view->prof;
+	const struct hpa_profile *prof = view->prof;
 	size_t i;
 
-	for (i = a->lo; i < a->hi; i++) {
+	for (i = 0; i < n; i++) {
 		const uint32_t *locs;
 		unsigned first;
 		size_t nr;
 
-		a->kept[i] = hpa_view_keeps(a->view, i);
-		if (!a->kept[i]) {
-			a->hash[i] = 0;
+		kept[i] = hpa_view_keeps(view, i);
+		if (!kept[i]) {
+			hash[i] = 0;
 			continue;
 		}
-		nr = hpa_view_locations(a->view, prof->samples[i].stack, &locs, &first);
-		a->hash[i] = locs_hash(locs, nr, first);
+		nr = hpa_view_locations(view, prof->samples[i].stack, &locs, &first);
+		hash[i] = locs_hash(locs, nr, first);
 	}
 }
 
@@ -1408,32 +1399,20 @@ static bool same_locs(const struct hpa_view *view, size_t a, size_t b)
 	return na == nb && fa == fb && !memcmp(la, lb, na * sizeof(*la));
 }
 
-/*
- * Samples into groups by their locations, without a table as large as the
- * profile (a group per stack: each lookup a cache miss, 100 ns a sample
- * on 180k stacks).  The kept samples' locations are hashed on two threads,
- * then sorted by hash (hpa_hash_reps): samples with equal locations lie
- * side by side, in sample order, and each takes the first of them as its
- * representative.  Then one pass in sample order makes the groups, in
- * the order and with the sums a table would give.
- */
-static void hash_loc_halves(const struct hpa_view *view, uint64_t *hash, uint8_t *kept, size_t n)
-{
-	struct loc_hashes part[2];
-	struct hpa_task *task;
-
-	part[0] = (struct loc_hashes){ view, hash, kept, 0, n / 2 };
-	part[1] = (struct loc_hashes){ view, hash, kept, n / 2, n };
-	task = hpa_task_start(hash_loc_paths, &part[1]);
-	hash_loc_paths(&part[0]);
-	hpa_task_wait(task);
-}
-
 static bool same_locs_of(void *view, uint32_t a, uint32_t b)
 {
 	return same_locs(view, a, b);
 }
 
+/*
+ * Samples into groups by their locations, without a table as large as the
+ * profile (a group per stack: each lookup a cache miss).  The kept
+ * samples' locations are hashed (hash_loc_paths), then sorted by hash
+ * (hpa_hash_reps): samples with equal locations lie side by side, in
+ * sample order, and each takes the first of them as its representative.
+ * Then one pass in sample order makes the groups, in the order and with
+ * the sums a table would give.
+ */
 size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 			   struct hpa_loc_groups *lg)
 {
@@ -1449,7 +1428,7 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 		HPA_BUG("more than 2^32 samples");
 	memset(lg, 0, sizeof(*lg));
 	hpa_view_init(&view, prof, opts);
-	hash_loc_halves(&view, hash, kept, n);
+	hash_loc_paths(&view, hash, kept, n);
 	hpa_hash_reps(hash, kept, 0, n, rep, same_locs_of, &view);   /* the first sample with i's locations */
 	free(hash);
 	lg->group_of = xmalloc(st_mult(n + 1, sizeof(*lg->group_of)));

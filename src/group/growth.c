@@ -11,7 +11,6 @@
 #include "hpa/hashmap.h"
 #include "hpa/growth.h"
 #include "hpa/names.h"
-#include "hpa/task.h"
 #include "hpa/xalloc.h"
 #include "seqs.h"
 
@@ -277,9 +276,8 @@ struct rank_hashes {
  */
 #define PREFIX_BITS 21
 
-static void hash_ranks(void *arg)
+static void hash_ranks(struct rank_hashes *p)
 {
-	struct rank_hashes *p = arg;
 	const struct hpa_seqs *s = p->s;
 	uint32_t *ranks = NULL;
 	size_t r, d, aranks = 0;
@@ -314,8 +312,7 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 {
 	struct hpa_seqs *s = &b->s;
 	struct hpa_strtab names;
-	struct rank_hashes half[2];
-	struct hpa_task *task;
+	struct rank_hashes all;
 	uint32_t *slot_name, *group_of, *rep;
 	uint64_t *hash;
 	size_t r, k;
@@ -330,17 +327,13 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	b->prefix = s->rank_bits <= PREFIX_BITS ? xmalloc(st_mult(s->nreps + 1, sizeof(*b->prefix))) : NULL;
 	b->n = 0;
 	/*
-	 * The hashes in two halves side by side (the other grouping is done
-	 * by now), then sorted (hpa_hash_reps): equal sequences lie side by
+	 * The hashes, then sorted (hpa_hash_reps): equal sequences lie side by
 	 * side, each takes the first of them as its representative, and one
 	 * pass in order numbers the groups as they first appear, as a table
-	 * would (a miss per sequence: 180k of them).
+	 * would (without a miss per sequence).
 	 */
-	half[0] = (struct rank_hashes){ s, hash, b->prefix, 0, s->nreps / 2 };
-	half[1] = (struct rank_hashes){ s, hash, b->prefix, s->nreps / 2, s->nreps };
-	task = hpa_task_start(hash_ranks, &half[1]);
-	hash_ranks(&half[0]);
-	hpa_task_wait(task);
+	all = (struct rank_hashes){ s, hash, b->prefix, 0, s->nreps };
+	hash_ranks(&all);
 	hpa_hash_reps(hash, NULL, 0, s->nreps, rep, same_seqs, s);
 	for (r = 0; r < s->nreps; r++) {
 		if (!s->len[r])
@@ -504,28 +497,9 @@ const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, in
 	return text;
 }
 
-/* The functions' series, on a second thread while the stacks' are made. */
-struct funcs_job {
-	struct hpa_growth *g;
-	const struct hpa_profile *prof;
-	const struct hpa_view_opts *opts;
-	const struct hpa_stack_format *fmt;
-	size_t ranked;
-};
-
-static void funcs_series(void *arg)
-{
-	struct funcs_job *j = arg;
-	struct hpa_growth *g = j->g;
-
-	g->funcs = group_series(g, j->prof, j->opts, j->fmt, &g->func_texts, &g->func_values,
-				&g->nfuncs, j->ranked);
-}
-
 /*
  * Stacks ("leaf < caller < ...", or folded root first for --collapse) and
- * functions (the innermost visible frame: where they allocated).  The two
- * groupings only read the profile: they run side by side.
+ * functions (the innermost visible frame: where they allocated).
  */
 void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts, bool folded,
 		size_t ranked, struct hpa_growth *g)
@@ -534,18 +508,14 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 		display_frame, false, "", " < ", "<no stack> < ", false
 	};
 	static const struct hpa_stack_format funcs = { display_frame, false, "", " < ", "", true };
-	struct funcs_job job;
-	struct hpa_task *task;
-
 	memset(g, 0, sizeof(*g));
 	g->dumps = prof->inputs_nr;
 	hpa_stack_namer_init(&g->stack_namer, prof, opts, folded ? &hpa_folded_format : &stacks);
 	hpa_stack_namer_init(&g->func_namer, prof, opts, &funcs);
-	job = (struct funcs_job){ g, prof, opts, &funcs, ranked };
-	task = hpa_task_start(funcs_series, &job);
 	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
 				 &g->stack_texts, &g->stack_values, &g->nstacks, ranked);
-	hpa_task_wait(task);
+	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs,
+				ranked);
 }
 
 void hpa_growth_release(struct hpa_growth *g)

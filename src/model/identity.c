@@ -5,14 +5,12 @@
  */
 #include "hpa/compat.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hpa/diag.h"
 #include "hpa/profile.h"
 #include "hpa/strbuf.h"
-#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /* The module of mapping `m`: "build-id:HEX" when known, else its path; 0 for none. */
@@ -85,41 +83,27 @@ static inline uint32_t *frames_of(const struct hpa_profile *prof, size_t i)
 	return (pending(prof, i) ? prof->pending_frames : prof->frames) + prof->stacks[i].first;
 }
 
-/* Where stack i's frames start, counting the pending ones after frames[]. */
-static size_t frames_pos(const struct hpa_profile *prof, size_t i)
-{
-	return (pending(prof, i) ? prof->frames_nr : 0) + prof->stacks[i].first;
-}
-
 /* Does kept stack id hold frames f[0 .. nr)? */
 static inline bool kept_holds(const struct hpa_profile *prof, uint32_t id, const uint32_t *f, uint32_t nr)
 {
 	return prof->stacks[id].nr == nr && !memcmp(prof->frames + prof->stacks[id].first, f, nr * sizeof(*f));
 }
 
-/* Stacks [lo, hi): their frames through remap (unless NULL: done), then their hashes. */
-struct hash_part {
-	struct hpa_profile *prof;
-	const uint32_t *remap;
-	uint64_t *hash;
-	size_t lo, hi;
-};
-
-static void hash_stacks(void *arg)
+/* Stacks [from, stacks_nr): their frames through remap (unless NULL: done), then their hashes. */
+static void hash_stacks(struct hpa_profile *prof, const uint32_t *remap, uint64_t *hash, size_t from)
 {
-	struct hash_part *p = arg;
 	size_t i, k;
 
-	for (i = p->lo; i < p->hi; i++) {
-		uint32_t *f = frames_of(p->prof, i);
-		size_t nr = p->prof->stacks[i].nr;
+	for (i = from; i < prof->stacks_nr; i++) {
+		uint32_t *f = frames_of(prof, i);
+		size_t nr = prof->stacks[i].nr;
 
-		if (p->remap) {
-			const uint32_t *remap = p->remap + (pending(p->prof, i) ? p->prof->pending_loff : 0);
+		if (remap) {
+			const uint32_t *r = remap + (pending(prof, i) ? prof->pending_loff : 0);
 			for (k = 0; k < nr; k++)
-				f[k] = remap[f[k]];
+				f[k] = r[f[k]];
 		}
-		p->hash[i] = hpa_hash_ids(f, nr);
+		hash[i] = hpa_hash_ids(f, nr);
 	}
 }
 
@@ -228,101 +212,52 @@ static int stack_order(const struct hpa_profile *prof, size_t i, size_t j)
 	return a[k] < b[k] ? -1 : 1;
 }
 
-/* Stacks [lo, hi) of prof in stack_order() strictly, into ordered; given up when told to stop. */
-struct order_check {
-	const struct hpa_profile *prof;
-	size_t lo, hi;
-	bool ordered;
-	atomic_bool stop;            /* the other dump is not in order: no need to know */
-};
-
-static void check_order(void *arg)
+/* Whether stacks [lo, hi) of prof are in stack_order() strictly. */
+static bool in_order(const struct hpa_profile *prof, size_t lo, size_t hi)
 {
-	struct order_check *c = arg;
 	size_t i;
 
-	c->ordered = true;
-	for (i = c->lo + 1; i < c->hi && c->ordered; i++) {
-		if (!(i & 1023) && atomic_load_explicit(&c->stop, memory_order_relaxed))
-			c->ordered = false;
-		else
-			c->ordered = stack_order(c->prof, i - 1, i) < 0;
-	}
+	for (i = lo + 1; i < hi; i++)
+		if (stack_order(prof, i - 1, i) >= 0)
+			return false;
+	return true;
 }
 
 /*
  * The pending dump's stacks (the second of two) found among the first's,
  * or kept after them, in order: their ids into remap.  Its frames get
  * their new location ids here and its stacks are looked for in the
- * first's, its own order checked on the way, while a second thread checks
- * the first dump's order; only then are the new ones kept.  False if the
+ * first's, its own order checked on the way, and the first dump's order
+ * checked; only then are the new ones kept.  False if the
  * dumps are not both in stack_order(): the frames are then those of
  * unify_stacks()'s other way, with loc_remap done.
  */
 #define MERGE_NEW UINT32_MAX
 
-/* The pending stacks [lo, hi) merged with the first dump's from its stack g on; ordered: theirs checked. */
-struct merge_part {
-	const struct hpa_profile *prof;
-	uint32_t *remap;
-	size_t lo, hi, g;
-	bool ordered;
-};
-
-static void merge_part(void *arg)
+/* The pending stacks merged with the first dump's: false if they are not in order. */
+static bool merge_pending(const struct hpa_profile *prof, uint32_t *remap)
 {
-	struct merge_part *m = arg;
-	const struct hpa_profile *prof = m->prof;
-	size_t n1 = prof->pending_stack, g = m->g, i;
-	bool ordered = true;
+	size_t n1 = prof->pending_stack, g = 1, i;
 
-	for (i = m->lo; i < m->hi && ordered; i++) {
+	for (i = n1; i < prof->stacks_nr; i++) {
 		int o = -1;
 
-		ordered = i == n1 || stack_order(prof, i - 1, i) < 0;
+		if (i > n1 && stack_order(prof, i - 1, i) >= 0)
+			return false;
 		while (g < n1 && (o = stack_order(prof, g, i)) < 0)
 			g++;
-		m->remap[i] = g < n1 && !o ? (uint32_t)g++ : MERGE_NEW;
+		remap[i] = g < n1 && !o ? (uint32_t)g++ : MERGE_NEW;
 	}
-	m->ordered = ordered;
+	return true;
 }
 
-/*
- * The merge in two halves side by side (a third thread checks the first
- * dump's order): the second half starts where a binary search puts its
- * first stack among the first dump's, which is where the walk of the
- * first half would have got to when both dumps are in order (and when
- * they are not, neither half is used).
- */
 static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, uint32_t *remap,
 			 uint32_t *ns, size_t *nf)
 {
-	size_t n1 = prof->pending_stack, mid = n1 + (prof->stacks_nr - n1) / 2, lo = 1, hi = n1, i;
-	struct order_check first = { prof, 1, n1, false, false };
-	struct merge_part part[2];
-	struct hpa_task *task, *task2;
-	bool ordered;
+	size_t n1 = prof->pending_stack, i;
 
-	task = hpa_task_start(check_order, &first);
 	remap_pending(prof, loc_remap);
-	while (mid < prof->stacks_nr && lo < hi) {   /* the first of the first dump's not before stack mid */
-		size_t m = lo + (hi - lo) / 2;
-
-		if (stack_order(prof, m, mid) < 0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	part[0] = (struct merge_part){ prof, remap, n1, mid, 1, true };
-	part[1] = (struct merge_part){ prof, remap, mid, prof->stacks_nr, lo, true };
-	task2 = hpa_task_start(merge_part, &part[1]);
-	merge_part(&part[0]);
-	hpa_task_wait(task2);
-	ordered = part[0].ordered && part[1].ordered;
-	if (!ordered)   /* another order: the table's way, at once */
-		atomic_store_explicit(&first.stop, true, memory_order_relaxed);
-	hpa_task_wait(task);
-	if (!first.ordered || !ordered)
+	if (!merge_pending(prof, remap) || !in_order(prof, 1, n1))   /* another order: the table's way */
 		return false;
 	for (i = 0; i < n1; i++)
 		remap[i] = (uint32_t)i;
@@ -366,30 +301,10 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 
 	/*
 	 * The frames' new location ids and the hashes first, in one pass over
-	 * the frames (in two halves side by side); then each lookup asks for
-	 * the table slot 16 stacks ahead, so that the misses of a table larger
-	 * than the caches overlap.
+	 * the frames; then each lookup asks for the table slot 16 stacks
+	 * ahead, so that the misses of a table larger than the caches overlap.
 	 */
-	if (from < prof->stacks_nr) {
-		struct hash_part part[2];
-		struct hpa_task *task;
-		size_t end = prof->frames_nr + (prof->pending_frames ? prof->pending_frames_nr : 0);
-		size_t lo = from, hi = prof->stacks_nr, mid = frames_pos(prof, from) +
-			(end - frames_pos(prof, from)) / 2;
-
-		while (lo < hi) {   /* the first stack whose frames start past the middle */
-			size_t m = lo + (hi - lo) / 2;
-			if (frames_pos(prof, m) <= mid)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		part[0] = (struct hash_part){ prof, loc_remap, hash, from, lo };
-		part[1] = (struct hash_part){ prof, loc_remap, hash, lo, prof->stacks_nr };
-		task = hpa_task_start(hash_stacks, &part[1]);
-		hash_stacks(&part[0]);
-		hpa_task_wait(task);
-	}
+	hash_stacks(prof, loc_remap, hash, from);
 	if (from == 1) {
 		hpa_hashmap_release(&prof->stack_by_hash);
 		hpa_hashmap_init(&prof->stack_by_hash);

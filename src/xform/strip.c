@@ -107,9 +107,15 @@ static bool func_is_allocator(const char *const *fname, uint8_t *known, uint32_t
 	return known[f] == 2;
 }
 
-static void mark_run(void *arg)
+/* What the marking reads of the profile's strings, taken before it starts. */
+struct mark_job {
+	struct hpa_profile *prof;
+	const char **fname;          /* per function: its name */
+	uint8_t *map_alloc;          /* per mapping: 2 if an allocator's library */
+};
+
+static void mark_run(struct mark_job *job)
 {
-	struct hpa_mark_job *job = arg;
 	struct hpa_profile *prof = job->prof;
 	uint8_t *known = xcalloc(prof->funcs_nr + 1, 1);
 	size_t i, j;
@@ -133,7 +139,7 @@ static void mark_run(void *arg)
 }
 
 /* The names and paths the marking reads, from the string table, before it starts. */
-static void mark_prepare(struct hpa_profile *prof, struct hpa_mark_job *job)
+static void mark_prepare(struct hpa_profile *prof, struct mark_job *job)
 {
 	size_t i;
 
@@ -152,27 +158,15 @@ static void mark_prepare(struct hpa_profile *prof, struct hpa_mark_job *job)
 	}
 }
 
-static void mark_release(struct hpa_mark_job *job)
+static void mark_release(struct mark_job *job)
 {
 	free(job->fname);
 	free(job->map_alloc);
 }
 
-void hpa_mark_internal_start(struct hpa_profile *prof, struct hpa_mark_job *job)
-{
-	mark_prepare(prof, job);
-	job->task = hpa_task_start(mark_run, job);
-}
-
-void hpa_mark_internal_wait(struct hpa_mark_job *job)
-{
-	hpa_task_wait(job->task);
-	mark_release(job);
-}
-
 void hpa_mark_internal(struct hpa_profile *prof)
 {
-	struct hpa_mark_job job;
+	struct mark_job job;
 
 	mark_prepare(prof, &job);
 	mark_run(&job);

@@ -651,211 +651,264 @@ static void label_strings(struct writer *w, struct group_walk *walk, struct thre
 	hpa_hashmap_release(&known);
 }
 
-int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
+static void writer_init(struct writer *w, const struct hpa_profile *prof,
+			const struct hpa_write_opts *opts)
 {
-	struct writer w;
-	struct hpa_view_opts vo;
-	struct hpa_path_format fmt = { path_key, path_empty, &w, path_loc_key, NULL };
-	struct hpa_path_group *samples = NULL, grp;
-	struct hpa_loc_groups lg;
-	struct group_walk walk;
-	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	uint8_t *pool = NULL, *keybuf = NULL;
-	size_t akeybuf = 0;
-	struct hpa_view view;
-	bool by_loc;
-	uint32_t *group_of;
-	struct thread_split ts;
-	size_t nsamples, i, j, k, m;
-	bool threads;
-	int32_t last_thread = HPA_THREAD_ALL;
-	int64_t tid_key = 0, tid_str = 0, name_key = 0, name_str = 0;
-	double cum[4] = { 0 }, done[4] = { 0 };
-	struct gz *gz;
-	int rc;
+	size_t m;
 
-	if (isatty(fileno(fp)))
-		return hpa_error("refusing to write a binary profile to a terminal; use -o FILE or a redirect");
-	memset(&w, 0, sizeof(w));
-	w.prof = prof;
-	w.opts = opts;
-	hpa_strtab_init(&w.strs);
-	w.map_out = xcalloc(prof->mappings_nr, sizeof(*w.map_out));
-	w.map_all_named = xmalloc(prof->mappings_nr * sizeof(bool));
-	memset(w.map_all_named, 1, prof->mappings_nr * sizeof(bool));
-	w.map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
-	w.slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w.slot_loc));
-	w.slot0 = hpa_profile_slot0(prof);
-	w.whole = xcalloc(prof->locs_nr + 1, sizeof(*w.whole));
-	fmt.whole = w.whole;
-	w.whole_vi = xcalloc(prof->locs_nr + 1, sizeof(*w.whole_vi));
-
+	memset(w, 0, sizeof(*w));
+	w->prof = prof;
+	w->opts = opts;
+	hpa_strtab_init(&w->strs);
+	w->map_out = xcalloc(prof->mappings_nr, sizeof(*w->map_out));
+	w->map_all_named = xmalloc(prof->mappings_nr * sizeof(bool));
+	memset(w->map_all_named, 1, prof->mappings_nr * sizeof(bool));
+	w->map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
+	w->slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w->slot_loc));
+	w->slot0 = hpa_profile_slot0(prof);
+	w->whole = xcalloc(prof->locs_nr + 1, sizeof(*w->whole));
+	w->whole_vi = xcalloc(prof->locs_nr + 1, sizeof(*w->whole_vi));
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
 		uint32_t id = prof->inputs[0].map_first + (uint32_t)m;
 		const char *path = prof->mappings[id].path;
 		if (*path && *path != '[' && prof->mappings[id].perms[2] == 'x') {
-			mapping_id(&w, id);
+			mapping_id(w, id);
 			break;
 		}
 	}
+}
 
-	/*
-	 * Samples: the view's, grouped by location list; per thread when the
-	 * profile has threads.  Without filters the groups are found by their
-	 * locations first and each group's keys (and the output locations)
-	 * are made as it is written, while the blocks before are compressed.
-	 */
-	vo = opts->view;
-	by_loc = !hpa_view_filters(&vo);
-	threads = opts->view.thread == HPA_THREAD_ALL && hpa_profile_has_thread_samples(prof);
-	memset(&lg, 0, sizeof(lg));
-	group_of = threads && !by_loc ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
-	if (by_loc)
-		nsamples = hpa_group_loc_paths(prof, &vo, &lg);
+static void writer_release(struct writer *w)
+{
+	free(w->map_out);
+	free(w->map_all_named);
+	free(w->map_inline);
+	free(w->slot_loc);
+	free(w->slot0);
+	free(w->whole);
+	free(w->whole_vi);
+	hpa_hashmap_release(&w->loc_by_key);
+	hpa_hashmap_release(&w->func_by_key);
+	hpa_strtab_release(&w->strs);
+}
+
+/*
+ * The samples: the view's, grouped by location list; per thread when the
+ * profile has threads.  Without filters the groups are found by their
+ * locations first and each group's keys (and the output locations) are
+ * made as it is written, while the blocks before are compressed.
+ */
+struct sample_groups {
+	struct hpa_view_opts vo;
+	bool by_loc;                 /* no filters: lg's groups, keys made as written */
+	bool threads;                /* a sample per thread of each group */
+	struct hpa_path_group *samples;   /* with filters: the groups and their keys' bytes */
+	uint8_t *pool;
+	struct hpa_loc_groups lg;
+	size_t n;
+	struct thread_split ts;
+};
+
+static void sample_groups_make(struct sample_groups *sg, struct writer *w,
+			       const struct hpa_write_opts *opts)
+{
+	const struct hpa_profile *prof = w->prof;
+	struct hpa_path_format fmt = { path_key, path_empty, w, path_loc_key, w->whole };
+	uint32_t *group_of;
+
+	memset(sg, 0, sizeof(*sg));
+	sg->vo = opts->view;
+	sg->by_loc = !hpa_view_filters(&sg->vo);
+	sg->threads = opts->view.thread == HPA_THREAD_ALL && hpa_profile_has_thread_samples(prof);
+	group_of = sg->threads && !sg->by_loc ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
+	if (sg->by_loc)
+		sg->n = hpa_group_loc_paths(prof, &sg->vo, &sg->lg);
 	else
-		nsamples = hpa_group_paths(prof, &vo, &fmt, &samples, &pool, group_of);
-	if (threads)
-		thread_split_init(&ts, prof, nsamples, by_loc ? lg.group_of : group_of);
-	else
-		memset(&ts, 0, sizeof(ts));
+		sg->n = hpa_group_paths(prof, &sg->vo, &fmt, &sg->samples, &sg->pool, group_of);
+	if (sg->threads)
+		thread_split_init(&sg->ts, prof, sg->n, sg->by_loc ? sg->lg.group_of : group_of);
 	free(group_of);
-	walk = (struct group_walk){ prof, samples, &lg, nsamples, 0, 0 };
+}
 
-	/*
-	 * The thread labels' strings, in sample order, before the value types'
-	 * (string ids).  Without thread samples or --thread no part has a
-	 * thread; and once every thread of the profile has had its strings,
-	 * the rest of the groups would add none (180k groups of one thread:
-	 * a pass over all of them before the first block was compressed).
-	 */
-	if (threads || opts->view.thread != HPA_THREAD_ALL)
-		label_strings(&w, &walk, &ts, threads);
-	p.n_sample_type = 4;
-	p.sample_type = xcalloc(4, sizeof(*p.sample_type));
+static void sample_groups_release(struct sample_groups *sg)
+{
+	free(sg->samples);
+	free(sg->pool);
+	hpa_loc_groups_release(&sg->lg);
+	thread_split_release(&sg->ts);
+}
+
+/*
+ * The profile's fields but its tables: the value types, the period, when
+ * the (first non-base) dump was taken (its file's mtime, or when it was
+ * fetched), the default type.  The thread labels' strings come first, in
+ * sample order (string ids); without thread samples or --thread no part
+ * has a thread, and once every thread has had its strings the rest of the
+ * groups would add none.
+ */
+static void profile_fields(PbProfile *p, struct writer *w, struct sample_groups *sg)
+{
+	const struct hpa_profile *prof = w->prof;
+	struct group_walk walk = { prof, sg->samples, &sg->lg, sg->n, 0, 0 };
+	size_t i, k;
+
+	if (sg->threads || w->opts->view.thread != HPA_THREAD_ALL)
+		label_strings(w, &walk, &sg->ts, sg->threads);
+	p->n_sample_type = 4;
+	p->sample_type = xcalloc(4, sizeof(*p->sample_type));
 	for (k = 0; k < 4; k++)
-		p.sample_type[k] = value_type(&w, hpa_value_name(columns[k]),
-					      hpa_value_is_objects(columns[k]) ? "count" : "bytes");
-	p.period_type = value_type(&w, "space", "bytes");
-	p.period = !prof->inputs_nr ? 0 : prof->inputs[0].period >= 9.2e18 ? INT64_MAX :
-		   (int64_t)prof->inputs[0].period;   /* a period of 2^63 is one int64 does not hold */
-	/* When the (first non-base) dump was taken: its file's mtime, or when it was fetched. */
+		p->sample_type[k] = value_type(w, hpa_value_name(columns[k]),
+					       hpa_value_is_objects(columns[k]) ? "count" : "bytes");
+	p->period_type = value_type(w, "space", "bytes");
+	p->period = !prof->inputs_nr ? 0 : prof->inputs[0].period >= 9.2e18 ? INT64_MAX :
+		    (int64_t)prof->inputs[0].period;   /* a period of 2^63 is one int64 does not hold */
 	for (i = 0; i < prof->inputs_nr; i++) {
 		if (!prof->inputs[i].is_base) {
-			p.time_nanos = prof->inputs[i].time_nanos;
+			p->time_nanos = prof->inputs[i].time_nanos;
 			break;
 		}
 	}
-	p.default_sample_type = str(&w, hpa_value_name(opts->view.value));
+	p->default_sample_type = str(w, hpa_value_name(w->opts->view.value));
+}
 
-	/*
-	 * Packed in field order as one message would be, but each sample on
-	 * its own: the value types (field 1), the samples (2), then the rest.
-	 */
-	gz = gz_open(fp);
-	{
-		PbProfile head = PERFTOOLS__PROFILES__PROFILE__INIT, tail;
+/* What the samples written so far carry over: the running sums, the last thread's label strings. */
+struct sample_state {
+	double cum[4], done[4];
+	int32_t last_thread;
+	int64_t label[4];            /* "thread", its id, "thread_name", the name (0: none) */
+};
 
-		head.n_sample_type = p.n_sample_type;
-		head.sample_type = p.sample_type;
-		protobuf_c_message_pack_to_buffer(&head.base, gz_buffer(gz));
-		last_thread = HPA_THREAD_ALL;
-		if (by_loc)
-			hpa_view_init(&view, prof, &vo);
-		walk = (struct group_walk){ prof, samples, &lg, nsamples, 0, 0 };
-		while (!gz_failed(gz) && next_group(&walk, &grp)) {
-			size_t nparts = group_parts(&ts, threads, (uint32_t)walk.g, &grp);
-			size_t nkeys = by_loc ? lead_keys(&w, &view, &grp, &keybuf, &akeybuf) : grp.len;
-			const uint8_t *keys = by_loc ? keybuf : pool + grp.first;
+/* A part's values: the floor of the running sums, so that the column totals come out exact. */
+static void part_values(struct sample_state *st, const struct thread_part *part, int64_t values[4])
+{
+	size_t k;
 
-			for (j = 0; j < nparts; j++) {
-				const struct thread_part *part = &ts.out[j];
-				int64_t values[4], label[4] = { 0 };
-				size_t nlabels = 0;
-
-				for (k = 0; k < 4; k++) {
-					/* floor of the running sum: the column totals come out exact */
-					double next;
-					cum[k] += part->v[columns[k]];
-					next = floor(hpa_dust_to_zero(cum[k]) + 1e-9);
-					values[k] = (int64_t)(next - done[k]);
-					done[k] = next;
-				}
-				if (part->thread != HPA_THREAD_ALL) {
-					/* A string label: pprof drops numeric labels whose value is 0. */
-					if (part->thread != last_thread) {   /* interned above */
-						const char *name = thread_name(prof, part->thread);
-						char tid[16];
-						snprintf(tid, sizeof(tid), "%d", part->thread);
-						tid_key = str(&w, "thread");
-						tid_str = str(&w, tid);
-						name_key = name ? str(&w, "thread_name") : 0;
-						name_str = name ? str(&w, name) : 0;
-						last_thread = part->thread;
-					}
-					label[0] = tid_key;
-					label[1] = tid_str;
-					label[2] = name_key;
-					label[3] = name_str;
-					nlabels = name_str ? 2 : 1;
-				}
-				put_sample(gz, keys, nkeys, values, label, nlabels);
-			}
-		}
-		if (by_loc)
-			hpa_view_release(&view);
-		/* Every location is made: the mappings' flags, the tables. */
-		for (i = 0; i < w.nmaps; i++) {
-			PbMapping *pm = w.maps[i];
-			for (m = 1; m < prof->mappings_nr && w.map_out[m] != pm->id; m++)
-				;
-			pm->has_functions = pm->has_filenames = pm->has_line_numbers = w.map_all_named[m];
-			pm->has_inline_frames = w.map_inline[m];
-		}
-		/* Fields 3 to 6, then the rest: one message's bytes in field order. */
-		head = (PbProfile)PERFTOOLS__PROFILES__PROFILE__INIT;
-		head.n_mapping = w.nmaps;
-		head.mapping = w.maps;
-		if (!gz_failed(gz))
-			protobuf_c_message_pack_to_buffer(&head.base, gz_buffer(gz));
-		if (w.loc_bytes.len)
-			gz_append(gz, w.loc_bytes.len, (const uint8_t *)w.loc_bytes.buf);
-		if (w.func_bytes.len)
-			gz_append(gz, w.func_bytes.len, (const uint8_t *)w.func_bytes.buf);
-		for (i = 0; i < w.strs.nr && !gz_failed(gz); i++) {
-			const char *sv = w.strs.strs[i];
-			size_t len = strlen(sv), h;
-			uint8_t sh[16];
-
-			h = put_head(sh, 6, len);
-			gz_append(gz, h, sh);
-			gz_append(gz, len, (const uint8_t *)sv);
-		}
-		tail = p;
-		tail.n_sample_type = 0;
-		tail.sample_type = NULL;
-		tail.n_sample = 0;
-		tail.sample = NULL;
-		if (!gz_failed(gz))
-			protobuf_c_message_pack_to_buffer(&tail.base, gz_buffer(gz));
-		rc = gz_close(gz);
+	for (k = 0; k < 4; k++) {
+		double next;
+		st->cum[k] += part->v[columns[k]];
+		next = floor(hpa_dust_to_zero(st->cum[k]) + 1e-9);
+		values[k] = (int64_t)(next - st->done[k]);
+		st->done[k] = next;
 	}
+}
 
-	free_profile(&p, &w);
-	free(samples);
-	hpa_loc_groups_release(&lg);
-	free(pool);
+/* A part's thread labels (strings: pprof drops numeric labels whose value is 0); their number. */
+static size_t part_labels(struct writer *w, struct sample_state *st, int32_t thread)
+{
+	if (thread == HPA_THREAD_ALL)
+		return 0;
+	if (thread != st->last_thread) {   /* interned by profile_fields */
+		const char *name = thread_name(w->prof, thread);
+		char tid[16];
+		snprintf(tid, sizeof(tid), "%d", thread);
+		st->label[0] = str(w, "thread");
+		st->label[1] = str(w, tid);
+		st->label[2] = name ? str(w, "thread_name") : 0;
+		st->label[3] = name ? str(w, name) : 0;
+		st->last_thread = thread;
+	}
+	return st->label[3] ? 2 : 1;
+}
+
+/* Field 2: each group's samples (one per thread part), its location keys made as it goes. */
+static void write_samples(struct gz *gz, struct writer *w, struct sample_groups *sg)
+{
+	struct group_walk walk = { w->prof, sg->samples, &sg->lg, sg->n, 0, 0 };
+	struct sample_state st = { { 0 }, { 0 }, HPA_THREAD_ALL, { 0 } };
+	struct hpa_path_group grp;
+	struct hpa_view view;
+	uint8_t *keybuf = NULL;
+	size_t akeybuf = 0, j;
+
+	if (sg->by_loc)
+		hpa_view_init(&view, w->prof, &sg->vo);
+	while (!gz_failed(gz) && next_group(&walk, &grp)) {
+		size_t nparts = group_parts(&sg->ts, sg->threads, (uint32_t)walk.g, &grp);
+		size_t nkeys = sg->by_loc ? lead_keys(w, &view, &grp, &keybuf, &akeybuf) : grp.len;
+		const uint8_t *keys = sg->by_loc ? keybuf : sg->pool + grp.first;
+
+		for (j = 0; j < nparts; j++) {
+			const struct thread_part *part = &sg->ts.out[j];
+			int64_t values[4];
+			size_t nlabels;
+
+			part_values(&st, part, values);
+			nlabels = part_labels(w, &st, part->thread);
+			put_sample(gz, keys, nkeys, values, nlabels ? st.label : (int64_t[4]){ 0 }, nlabels);
+		}
+	}
+	if (sg->by_loc)
+		hpa_view_release(&view);
 	free(keybuf);
-	thread_split_release(&ts);
-	free(w.map_out);
-	free(w.map_all_named);
-	free(w.map_inline);
-	free(w.slot_loc);
-	free(w.slot0);
-	free(w.whole);
-	free(w.whole_vi);
-	hpa_hashmap_release(&w.loc_by_key);
-	hpa_hashmap_release(&w.func_by_key);
-	hpa_strtab_release(&w.strs);
+}
+
+/* Fields 3 to 6 (mappings with their flags, locations, functions, strings), then the rest. */
+static void write_tables(struct gz *gz, struct writer *w, const PbProfile *p)
+{
+	const struct hpa_profile *prof = w->prof;
+	PbProfile head = PERFTOOLS__PROFILES__PROFILE__INIT, tail;
+	size_t i, m;
+
+	for (i = 0; i < w->nmaps; i++) {   /* every location is made: the mappings' flags */
+		PbMapping *pm = w->maps[i];
+		for (m = 1; m < prof->mappings_nr && w->map_out[m] != pm->id; m++)
+			;
+		pm->has_functions = pm->has_filenames = pm->has_line_numbers = w->map_all_named[m];
+		pm->has_inline_frames = w->map_inline[m];
+	}
+	head.n_mapping = w->nmaps;
+	head.mapping = w->maps;
+	if (!gz_failed(gz))
+		protobuf_c_message_pack_to_buffer(&head.base, gz_buffer(gz));
+	if (w->loc_bytes.len)
+		gz_append(gz, w->loc_bytes.len, (const uint8_t *)w->loc_bytes.buf);
+	if (w->func_bytes.len)
+		gz_append(gz, w->func_bytes.len, (const uint8_t *)w->func_bytes.buf);
+	for (i = 0; i < w->strs.nr && !gz_failed(gz); i++) {
+		const char *sv = w->strs.strs[i];
+		size_t len = strlen(sv), h;
+		uint8_t sh[16];
+
+		h = put_head(sh, 6, len);
+		gz_append(gz, h, sh);
+		gz_append(gz, len, (const uint8_t *)sv);
+	}
+	tail = *p;
+	tail.n_sample_type = 0;
+	tail.sample_type = NULL;
+	tail.n_sample = 0;
+	tail.sample = NULL;
+	if (!gz_failed(gz))
+		protobuf_c_message_pack_to_buffer(&tail.base, gz_buffer(gz));
+}
+
+/*
+ * Packed in field order as one message would be, but each sample on its
+ * own: the value types (field 1), the samples (2), then the rest.
+ */
+int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
+{
+	PbProfile p = PERFTOOLS__PROFILES__PROFILE__INIT, head = PERFTOOLS__PROFILES__PROFILE__INIT;
+	struct writer w;
+	struct sample_groups sg;
+	struct gz *gz;
+	int rc;
+
+	if (isatty(fileno(fp)))
+		return hpa_error("refusing to write a binary profile to a terminal; use -o FILE or a redirect");
+	writer_init(&w, prof, opts);
+	sample_groups_make(&sg, &w, opts);
+	profile_fields(&p, &w, &sg);
+	gz = gz_open(fp);
+	head.n_sample_type = p.n_sample_type;
+	head.sample_type = p.sample_type;
+	protobuf_c_message_pack_to_buffer(&head.base, gz_buffer(gz));
+	write_samples(gz, &w, &sg);
+	write_tables(gz, &w, &p);
+	rc = gz_close(gz);
+	free_profile(&p, &w);
+	sample_groups_release(&sg);
+	writer_release(&w);
 	return rc;
 }

@@ -594,27 +594,46 @@ static bool any_url(const struct hpa_opts *opts)
 	return false;
 }
 
-int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
+/* One option, already found, with its value (or NULL): HPA_OPTS_RUN, _EXIT or _USAGE. */
+static int apply_option(struct hpa_opts *opts, const struct opt_def *o, const char *a,
+			const char *val, const char **given)
+{
+	void *field = (char *)opts + o->off;
+	int rc = 0;
+
+	switch (o->kind) {
+	case K_FLAG:
+		*(bool *)field = true;
+		break;
+	case K_CHOICE:
+		rc = choose(o, a, given, opts);
+		break;
+	case K_STRING:
+		*(const char **)field = val;
+		break;
+	case K_PARSE:
+		rc = o->parse(opts, field, a, val);
+		break;
+	case K_HELP:
+		hpa_opts_usage(stdout);
+		return HPA_OPTS_EXIT;
+	case K_VERSION:
+		printf("hpa %s\n", HPA_VERSION);
+		return HPA_OPTS_EXIT;
+	}
+	return rc ? HPA_OPTS_USAGE : HPA_OPTS_RUN;
+}
+
+/* argv into opts: options and their values, the other arguments in order. */
+static int read_args(struct hpa_opts *opts, int argc, char **argv)
 {
 	const char *given[HPA_ARRAY_SIZE(options)] = { NULL };
-	int i, stdin_nr;
-
-	memset(opts, 0, sizeof(*opts));
-	opts->mode = HPA_MODE_TEXT;
-	opts->value = HPA_INUSE_SPACE;
-	opts->thread = HPA_THREAD_ALL;
-	opts->rss = -1;
-	opts->profiles = xcalloc((size_t)argc + 1, sizeof(*opts->profiles));
-	opts->debug_dirs = xcalloc((size_t)argc + 1, sizeof(*opts->debug_dirs));
-	opts->source_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->source_paths.v));
-	opts->trim_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->trim_paths.v));
-	opts->http.headers = xcalloc((size_t)argc + 1, sizeof(*opts->http.headers));
+	int i;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *name, *eq, *val = NULL;
 		const struct opt_def *o;
-		void *field;
-		int rc = 0;
+		int rc;
 
 		if (!strcmp(a, "--")) {
 			for (i++; i < argc; i++)
@@ -643,39 +662,22 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		} else if (eq) {
 			return usage_error("option '%s' takes no argument", a);
 		}
-		field = (char *)opts + o->off;
-		switch (o->kind) {
-		case K_FLAG:
-			*(bool *)field = true;
-			break;
-		case K_CHOICE:
-			rc = choose(o, a, given, opts);
-			break;
-		case K_STRING:
-			*(const char **)field = val;
-			break;
-		case K_PARSE:
-			rc = o->parse(opts, field, a, val);
-			break;
-		case K_HELP:
-			hpa_opts_usage(stdout);
-			return HPA_OPTS_EXIT;
-		case K_VERSION:
-			printf("hpa %s\n", HPA_VERSION);
-			return HPA_OPTS_EXIT;
-		}
-		if (rc)
-			return HPA_OPTS_USAGE;
+		rc = apply_option(opts, o, a, val, given);
+		if (rc != HPA_OPTS_RUN)
+			return rc;
 	}
+	return HPA_OPTS_RUN;
+}
 
-	/* [BINARY] PROFILE...: the first argument is the binary if it is ELF. */
-	if (opts->profiles_nr && strcmp(opts->profiles[0], "-") &&
-	    is_elf_file(opts->profiles[0])) {
-		opts->binary = opts->profiles[0];
-		memmove(opts->profiles, opts->profiles + 1,
-			(opts->profiles_nr - 1) * sizeof(*opts->profiles));
-		opts->profiles_nr--;
-	}
+/*
+ * --watch, --stats and the network options against each other: USAGE, RUN
+ * for a run with nothing more to check (--watch; --stats alone), or
+ * CHECK_ON.
+ */
+#define CHECK_ON 2   /* not one of HPA_OPTS_*: go on checking */
+
+static int check_sources(struct hpa_opts *opts)
+{
 	if (opts->http.key && !opts->http.cert)
 		return usage_error("%s", "--key goes with --cert (the client certificate)");
 	if ((opts->http.cacert || opts->http.cert || opts->http.insecure || opts->http.headers_nr) &&
@@ -701,15 +703,30 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 				   "none): the statistics are of one moment");
 	if (opts->stats && !opts->profiles_nr)
 		return HPA_OPTS_RUN;   /* the breakdown alone */
+	return CHECK_ON;
+}
+
+/* The PROFILEs: standard input when none is given, and it read once at most. */
+static int check_profiles(struct hpa_opts *opts)
+{
+	size_t i;
+	int stdin_nr;
+
 	if (!opts->profiles_nr) {
 		if (isatty(STDIN_FILENO))
 			return usage_error("%s", "no PROFILE given and standard input is a terminal");
 		opts->profiles[opts->profiles_nr++] = "-";
 	}
 	stdin_nr = opts->base && !strcmp(opts->base, "-");
-	for (i = 0; (size_t)i < opts->profiles_nr; i++)
+	for (i = 0; i < opts->profiles_nr; i++)
 		if (!strcmp(opts->profiles[i], "-") && ++stdin_nr > 1)
 			return usage_error("%s", "standard input ('-') can be read only once");
+	return HPA_OPTS_RUN;
+}
+
+/* The output mode and the options that go with some modes only. */
+static int check_mode(struct hpa_opts *opts)
+{
 	if (opts->svg_and_collapse && !opts->outdir)
 		return usage_error("%s", "--svg and --collapse together go with --outdir (one file "
 				   "of each kind per dump); give one of them");
@@ -744,6 +761,38 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 		return usage_error("%s", "--outdir goes with --svg or --collapse (or both), without "
 				   "--output and --base");
 	return HPA_OPTS_RUN;
+}
+
+int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
+{
+	int rc;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->mode = HPA_MODE_TEXT;
+	opts->value = HPA_INUSE_SPACE;
+	opts->thread = HPA_THREAD_ALL;
+	opts->rss = -1;
+	opts->profiles = xcalloc((size_t)argc + 1, sizeof(*opts->profiles));
+	opts->debug_dirs = xcalloc((size_t)argc + 1, sizeof(*opts->debug_dirs));
+	opts->source_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->source_paths.v));
+	opts->trim_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->trim_paths.v));
+	opts->http.headers = xcalloc((size_t)argc + 1, sizeof(*opts->http.headers));
+	rc = read_args(opts, argc, argv);
+	if (rc != HPA_OPTS_RUN)
+		return rc;
+	/* [BINARY] PROFILE...: the first argument is the binary if it is ELF. */
+	if (opts->profiles_nr && strcmp(opts->profiles[0], "-") &&
+	    is_elf_file(opts->profiles[0])) {
+		opts->binary = opts->profiles[0];
+		memmove(opts->profiles, opts->profiles + 1,
+			(opts->profiles_nr - 1) * sizeof(*opts->profiles));
+		opts->profiles_nr--;
+	}
+	rc = check_sources(opts);
+	if (rc != CHECK_ON)
+		return rc;
+	rc = check_profiles(opts);
+	return rc != HPA_OPTS_RUN ? rc : check_mode(opts);
 }
 
 struct hpa_view_opts hpa_opts_view(const struct hpa_opts *opts)

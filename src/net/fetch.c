@@ -405,60 +405,52 @@ static char *follow(const char *url, const char *cur, const char *next, char *ms
 	return hpa_url_same_origin(url, next) ? with_user_of(next, url) : hpa_url_without_user(next);
 }
 
-int hpa_http_fetch(const char *url, const char *method, const char *body,
-		   const struct hpa_http_opts *ho, bool warn_only, FILE **out, size_t *len)
-{
-	double total = ho->timeout > 0 ? ho->timeout : 60;
-	double conn = total < HPA_HTTP_CONNECT_MAX ? total : HPA_HTTP_CONNECT_MAX;
-	char errbuf[CURL_ERROR_SIZE] = "", reason[96] = "", msg[1024];
-	struct sink sink = { NULL, 0, false, 0 };
-	struct curl_slist *own = NULL, *plain = NULL;   /* with and without --header */
-	bool post = !strcmp(method, "POST"), content_type = false;
-	CURLcode setup_rc = CURLE_OK, rc;
-	char *cur;
+/* One request and what it answers, while it is made (redirects included). */
+struct request {
 	CURL *h;
-	long status = 0;
-	size_t i;
-	int err, hops = 0;
+	struct sink sink;
+	struct curl_slist *own, *plain;   /* headers with and without --header */
+	bool post;
+	double total;                     /* seconds for it all */
+	CURLcode setup_rc;                /* the first setting libcurl refused (SET) */
+	char errbuf[CURL_ERROR_SIZE];
+	char reason[96];                  /* the status line's reason phrase */
+	char msg[1024];                   /* what went wrong */
+};
 
-	*out = NULL;
-	*len = 0;
-	if (load_curl(msg, sizeof(msg)) < 0)
-		return report(url, msg, ho, warn_only);
-	if (ho->insecure && !strncasecmp(url, "https", 5) && !insecure_warned) {
-		insecure_warned = true;
-		hpa_warn("--insecure: the server's certificate is not verified");
-	}
-	sink.fp = temp_file(&err);
-	if (!sink.fp) {
-		snprintf(msg, sizeof(msg), "cannot create a temporary file for the answer: %s",
-			 strerror(err));
-		return report(url, msg, ho, warn_only);
-	}
-	h = lc.curl_easy_init();
-	if (!h) {
-		fclose(sink.fp);
-		return report(url, "libcurl cannot start a request", ho, warn_only);
-	}
+/* The headers: --header's (to the origin the user named only), and those hpa always sends. */
+static void request_headers(struct request *r, const struct hpa_http_opts *ho)
+{
+	bool content_type = false;
+	size_t i;
+
 	for (i = 0; i < ho->headers_nr; i++) {
-		own = add_header(own, ho->headers[i]);
+		r->own = add_header(r->own, ho->headers[i]);
 		content_type |= !strncasecmp(ho->headers[i], "content-type:", 13);
 	}
-	if (post && !content_type)
-		own = add_header(own, "Content-Type: text/plain");
-	if (post)
-		plain = add_header(plain, "Content-Type: text/plain");
+	if (r->post && !content_type)
+		r->own = add_header(r->own, "Content-Type: text/plain");
+	if (r->post)
+		r->plain = add_header(r->plain, "Content-Type: text/plain");
 	/* No "Expect: 100-continue" wait before a large /pprof/symbol body. */
-	own = add_header(own, "Expect:");
-	plain = add_header(plain, "Expect:");
+	r->own = add_header(r->own, "Expect:");
+	r->plain = add_header(r->plain, "Expect:");
+}
 
-	SET(h, CURLOPT_ERRORBUFFER, errbuf);
+/* The settings every hop of the request has; a refused one is kept in r->setup_rc. */
+static void request_setup(struct request *r, const struct hpa_http_opts *ho)
+{
+	double conn = r->total < HPA_HTTP_CONNECT_MAX ? r->total : HPA_HTTP_CONNECT_MAX;
+	CURLcode setup_rc = CURLE_OK;
+	CURL *h = r->h;
+
+	SET(h, CURLOPT_ERRORBUFFER, r->errbuf);
 	SET(h, CURLOPT_NOSIGNAL, 1L);
 	SET(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* Redirects are followed here, a hop at a time: libcurl would send
 	 * --header values to any host it is sent to, and go from https to http. */
 	SET(h, CURLOPT_FOLLOWLOCATION, 0L);
-	SET(h, CURLOPT_TIMEOUT_MS, millis(total));
+	SET(h, CURLOPT_TIMEOUT_MS, millis(r->total));
 	SET(h, CURLOPT_CONNECTTIMEOUT_MS, millis(conn));
 	if (cancel) {
 		SET(h, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -468,9 +460,9 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 	SET(h, CURLOPT_ACCEPT_ENCODING, "");
 	SET(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HPA_HTTP_MAX);
 	SET(h, CURLOPT_WRITEFUNCTION, on_body);
-	SET(h, CURLOPT_WRITEDATA, &sink);
+	SET(h, CURLOPT_WRITEDATA, &r->sink);
 	SET(h, CURLOPT_HEADERFUNCTION, on_header);
-	SET(h, CURLOPT_HEADERDATA, reason);
+	SET(h, CURLOPT_HEADERDATA, r->reason);
 	if (ho->cacert)
 		SET(h, CURLOPT_CAINFO, ho->cacert);
 	if (ho->cert)
@@ -481,74 +473,142 @@ int hpa_http_fetch(const char *url, const char *method, const char *body,
 		SET(h, CURLOPT_SSL_VERIFYPEER, 0L);
 		SET(h, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
+	r->setup_rc = setup_rc;
+}
 
-	cur = xstrdup(url);
+/* Empty the answer so far, for the next hop; false (r->msg said) if the file cannot be. */
+static bool request_restart(struct request *r)
+{
+	fflush(r->sink.fp);
+	if (ftruncate(fileno(r->sink.fp), 0) != 0 || fseek(r->sink.fp, 0, SEEK_SET) != 0) {
+		snprintf(r->msg, sizeof(r->msg), "cannot keep the answer in a temporary file: %s",
+			 strerror(errno));
+		return false;
+	}
+	r->sink.n = 0;
+	r->reason[0] = '\0';
+	r->errbuf[0] = '\0';
+	return true;
+}
+
+/* One hop to `cur`: CURLE_OK, or an error with r->msg said. */
+static CURLcode request_hop(struct request *r, const char *url, const char *cur, const char *body,
+			    const struct hpa_http_opts *ho)
+{
+	CURLcode setup_rc = r->setup_rc, rc;
+	CURL *h = r->h;
+
+	SET(h, CURLOPT_URL, cur);
+	SET(h, CURLOPT_HTTPHEADER, hpa_url_same_origin(url, cur) ? r->own : r->plain);
+	if (r->post) {
+		SET(h, CURLOPT_POST, 1L);
+		SET(h, CURLOPT_POSTFIELDS, body ? body : "");
+		SET(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
+	} else {
+		SET(h, CURLOPT_HTTPGET, 1L);
+	}
+	if (setup_rc != CURLE_OK) {
+		snprintf(r->msg, sizeof(r->msg), "libcurl refused a setting (%s)",
+			 lc.curl_easy_strerror(setup_rc));
+		return setup_rc;
+	}
+	rc = lc.curl_easy_perform(h);
+	if (rc != CURLE_OK)
+		describe(r->msg, sizeof(r->msg), h, rc, r->errbuf, &r->sink, ho, cur, r->total);
+	return rc;
+}
+
+/* The request's hops, redirects followed by hpa: CURLE_OK with the answer, or an error said in r->msg. */
+static CURLcode request_run(struct request *r, const char *url, const char *body,
+			    const struct hpa_http_opts *ho)
+{
+	char *cur = xstrdup(url), *next, *to;
+	long status = 0;
+	int hops = 0;
+	CURLcode rc;
+
 	for (;;) {
-		char *next = NULL, *to;
-
-		SET(h, CURLOPT_URL, cur);
-		SET(h, CURLOPT_HTTPHEADER, hpa_url_same_origin(url, cur) ? own : plain);
-		if (post) {
-			SET(h, CURLOPT_POST, 1L);
-			SET(h, CURLOPT_POSTFIELDS, body ? body : "");
-			SET(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
-		} else {
-			SET(h, CURLOPT_HTTPGET, 1L);
-		}
-		if (setup_rc != CURLE_OK) {
-			snprintf(msg, sizeof(msg), "libcurl refused a setting (%s)",
-				 lc.curl_easy_strerror(setup_rc));
-			rc = setup_rc;
+		next = NULL;
+		if ((rc = request_hop(r, url, cur, body, ho)) != CURLE_OK)
 			break;
-		}
-		rc = lc.curl_easy_perform(h);
-		if (rc != CURLE_OK) {
-			describe(msg, sizeof(msg), h, rc, errbuf, &sink, ho, cur, total);
-			break;
-		}
-		lc.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-		lc.curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &next);
+		lc.curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &status);
+		lc.curl_easy_getinfo(r->h, CURLINFO_REDIRECT_URL, &next);
 		if (is_redirect(status) && next) {
 			rc = CURLE_TOO_MANY_REDIRECTS;
 			if (hops++ == HPA_HTTP_REDIRECTS) {
-				snprintf(msg, sizeof(msg), "more than %d redirects", HPA_HTTP_REDIRECTS);
+				snprintf(r->msg, sizeof(r->msg), "more than %d redirects", HPA_HTTP_REDIRECTS);
 				break;
 			}
-			if (!(to = follow(url, cur, next, msg, sizeof(msg))))
+			if (!(to = follow(url, cur, next, r->msg, sizeof(r->msg))))
 				break;
 			free(cur);
 			cur = to;
-			post &= status != 303;   /* "see other": a GET; 301, 302, 307, 308 keep a POST */
-			fflush(sink.fp);
-			if (ftruncate(fileno(sink.fp), 0) != 0 || fseek(sink.fp, 0, SEEK_SET) != 0) {
-				snprintf(msg, sizeof(msg), "cannot keep the answer in a temporary file: %s",
-					 strerror(errno));
+			r->post &= status != 303;   /* "see other": a GET; 301, 302, 307, 308 keep a POST */
+			if (!request_restart(r))
 				break;
-			}
-			sink.n = 0;
-			reason[0] = '\0';
-			errbuf[0] = '\0';
 			continue;
 		}
 		if (status < 200 || status > 299) {
-			snprintf(msg, sizeof(msg), "HTTP %ld%s%s", status, reason[0] ? " " : "", reason);
+			snprintf(r->msg, sizeof(r->msg), "HTTP %ld%s%s", status, r->reason[0] ? " " : "",
+				 r->reason);
 			rc = CURLE_HTTP_RETURNED_ERROR;
-		} else if (fflush(sink.fp) != 0 || fseek(sink.fp, 0, SEEK_SET) != 0) {
-			snprintf(msg, sizeof(msg), "cannot keep the answer in a temporary file: %s",
+		} else if (fflush(r->sink.fp) != 0 || fseek(r->sink.fp, 0, SEEK_SET) != 0) {
+			snprintf(r->msg, sizeof(r->msg), "cannot keep the answer in a temporary file: %s",
 				 strerror(errno));
 			rc = CURLE_WRITE_ERROR;
 		}
 		break;
 	}
 	free(cur);
-	lc.curl_easy_cleanup(h);
-	lc.curl_slist_free_all(own);
-	lc.curl_slist_free_all(plain);
-	if (rc != CURLE_OK) {
-		fclose(sink.fp);
-		return report(url, msg, ho, warn_only);
+	return rc;
+}
+
+int hpa_http_fetch(const char *url, const char *method, const char *body,
+		   const struct hpa_http_opts *ho, bool warn_only, FILE **out, size_t *len)
+{
+	struct request *r = xcalloc(1, sizeof(*r));
+	CURLcode rc;
+	int err, ret = 0;
+
+	*out = NULL;
+	*len = 0;
+	r->total = ho->timeout > 0 ? ho->timeout : 60;
+	r->post = !strcmp(method, "POST");
+	if (load_curl(r->msg, sizeof(r->msg)) < 0) {
+		ret = report(url, r->msg, ho, warn_only);
+		goto done;
 	}
-	*out = sink.fp;
-	*len = sink.n;
-	return 0;
+	if (ho->insecure && !strncasecmp(url, "https", 5) && !insecure_warned) {
+		insecure_warned = true;
+		hpa_warn("--insecure: the server's certificate is not verified");
+	}
+	r->sink.fp = temp_file(&err);
+	if (!r->sink.fp) {
+		snprintf(r->msg, sizeof(r->msg), "cannot create a temporary file for the answer: %s",
+			 strerror(err));
+		ret = report(url, r->msg, ho, warn_only);
+		goto done;
+	}
+	r->h = lc.curl_easy_init();
+	if (!r->h) {
+		fclose(r->sink.fp);
+		ret = report(url, "libcurl cannot start a request", ho, warn_only);
+		goto done;
+	}
+	request_headers(r, ho);
+	request_setup(r, ho);
+	rc = request_run(r, url, body, ho);
+	lc.curl_easy_cleanup(r->h);
+	lc.curl_slist_free_all(r->own);
+	lc.curl_slist_free_all(r->plain);
+	if (rc != CURLE_OK) {
+		fclose(r->sink.fp);
+		ret = report(url, r->msg, ho, warn_only);
+	} else {
+		*out = r->sink.fp;
+		*len = r->sink.n;
+	}
+done:
+	free(r);
+	return ret;
 }

@@ -135,28 +135,18 @@ static int thread_label(const PbProfile *p, const Perftools__Profiles__Label *lb
 	*out = (int32_t)n;
 	return 0;
 }
-static int convert(struct reader *r, const PbProfile *p)
-{
-	struct hpa_profile *prof = r->prof;
-	struct hpa_input *in = hpa_profile_input(prof, r->input);
-	struct hpa_hashmap map_ids, fn_ids, loc_ids;
-	uint32_t *locs = NULL, thread_key = 0, name_key = 0;
-	const char *tname;
-	struct hpa_line *lines = NULL;
-	size_t alocs = 0, alines = 0, i, j;
-	int col[HPA_NVALUES], rc = -1;
+/* The profile being converted, and the ids of what is converted so far. */
+struct conv {
+	struct reader *r;
+	const PbProfile *p;
+	struct hpa_hashmap map_ids, fn_ids, loc_ids;   /* pprof id -> the model's */
+};
 
-	if (check_strings(r, p) < 0 || find_columns(r, p, col) < 0)
-		return -1;
-	in->format = HPA_FORMAT_PPROF;
-	in->kind = HPA_KIND_HEAP;
-	in->sampling = HPA_SAMPLING_NONE;
-	in->period = (double)p->period;
-	in->header_period = p->period > 0 ? (uint64_t)p->period : 0;
-	in->has_maps = true;
-	hpa_hashmap_init(&map_ids);
-	hpa_hashmap_init(&fn_ids);
-	hpa_hashmap_init(&loc_ids);
+static int convert_mappings(struct conv *c)
+{
+	struct hpa_profile *prof = c->r->prof;
+	const PbProfile *p = c->p;
+	size_t i;
 
 	for (i = 0; i < p->n_mapping; i++) {
 		const Perftools__Profiles__Mapping *pm = p->mapping[i];
@@ -169,130 +159,193 @@ static int convert(struct reader *r, const PbProfile *p)
 		m.offset = pm->file_offset;
 		memcpy(m.perms, "r-xp", 5);
 		m.path = (char *)pstr(p, pm->filename);
-		m.input = r->input;
-		if (!pm->id || hpa_hashmap_get(&map_ids, pm->id)) {
-			hpa_error_at(&r->io.pos, "pprof profile: mapping id %llu is 0 or repeated",
-				     (unsigned long long)pm->id);
-			goto out;
-		}
+		m.input = c->r->input;
+		if (!pm->id || hpa_hashmap_get(&c->map_ids, pm->id))
+			return hpa_error_at(&c->r->io.pos, "pprof profile: mapping id %llu is 0 or repeated",
+					    (unsigned long long)pm->id);
 		id = hpa_profile_add_mapping(prof, &m);
 		if (*pstr(p, pm->build_id))
 			prof->mappings[id].build_id = hpa_profile_intern_text(prof, pstr(p, pm->build_id));
-		hpa_profile_input(prof, r->input)->map_nr++;
-		hpa_hashmap_put(&map_ids, pm->id, id);
+		hpa_profile_input(prof, c->r->input)->map_nr++;
+		hpa_hashmap_put(&c->map_ids, pm->id, id);
 	}
+	return 0;
+}
+
+static int convert_functions(struct conv *c)
+{
+	struct hpa_profile *prof = c->r->prof;
+	const PbProfile *p = c->p;
+	size_t i;
+
 	for (i = 0; i < p->n_function; i++) {
 		const Perftools__Profiles__Function *pf = p->function[i];
-		if (!pf->id || hpa_hashmap_get(&fn_ids, pf->id)) {
-			hpa_error_at(&r->io.pos, "pprof profile: function id %llu is 0 or repeated",
-				     (unsigned long long)pf->id);
-			goto out;
-		}
-		{
-			uint32_t f = hpa_profile_intern_function(prof, pstr(p, pf->name),
-								 pstr(p, pf->system_name),
-								 pstr(p, pf->filename));
-			if (!prof->funcs[f].start_line && pf->start_line > 0 && pf->start_line <= UINT32_MAX)
-				prof->funcs[f].start_line = (uint32_t)pf->start_line;
-			hpa_hashmap_put(&fn_ids, pf->id, f);
-		}
+		uint32_t f;
+
+		if (!pf->id || hpa_hashmap_get(&c->fn_ids, pf->id))
+			return hpa_error_at(&c->r->io.pos, "pprof profile: function id %llu is 0 or repeated",
+					    (unsigned long long)pf->id);
+		f = hpa_profile_intern_function(prof, pstr(p, pf->name), pstr(p, pf->system_name),
+						pstr(p, pf->filename));
+		if (!prof->funcs[f].start_line && pf->start_line > 0 && pf->start_line <= UINT32_MAX)
+			prof->funcs[f].start_line = (uint32_t)pf->start_line;
+		hpa_hashmap_put(&c->fn_ids, pf->id, f);
 	}
-	for (i = 0; i < p->n_location; i++) {
+	return 0;
+}
+
+/* Location pl's lines (innermost first) into the model's location loc. */
+static int convert_lines(struct conv *c, const Perftools__Profiles__Location *pl, uint32_t loc,
+			 struct hpa_line **lines, size_t *alines)
+{
+	struct hpa_profile *prof = c->r->prof;
+	size_t nl = pl->n_line, j;
+	bool has_lines = false;
+
+	/* hpa names frames it could not symbolize "0xADDR (module)": still unknown. */
+	if (nl == 1 && is_label(prof, hpa_hashmap_get(&c->fn_ids, pl->line[0]->function_id)))
+		nl = 0;
+	HPA_GROW(*lines, nl + 1, *alines);
+	for (j = 0; j < nl; j++) {
+		uint32_t f = hpa_hashmap_get(&c->fn_ids, pl->line[j]->function_id);
+		if (!f)
+			return hpa_error_at(&c->r->io.pos, "pprof profile: location %llu has a line with "
+					    "no function", (unsigned long long)pl->id);
+		(*lines)[j].func = f;
+		(*lines)[j].file = prof->funcs[f].filename;
+		(*lines)[j].line = pl->line[j]->line > 0 ? (uint32_t)pl->line[j]->line : 0;
+		has_lines |= (*lines)[j].line != 0;
+	}
+	if (nl)
+		hpa_profile_set_lines(prof, loc, *lines, nl, has_lines ? HPA_SYM_DWARF : HPA_SYM_SYMTAB);
+	return 0;
+}
+
+static int convert_locations(struct conv *c)
+{
+	struct hpa_profile *prof = c->r->prof;
+	const PbProfile *p = c->p;
+	struct hpa_line *lines = NULL;
+	size_t alines = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < p->n_location && !rc; i++) {
 		const Perftools__Profiles__Location *pl = p->location[i];
 		uint32_t loc;
-		size_t nl;
-		bool has_lines = false;
 
-		if (!pl->id || hpa_hashmap_get(&loc_ids, pl->id)) {
-			hpa_error_at(&r->io.pos, "pprof profile: location id %llu is 0 or repeated",
-				     (unsigned long long)pl->id);
-			goto out;
+		if (!pl->id || hpa_hashmap_get(&c->loc_ids, pl->id)) {
+			rc = hpa_error_at(&c->r->io.pos, "pprof profile: location id %llu is 0 or repeated",
+					  (unsigned long long)pl->id);
+			break;
 		}
 		loc = hpa_profile_new_loc(prof, pl->address);
-		/* hpa names frames it could not symbolize "0xADDR (module)": still unknown. */
-		nl = pl->n_line;
-		if (nl == 1 && is_label(prof, hpa_hashmap_get(&fn_ids, pl->line[0]->function_id)))
-			nl = 0;
-		prof->locs[loc].mapping = hpa_hashmap_get(&map_ids, pl->mapping_id);
-		HPA_GROW(lines, nl + 1, alines);
-		for (j = 0; j < nl; j++) {
-			uint32_t f = hpa_hashmap_get(&fn_ids, pl->line[j]->function_id);
-			if (!f) {
-				hpa_error_at(&r->io.pos, "pprof profile: location %llu has a line with "
-					     "no function", (unsigned long long)pl->id);
-				goto out;
-			}
-			lines[j].func = f;
-			lines[j].file = prof->funcs[f].filename;
-			lines[j].line = pl->line[j]->line > 0 ? (uint32_t)pl->line[j]->line : 0;
-			has_lines |= lines[j].line != 0;
-		}
-		if (nl)
-			hpa_profile_set_lines(prof, loc, lines, nl,
-					      has_lines ? HPA_SYM_DWARF : HPA_SYM_SYMTAB);
-		hpa_hashmap_put(&loc_ids, pl->id, loc);
+		prof->locs[loc].mapping = hpa_hashmap_get(&c->map_ids, pl->mapping_id);
+		rc = convert_lines(c, pl, loc, &lines, &alines);
+		hpa_hashmap_put(&c->loc_ids, pl->id, loc);
 	}
+	free(lines);
+	return rc;
+}
 
-	if (p->time_nanos > 0)
-		hpa_profile_input(prof, r->input)->time_nanos = p->time_nanos;
+/* Sample i's thread label (HPA_THREAD_ALL: none) and thread name (NULL: none). */
+static int sample_thread(struct conv *c, size_t i, uint32_t thread_key, uint32_t name_key,
+			 int32_t *thread, const char **tname)
+{
+	const Perftools__Profiles__Sample *ps = c->p->sample[i];
+	size_t j;
 
-	/* "thread" labels: a sample is also that thread's; every sample makes the total. */
+	*thread = HPA_THREAD_ALL;
+	*tname = NULL;
+	for (j = 0; thread_key && j < ps->n_label; j++) {
+		const Perftools__Profiles__Label *lb = ps->label[j];
+		if (name_key && lb->key == name_key && lb->str)
+			*tname = pstr(c->p, lb->str);
+		if (lb->key == thread_key && thread_label(c->p, lb, thread) < 0)
+			return hpa_error_at(&c->r->io.pos, "pprof profile: sample %zu has thread label "
+					    "\"%.40s\"; expected a thread number from 0 to %d", i + 1,
+					    lb->str && pstr(c->p, lb->str) ? pstr(c->p, lb->str) :
+					    "(a number out of range)", INT32_MAX);
+	}
+	return 0;
+}
+
+/* The samples; "thread" labels: a sample is also that thread's, every sample makes the total. */
+static int convert_samples(struct conv *c, const int col[HPA_NVALUES])
+{
+	struct hpa_profile *prof = c->r->prof;
+	const PbProfile *p = c->p;
+	uint32_t *locs = NULL, thread_key = 0, name_key = 0;
+	size_t alocs = 0, i, j;
+	int rc = 0;
+
 	for (i = 0; i < p->n_string_table; i++) {
 		if (!strcmp(p->string_table[i], "thread"))
 			thread_key = (uint32_t)i;
 		else if (!strcmp(p->string_table[i], "thread_name"))
 			name_key = (uint32_t)i;
 	}
-	for (i = 0; i < p->n_sample; i++) {
+	for (i = 0; i < p->n_sample && !rc; i++) {
 		const Perftools__Profiles__Sample *ps = p->sample[i];
 		double v[HPA_NVALUES];
-		int32_t thread = HPA_THREAD_ALL;
+		int32_t thread;
+		const char *tname;
 		uint32_t stack;
 		int k;
 
 		if (ps->n_value != p->n_sample_type) {
-			hpa_error_at(&r->io.pos, "pprof profile: sample %zu has %zu values for %zu "
-				     "sample types", i + 1, ps->n_value, p->n_sample_type);
-			goto out;
+			rc = hpa_error_at(&c->r->io.pos, "pprof profile: sample %zu has %zu values for %zu "
+					  "sample types", i + 1, ps->n_value, p->n_sample_type);
+			break;
 		}
 		HPA_GROW(locs, ps->n_location_id + 1, alocs);
-		for (j = 0; j < ps->n_location_id; j++) {
-			locs[j] = hpa_hashmap_get(&loc_ids, ps->location_id[j]);
-			if (!locs[j]) {
-				hpa_error_at(&r->io.pos, "pprof profile: sample %zu refers to location "
-					     "%llu, which does not exist", i + 1,
-					     (unsigned long long)ps->location_id[j]);
-				goto out;
-			}
+		for (j = 0; j < ps->n_location_id && !rc; j++) {
+			locs[j] = hpa_hashmap_get(&c->loc_ids, ps->location_id[j]);
+			if (!locs[j])
+				rc = hpa_error_at(&c->r->io.pos, "pprof profile: sample %zu refers to location "
+						  "%llu, which does not exist", i + 1,
+						  (unsigned long long)ps->location_id[j]);
 		}
-		tname = NULL;
-		for (j = 0; thread_key && j < ps->n_label; j++) {
-			const Perftools__Profiles__Label *lb = ps->label[j];
-			if (name_key && lb->key == name_key && lb->str)
-				tname = pstr(p, lb->str);
-			if (lb->key == thread_key && thread_label(p, lb, &thread) < 0) {
-				hpa_error_at(&r->io.pos, "pprof profile: sample %zu has thread label \"%.40s\"; "
-					     "expected a thread number from 0 to %d", i + 1,
-					     lb->str && pstr(p, lb->str) ? pstr(p, lb->str) : "(a number out of range)", INT32_MAX);
-				goto out;
-			}
-		}
+		if (rc || (rc = sample_thread(c, i, thread_key, name_key, &thread, &tname)) < 0)
+			break;
 		for (k = 0; k < HPA_NVALUES; k++)
 			v[k] = col[k] >= 0 ? (double)ps->value[col[k]] : 0;
 		stack = hpa_profile_intern_stack_locs(prof, locs, ps->n_location_id);
 		if (thread != HPA_THREAD_ALL)
 			hpa_profile_note_thread(prof, thread, tname && *tname ? tname : NULL);
-		hpa_profile_add_sample(prof, stack, thread, r->input, v);
+		hpa_profile_add_sample(prof, stack, thread, c->r->input, v);
 		if (thread != HPA_THREAD_ALL)   /* pprof sums every sample: a label only adds a view */
-			hpa_profile_add_sample(prof, stack, HPA_THREAD_ALL, r->input, v);
+			hpa_profile_add_sample(prof, stack, HPA_THREAD_ALL, c->r->input, v);
 	}
-	rc = 0;
-out:
 	free(locs);
-	free(lines);
-	hpa_hashmap_release(&map_ids);
-	hpa_hashmap_release(&fn_ids);
-	hpa_hashmap_release(&loc_ids);
+	return rc;
+}
+
+static int convert(struct reader *r, const PbProfile *p)
+{
+	struct hpa_input *in = hpa_profile_input(r->prof, r->input);
+	struct conv c = { r, p, HPA_HASHMAP_INIT, HPA_HASHMAP_INIT, HPA_HASHMAP_INIT };
+	int col[HPA_NVALUES], rc;
+
+	if (check_strings(r, p) < 0 || find_columns(r, p, col) < 0)
+		return -1;
+	in->format = HPA_FORMAT_PPROF;
+	in->kind = HPA_KIND_HEAP;
+	in->sampling = HPA_SAMPLING_NONE;
+	in->period = (double)p->period;
+	in->header_period = p->period > 0 ? (uint64_t)p->period : 0;
+	in->has_maps = true;
+	rc = convert_mappings(&c);
+	if (!rc)
+		rc = convert_functions(&c);
+	if (!rc)
+		rc = convert_locations(&c);
+	if (!rc && p->time_nanos > 0)
+		in->time_nanos = p->time_nanos;
+	if (!rc)
+		rc = convert_samples(&c, col);
+	hpa_hashmap_release(&c.map_ids);
+	hpa_hashmap_release(&c.fn_ids);
+	hpa_hashmap_release(&c.loc_ids);
 	return rc;
 }
 

@@ -270,19 +270,117 @@ static int allocated_line(const struct buf_lines *l, struct hpa_alloc_stats *st,
 	return 0;
 }
 
+/* A jemalloc text dump as it is read. */
+struct je_read {
+	struct je_block merged, sum, cur;
+	struct je_block *block;      /* the block being read: &merged, &cur, or NULL */
+	struct bin_cols cols;
+	bool in_bins, have_merged;
+	unsigned seen;               /* Allocated: line's fields */
+};
+
+/* The next block starts (&merged, &cur or NULL): an arena's block ends, into the sum. */
+static void je_block_start(struct je_read *jr, struct je_block *next)
+{
+	if (jr->block == &jr->cur) {
+		block_add(&jr->sum, &jr->cur);
+		block_release(&jr->cur);
+	}
+	jr->block = next;
+	jr->have_merged |= next == &jr->merged;
+}
+
+/* A line inside a block (t: without its indent): bins header, decay rows, a few values. */
+static int je_block_line(struct je_read *jr, struct buf_lines *l, const char *t)
+{
+	struct je_block *b = jr->block;
+	uint64_t v;
+
+	if (starts(t, "bins:")) {
+		if (bin_header(l, t + 5, &jr->cols) < 0)
+			return -1;
+		jr->in_bins = true;
+	} else if (starts(t, "dirty:")) {
+		if (decay_row(l, t, &b->dirty_pages) < 0)
+			return -1;
+		b->has_dirty = true;
+	} else if (starts(t, "muzzy:")) {
+		if (decay_row(l, t, &b->muzzy_pages) < 0)
+			return -1;
+		b->has_muzzy = true;
+	} else if (block_value(t, "internal", &v)) {
+		b->internal = v, b->has_internal = true;
+	} else if (block_value(t, "tcache_bytes", &v)) {
+		b->tcache_bytes = v, b->has_tcache = true;
+	} else if (block_value(t, "base", &v)) {
+		b->base = v, b->has_base = true;
+	}
+	return 0;
+}
+
+/* A line outside the bins: 1 at the end line, 0 to go on, -1 after reporting. */
+static int je_line(struct je_read *jr, struct buf_lines *l, struct hpa_alloc_stats *st)
+{
+	const char *s = l->line, *t;
+	uint64_t v;
+
+	if (starts(s, "--- End jemalloc statistics ---"))
+		return 1;
+	if (starts(s, "Version: ")) {
+		t = s + 9;
+		free(st->version);
+		st->version = xstrndup(t + (*t == '"'), strcspn(t + (*t == '"'), "\""));
+	} else if (starts(s, "  opt.lg_prof_sample: ")) {
+		t = s + 22;
+		if (number(&t, &v) && v < 64)
+			st->lg_prof_sample = (int)v;
+	} else if (starts(s, "  opt.prof: ")) {
+		st->prof_on = !strcmp(s + 12, "true");
+	} else if (starts(s, "Page size: ")) {
+		t = s + 11;
+		if (!number(&t, &st->page) || *t || !st->page || st->page & (st->page - 1)) {
+			buf_line_error(l, "bad page size");
+			return -1;
+		}
+	} else if (starts(s, "Allocated: ")) {
+		return allocated_line(l, st, &jr->seen) < 0 ? -1 : 0;
+	} else if (starts(s, "Merged arenas stats:")) {
+		je_block_start(jr, &jr->merged);
+	} else if (starts(s, "arenas[")) {
+		je_block_start(jr, &jr->cur);
+	} else if (starts(s, "Destroyed arenas stats:")) {
+		je_block_start(jr, NULL);   /* memory of destroyed arenas is not anyone's now */
+	} else if (jr->block) {
+		return je_block_line(jr, l, skip_space(s));
+	}
+	return 0;
+}
+
+/* The merged arenas' figures (or, without them, the arenas' sum) into st. */
+static void je_take(struct hpa_alloc_stats *st, struct je_block *b)
+{
+	st->internal = b->internal;
+	st->has_internal = b->has_internal;
+	st->tcache_bytes = b->tcache_bytes;
+	st->has_tcache = b->has_tcache;
+	st->base = b->base;
+	st->dirty = b->dirty_pages * st->page;
+	st->has_dirty = b->has_dirty;
+	st->muzzy = b->muzzy_pages * st->page;
+	st->has_muzzy = b->has_muzzy;
+	st->bins = b->bins;
+	st->bins_nr = b->bins_nr;
+	st->bins_alloc = b->bins_alloc;
+	b->bins = NULL;
+}
+
 static int je_text(const char *name, const char *data, size_t len, struct hpa_alloc_stats *st)
 {
 	struct buf_lines l = { data, data + len, { name, 0 }, NULL, 0 };
-	struct je_block merged, sum, cur;
-	struct je_block *block = NULL;      /* the block being read: &merged, &cur, or NULL */
-	struct bin_cols cols;
-	bool in_bins = false, ended = false, have_merged = false;
-	unsigned seen = 0;
-	int rc = -1;
+	struct je_read jr;
+	int rc = 0;
 
-	memset(&merged, 0, sizeof(merged));
-	memset(&sum, 0, sizeof(sum));
-	memset(&cur, 0, sizeof(cur));
+	memset(&jr, 0, sizeof(jr));
 	st->allocator = HPA_ALLOC_JEMALLOC;
 	st->format = xstrdup("jemalloc statistics (text)");
 	st->page = 4096;
@@ -294,112 +392,32 @@ static int je_text(const char *name, const char *data, size_t len, struct hpa_al
 		return hpa_error_at(&l.pos, "jemalloc statistics cut short: no '--- End jemalloc "
 				    "statistics ---' line");
 	}
-	while (buf_next_line(&l)) {
-		const char *s = l.line, *t;
-		uint64_t v;
-
-		if (in_bins) {
-			int r = bin_row(&l, &cols, st->page, block);
-			if (r < 0)
-				goto out;
-			if (r > 0)
+	while (!rc && buf_next_line(&l)) {
+		if (jr.in_bins) {
+			int row = bin_row(&l, &jr.cols, st->page, jr.block);
+			if (row < 0)
+				rc = -1;
+			if (row)
 				continue;
-			in_bins = false;
+			jr.in_bins = false;
 		}
-		if (starts(s, "--- End jemalloc statistics ---")) {
-			ended = true;
-			break;
-		}
-		if (starts(s, "Version: ")) {
-			t = s + 9;
-			free(st->version);
-			st->version = xstrndup(t + (*t == '"'), strcspn(t + (*t == '"'), "\""));
-		} else if (starts(s, "  opt.lg_prof_sample: ")) {
-			t = s + 22;
-			if (number(&t, &v) && v < 64)
-				st->lg_prof_sample = (int)v;
-		} else if (starts(s, "  opt.prof: ")) {
-			st->prof_on = !strcmp(s + 12, "true");
-		} else if (starts(s, "Page size: ")) {
-			t = s + 11;
-			if (!number(&t, &st->page) || *t || !st->page || st->page & (st->page - 1)) {
-				buf_line_error(&l, "bad page size");
-				goto out;
-			}
-		} else if (starts(s, "Allocated: ")) {
-			if (allocated_line(&l, st, &seen) < 0)
-				goto out;
-		} else if (starts(s, "Merged arenas stats:")) {
-			if (block == &cur)
-				block_add(&sum, &cur), block_release(&cur);
-			block = &merged;
-			have_merged = true;
-		} else if (starts(s, "arenas[")) {
-			if (block == &cur)
-				block_add(&sum, &cur), block_release(&cur);
-			block = &cur;
-		} else if (starts(s, "Destroyed arenas stats:")) {
-			if (block == &cur)
-				block_add(&sum, &cur), block_release(&cur);
-			block = NULL;   /* memory of destroyed arenas is not anyone's now */
-		} else if (block) {
-			t = skip_space(s);
-			if (starts(t, "bins:")) {
-				if (bin_header(&l, t + 5, &cols) < 0)
-					goto out;
-				in_bins = true;
-			} else if (starts(t, "dirty:")) {
-				if (decay_row(&l, t, &block->dirty_pages) < 0)
-					goto out;
-				block->has_dirty = true;
-			} else if (starts(t, "muzzy:")) {
-				if (decay_row(&l, t, &block->muzzy_pages) < 0)
-					goto out;
-				block->has_muzzy = true;
-			} else if (block_value(t, "internal", &v)) {
-				block->internal = v, block->has_internal = true;
-			} else if (block_value(t, "tcache_bytes", &v)) {
-				block->tcache_bytes = v, block->has_tcache = true;
-			} else if (block_value(t, "base", &v)) {
-				block->base = v, block->has_base = true;
-			}
-		}
+		rc = je_line(&jr, &l, st);
 	}
-	if (block == &cur)
-		block_add(&sum, &cur);
-	if (!ended) {
+	if (rc >= 0 && jr.block == &jr.cur)
+		block_add(&jr.sum, &jr.cur);
+	if (rc == 0)
 		rc = hpa_error_at(&l.pos, "jemalloc statistics cut short: no '--- End jemalloc "
-			      "statistics ---' line");
-		goto out;
-	}
-	if ((seen & 3) != 3) {
+				  "statistics ---' line");
+	else if (rc > 0 && (jr.seen & 3) != 3)
 		rc = hpa_error_at(&l.pos, "jemalloc statistics without an 'Allocated: ..., active: ...' "
-			      "line (built without config.stats?)");
-		goto out;
-	}
-	{
-		struct je_block *b = have_merged ? &merged : &sum;
-		st->internal = b->internal;
-		st->has_internal = b->has_internal;
-		st->tcache_bytes = b->tcache_bytes;
-		st->has_tcache = b->has_tcache;
-		st->base = b->base;
-		st->dirty = b->dirty_pages * st->page;
-		st->has_dirty = b->has_dirty;
-		st->muzzy = b->muzzy_pages * st->page;
-		st->has_muzzy = b->has_muzzy;
-		st->bins = b->bins;
-		st->bins_nr = b->bins_nr;
-		st->bins_alloc = b->bins_alloc;
-		b->bins = NULL;
-	}
-	rc = 0;
-out:
-	block_release(&merged);
-	block_release(&sum);
-	block_release(&cur);
+				  "line (built without config.stats?)");
+	else if (rc > 0)
+		je_take(st, jr.have_merged ? &jr.merged : &jr.sum);
+	block_release(&jr.merged);
+	block_release(&jr.sum);
+	block_release(&jr.cur);
 	free(l.line);
-	return rc;
+	return rc > 0 ? 0 : rc;
 }
 
 /* ---- tcmalloc GetStats ---------------------------------------------------- */

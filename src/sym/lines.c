@@ -215,17 +215,164 @@ static void add_row(struct cu_lines *t, size_t *alloc, uint64_t addr, uint64_t f
 	t->nrows++;
 }
 
+/* A line program's header, as its opcodes need it. */
+struct line_header {
+	unsigned version, offset_size, min_insn, line_range, opcode_base;
+	int64_t line_base;
+	const unsigned char *lengths;    /* standard opcodes' operand counts */
+	struct cursor prog;              /* the opcodes */
+};
+
+/* The line program's state: the row being made, and the rows' room. */
+struct line_state {
+	uint64_t addr, file;
+	int64_t line;
+	size_t arows;
+};
+
+/* The unit's header up to its file tables (c is left at them); false if hpa declines it. */
+static bool line_header_read(struct line_header *h, struct cursor *c)
+{
+	uint64_t unit_length, header_length;
+
+	h->offset_size = 4;
+	unit_length = rd_n(c, 4);
+	if (unit_length == 0xffffffff) {
+		h->offset_size = 8;
+		unit_length = rd_n(c, 8);
+	} else if (unit_length >= 0xfffffff0) {
+		return false;
+	}
+	if (c->bad || unit_length > (uint64_t)(c->end - c->p))
+		return false;
+	c->end = c->p + unit_length;
+	h->version = (unsigned)rd_n(c, 2);
+	if (h->version < 2 || h->version > 5)
+		return false;
+	if (h->version >= 5) {
+		unsigned address_size = (unsigned)rd_n(c, 1);
+		if (rd_n(c, 1) != 0 || address_size != 8)   /* a segment selector; not x86-64 or arm64 */
+			return false;
+	}
+	header_length = rd_n(c, h->offset_size);
+	if (c->bad || header_length > (uint64_t)(c->end - c->p))
+		return false;
+	h->prog.p = c->p + header_length;
+	h->prog.end = c->end;
+	h->prog.bad = false;
+	h->min_insn = (unsigned)rd_n(c, 1);
+	if (h->version >= 4 && rd_n(c, 1) != 1)
+		return false;   /* VLIW operation indexes */
+	rd_n(c, 1);   /* default_is_stmt: rows are kept either way */
+	h->line_base = (int8_t)rd_n(c, 1);
+	h->line_range = (unsigned)rd_n(c, 1);
+	h->opcode_base = (unsigned)rd_n(c, 1);
+	if (c->bad || !h->line_range || !h->opcode_base || h->opcode_base - 1 > (size_t)(c->end - c->p))
+		return false;
+	h->lengths = c->p;
+	c->p += h->opcode_base - 1;
+	return true;
+}
+
+/* An extended opcode (after its 0); false if hpa declines the program. */
+static bool extended_op(struct cu_lines *t, struct line_state *st, struct cursor *prog)
+{
+	uint64_t len = rd_uleb(prog);
+	const unsigned char *next;
+	unsigned sub;
+
+	if (prog->bad || !len || len > (uint64_t)(prog->end - prog->p))
+		return false;
+	next = prog->p + len;
+	sub = *prog->p++;
+	if (sub == DW_LNE_end_sequence) {
+		add_row(t, &st->arows, st->addr, st->file, st->line, true);
+		st->addr = 0;
+		st->file = 1;
+		st->line = 1;
+	} else if (sub == DW_LNE_set_address) {
+		if (len != 9)
+			return false;
+		st->addr = rd_n(prog, 8);
+	} else if (sub == DW_LNE_define_file) {
+		return false;
+	}
+	prog->p = next;   /* set_discriminator and the rest: skipped */
+	return true;
+}
+
+/* A standard opcode (below opcode_base, not 0). */
+static void standard_op(struct cu_lines *t, struct line_state *st, const struct line_header *h,
+			struct cursor *prog, unsigned op)
+{
+	unsigned k;
+
+	switch (op) {
+	case DW_LNS_copy:
+		add_row(t, &st->arows, st->addr, st->file, st->line, false);
+		break;
+	case DW_LNS_advance_pc:
+		st->addr += (uint64_t)h->min_insn * rd_uleb(prog);
+		break;
+	case DW_LNS_advance_line:
+		st->line = wrap_add(st->line, rd_sleb(prog));
+		break;
+	case DW_LNS_set_file:
+		st->file = rd_uleb(prog);
+		break;
+	case DW_LNS_const_add_pc:
+		st->addr += (uint64_t)h->min_insn * ((255 - h->opcode_base) / h->line_range);
+		break;
+	case DW_LNS_fixed_advance_pc:
+		st->addr += rd_n(prog, 2);
+		break;
+	case DW_LNS_set_column:
+	case DW_LNS_set_isa:
+		rd_uleb(prog);
+		break;
+	case DW_LNS_negate_stmt:
+	case DW_LNS_set_basic_block:
+	case DW_LNS_set_prologue_end:
+	case DW_LNS_set_epilogue_begin:
+		break;
+	default:   /* an opcode of a later version: its operands are ULEBs */
+		for (k = 0; k < h->lengths[op - 1]; k++)
+			rd_uleb(prog);
+		break;
+	}
+}
+
+/* The line program's rows into t; false if hpa declines it. */
+static bool run_program(struct cu_lines *t, struct line_header *h)
+{
+	struct line_state st = { 0, 1, 1, 0 };
+	struct cursor *prog = &h->prog;
+
+	while (prog->p < prog->end && !prog->bad) {
+		unsigned op = *prog->p++;
+
+		if (op >= h->opcode_base) {
+			unsigned adj = op - h->opcode_base;
+			st.addr += (uint64_t)h->min_insn * (adj / h->line_range);
+			st.line = wrap_add(st.line, h->line_base + (int64_t)(adj % h->line_range));
+			add_row(t, &st.arows, st.addr, st.file, st.line, false);
+		} else if (op == 0) {
+			if (!extended_op(t, &st, prog))
+				return false;
+		} else {
+			standard_op(t, &st, h, prog, op);
+		}
+	}
+	return !prog->bad;
+}
+
 int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word off;
-	struct cursor c, prog;
-	uint64_t unit_length, header_length, addr = 0, file = 1;
-	int64_t line = 1, line_base;
-	unsigned version, offset_size = 4, min_insn, line_range, opcode_base, k;
-	const unsigned char *lengths;
+	struct line_header h;
+	struct cursor c;
 	const char *comp_dir;
-	size_t arows = 0;
 	Dwarf *dbg;
 
 	memset(t, 0, sizeof(*t));
@@ -239,123 +386,18 @@ int cu_lines_read(struct cu_lines *t, struct line_sections *secs, Dwarf_Die *cu)
 	c.p = secs->line + off;
 	c.end = secs->line + secs->line_size;
 	c.bad = false;
-	unit_length = rd_n(&c, 4);
-	if (unit_length == 0xffffffff) {
-		offset_size = 8;
-		unit_length = rd_n(&c, 8);
-	} else if (unit_length >= 0xfffffff0) {
+	if (!line_header_read(&h, &c))
+		return -1;
+	if (!read_files(t, &c, secs, h.version, h.offset_size, comp_dir) || !run_program(t, &h)) {
+		cu_lines_release(t);
 		return -1;
 	}
-	if (c.bad || unit_length > (uint64_t)(c.end - c.p))
-		return -1;
-	c.end = c.p + unit_length;
-	version = (unsigned)rd_n(&c, 2);
-	if (version < 2 || version > 5)
-		return -1;
-	if (version >= 5) {
-		unsigned address_size = (unsigned)rd_n(&c, 1);
-		if (rd_n(&c, 1) != 0 || address_size != 8)   /* a segment selector; not x86-64 or arm64 */
-			return -1;
-	}
-	header_length = rd_n(&c, offset_size);
-	if (c.bad || header_length > (uint64_t)(c.end - c.p))
-		return -1;
-	prog.p = c.p + header_length;
-	prog.end = c.end;
-	prog.bad = false;
-	min_insn = (unsigned)rd_n(&c, 1);
-	if (version >= 4 && rd_n(&c, 1) != 1)
-		return -1;   /* VLIW operation indexes */
-	rd_n(&c, 1);   /* default_is_stmt: rows are kept either way */
-	line_base = (int8_t)rd_n(&c, 1);
-	line_range = (unsigned)rd_n(&c, 1);
-	opcode_base = (unsigned)rd_n(&c, 1);
-	if (c.bad || !line_range || !opcode_base || opcode_base - 1 > (size_t)(c.end - c.p))
-		return -1;
-	lengths = c.p;
-	c.p += opcode_base - 1;
-	if (!read_files(t, &c, secs, version, offset_size, comp_dir))
-		goto decline;
-
-	while (prog.p < prog.end && !prog.bad) {
-		unsigned op = *prog.p++;
-
-		if (op >= opcode_base) {
-			unsigned adj = op - opcode_base;
-			addr += (uint64_t)min_insn * (adj / line_range);
-			line = wrap_add(line, line_base + (int64_t)(adj % line_range));
-			add_row(t, &arows, addr, file, line, false);
-			continue;
-		}
-		switch (op) {
-		case 0: {   /* extended */
-			uint64_t len = rd_uleb(&prog);
-			const unsigned char *next;
-			unsigned sub;
-
-			if (prog.bad || !len || len > (uint64_t)(prog.end - prog.p))
-				goto decline;
-			next = prog.p + len;
-			sub = *prog.p++;
-			if (sub == DW_LNE_end_sequence) {
-				add_row(t, &arows, addr, file, line, true);
-				addr = 0;
-				file = 1;
-				line = 1;
-			} else if (sub == DW_LNE_set_address) {
-				if (len != 9)
-					goto decline;
-				addr = rd_n(&prog, 8);
-			} else if (sub == DW_LNE_define_file) {
-				goto decline;
-			}
-			prog.p = next;   /* set_discriminator and the rest: skipped */
-			break;
-		}
-		case DW_LNS_copy:
-			add_row(t, &arows, addr, file, line, false);
-			break;
-		case DW_LNS_advance_pc:
-			addr += (uint64_t)min_insn * rd_uleb(&prog);
-			break;
-		case DW_LNS_advance_line:
-			line = wrap_add(line, rd_sleb(&prog));
-			break;
-		case DW_LNS_set_file:
-			file = rd_uleb(&prog);
-			break;
-		case DW_LNS_const_add_pc:
-			addr += (uint64_t)min_insn * ((255 - opcode_base) / line_range);
-			break;
-		case DW_LNS_fixed_advance_pc:
-			addr += rd_n(&prog, 2);
-			break;
-		case DW_LNS_set_column:
-		case DW_LNS_set_isa:
-			rd_uleb(&prog);
-			break;
-		case DW_LNS_negate_stmt:
-		case DW_LNS_set_basic_block:
-		case DW_LNS_set_prologue_end:
-		case DW_LNS_set_epilogue_begin:
-			break;
-		default:   /* an opcode of a later version: its operands are ULEBs */
-			for (k = 0; k < lengths[op - 1]; k++)
-				rd_uleb(&prog);
-			break;
-		}
-	}
-	if (prog.bad)
-		goto decline;
 	if (!rows_sorted(t))
 		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_row);
 	/* As libdw does: the row at the highest address ends a sequence, whatever it was. */
 	if (t->nrows)
 		t->rows[t->nrows - 1].end = true;
 	return 0;
-decline:
-	cu_lines_release(t);
-	return -1;
 }
 
 /* The first of sorted pcs[from, npcs) whose CU-relative address is at or above addr. */

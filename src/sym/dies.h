@@ -190,4 +190,13 @@ int die_aranges_find(const struct die_aranges *a, const struct die_sections *s, 
 
 void die_aranges_release(struct die_aranges *a);
 
+/*
+ * The size of a compile or partial unit's header: its length, version,
+ * abbreviations' offset and address size (and DWARF 5's unit type).
+ */
+static inline size_t die_unit_header_size(unsigned version, unsigned offset_size)
+{
+	return (offset_size == 8 ? 12 : 4) + 2 + offset_size + 1 + (version >= 5);
+}
+
 #endif

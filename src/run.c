@@ -172,36 +172,41 @@ static int order_prefix(const struct hpa_profile *prof)
 /*
  * --outdir: per dump a flame graph (--svg) and folded stacks (--collapse),
  * and per adjacent pair their differential ones, from one model
- * symbolized once: inputs are switched on and off through their weights.
+ * symbolized once: each file's view selects its dumps (weights 1, -1 for
+ * the one before, 0 for the others), the profile unchanged.
  * Names sort in dump order.
  */
-static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
+static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *opts)
 {
 	bool svg = opts->mode == HPA_MODE_SVG, folded = opts->mode == HPA_MODE_COLLAPSE ||
 		opts->svg_and_collapse;
-	struct hpa_write_opts wo = hpa_opts_write(opts), single = wo;   /* a dump alone has no before column */
+	struct hpa_write_opts wo = hpa_opts_write(opts), single;
+	double *weights = xcalloc(prof->inputs_nr + 1, sizeof(*weights));
+	bool *bases = xcalloc(prof->inputs_nr + 1, sizeof(*bases));
 	int w = order_prefix(prof), rc = 0;
 	size_t i, j;
 
-	single.diff_columns = false;
+	wo.view.weights = weights;   /* which dumps each file shows: the profile stays as read */
+	wo.view.bases = bases;
+	single = wo;
+	single.diff_columns = false;   /* a dump alone has no before column */
 	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
-		return hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
+		rc = hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
 	for (i = 0; i < prof->inputs_nr && !rc; i++) {
 		char *name = file_stem(prof->inputs[i].path), *path;
 		char *stem = w ? hpa_xasprintf("%s/%0*zu-%s", opts->outdir, w, i + 1, name) :
 			hpa_xasprintf("%s/%s", opts->outdir, name);
 
 		free(name);
-		for (j = 0; j < prof->inputs_nr; j++) {
-			prof->inputs[j].weight = j == i ? 1 : 0;
-			prof->inputs[j].is_base = false;
-		}
 		for (j = 0; j < 2 && !rc; j++) {   /* the dump, then it against the one before */
+			if (j == 1 && i == 0)
+				break;
+			memset(weights, 0, prof->inputs_nr * sizeof(*weights));
+			memset(bases, 0, prof->inputs_nr * sizeof(*bases));
+			weights[i] = 1;
 			if (j == 1) {
-				if (i == 0)
-					break;
-				prof->inputs[i - 1].weight = -1;
-				prof->inputs[i - 1].is_base = true;
+				weights[i - 1] = -1;
+				bases[i - 1] = true;
 			}
 			if (svg) {
 				path = hpa_xasprintf("%s%s.svg", stem, j ? ".diff" : "");
@@ -216,6 +221,8 @@ static int write_outdir(struct hpa_profile *prof, const struct hpa_opts *opts)
 		}
 		free(stem);
 	}
+	free(weights);
+	free(bases);
 	return rc;
 }
 

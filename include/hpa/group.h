@@ -61,8 +61,9 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 		       void *ctx);
 
 /* A stack's base side (positive) and profile side from emit()'s samples and values. */
-void hpa_stack_sides(const struct hpa_profile *prof, const uint32_t *samples, const double *values,
-		     size_t n, double *before, double *after);
+void hpa_stack_sides(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+		     const uint32_t *samples, const double *values, size_t n, double *before,
+		     double *after);
 
 /*
  * A stack's text in `fmt` made from one of its samples, for a caller of

@@ -37,7 +37,32 @@ struct hpa_view_opts {
 	 */
 	const uint32_t *only;
 	size_t only_nr;
+	/*
+	 * When set, per input (index input - 1): its weight in this view (0:
+	 * left out) and whether it is the base side; NULL: each input's own
+	 * (hpa_input.weight, .is_base).  --outdir views one dump, or a dump
+	 * against the one before, this way, the profile unchanged.
+	 */
+	const double *weights;
+	const bool *bases;
 };
+
+/* Input `input`'s weight in a view with these parameters. */
+static inline double hpa_view_weight(const struct hpa_view_opts *o, const struct hpa_profile *prof,
+				     uint32_t input)
+{
+	return o->weights ? o->weights[input - 1] : prof->inputs[input - 1].weight;
+}
+
+/* Whether input `input` is the base side in a view with these parameters. */
+static inline bool hpa_view_base(const struct hpa_view_opts *o, const struct hpa_profile *prof,
+				 uint32_t input)
+{
+	return o->bases ? o->bases[input - 1] : prof->inputs[input - 1].is_base;
+}
+
+/* Whether any input is the base side (a diff). */
+bool hpa_view_has_base(const struct hpa_view_opts *o, const struct hpa_profile *prof);
 
 struct hpa_view {
 	const struct hpa_profile *prof;
@@ -112,7 +137,7 @@ char *hpa_view_filters_text(const struct hpa_view_opts *opts);
 static inline double hpa_view_value(const struct hpa_view *v, size_t i)
 {
 	const struct hpa_sample *s = &v->prof->samples[i];
-	return s->v[v->opts.value] * v->prof->inputs[s->input - 1].weight;
+	return s->v[v->opts.value] * hpa_view_weight(&v->opts, v->prof, s->input);
 }
 
 #endif

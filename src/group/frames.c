@@ -287,7 +287,7 @@ static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned 
 		vals[0] = hpa_view_value(view, i);
 		return;
 	}
-	w = prof->inputs[prof->samples[i].input - 1].weight;
+	w = hpa_view_weight(&view->opts, prof, prof->samples[i].input);
 	for (v = 0; v < nv; v++)
 		vals[v] = prof->samples[i].v[vidx[v]] * w;
 }

@@ -268,17 +268,15 @@ double hpa_walk_stacks(const struct hpa_profile *prof, const struct hpa_view_opt
 	return total;
 }
 
-void hpa_stack_sides(const struct hpa_profile *prof, const uint32_t *samples, const double *values,
-		     size_t n, double *before, double *after)
+void hpa_stack_sides(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+		     const uint32_t *samples, const double *values, size_t n, double *before,
+		     double *after)
 {
-	bool any_base = false;
 	size_t i;
 
 	*before = *after = 0;
-	for (i = 0; i < prof->inputs_nr && !any_base; i++)
-		any_base = prof->inputs[i].is_base;
 	for (i = 0; i < n; i++) {
-		if (any_base && prof->inputs[prof->samples[samples[i]].input - 1].is_base)
+		if (hpa_view_base(vo, prof, prof->samples[samples[i]].input))
 			*before -= values[i];
 		else
 			*after += values[i];
@@ -345,6 +343,7 @@ void hpa_stack_namer_release(struct hpa_stack_namer *n)
 
 struct group_stacks {
 	const struct hpa_profile *prof;
+	const struct hpa_view_opts *opts;
 	struct hpa_strtab *texts;
 	struct hpa_stack_group *groups;
 	size_t ngroups, agroups;
@@ -380,7 +379,7 @@ static void group_emit(void *ctx, const char *text, size_t len, const uint32_t *
 			g->series[(id - 1) * ninputs + smp->input - 1] += values[i];
 		if (g->group_of)
 			g->group_of[samples[i]] = id;
-		if (prof->inputs[smp->input - 1].is_base)
+		if (hpa_view_base(g->opts, prof, smp->input))
 			g->groups[id - 1].before -= values[i];
 		else
 			g->groups[id - 1].after += values[i];
@@ -396,6 +395,7 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_op
 
 	memset(&g, 0, sizeof(g));
 	g.prof = prof;
+	g.opts = opts;
 	g.texts = texts;
 	g.per_input = per_input != NULL;
 	g.group_of = group_of;

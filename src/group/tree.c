@@ -336,8 +336,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	}
 	plain = topts->all_values && !topts->per_input && !(topts->cut_share > 0) &&   /* a cut sums view values */
 		(!topts->values || topts->values >> opts->value & 1);
-	for (i = 0; i < prof->inputs_nr; i++)
-		plain &= !prof->inputs[i].is_base;
+	plain &= !hpa_view_has_base(opts, prof);
 	hpa_seqs_collect(sp, prof, opts, topts->leaf_first, false, false, !plain);
 	memset(&b, 0, sizeof(b));
 	b.plain = plain;
@@ -371,18 +370,17 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		b.kv = xmalloc(st_mult(st_mult(sp->kept + 1, b.nv), sizeof(*b.kv)));
 	for (i = 0; i < sp->kept; i++) {
 		const struct hpa_sample *smp = &prof->samples[sp->sample[i]];
-		const struct hpa_input *in = &prof->inputs[smp->input - 1];
 		size_t j;
 
 		if (!plain)
-			b.kin[i] = (smp->input - 1) | (in->is_base ? BASE_INPUT : 0);
+			b.kin[i] = (smp->input - 1) | (hpa_view_base(opts, prof, smp->input) ? BASE_INPUT : 0);
 		for (j = 0; t->values && j < b.nv; j++)
-			b.kv[i * b.nv + j] = smp->v[b.vidx[j]] * in->weight;
+			b.kv[i * b.nv + j] = smp->v[b.vidx[j]] * hpa_view_weight(opts, prof, smp->input);
 	}
 	all = xmalloc(st_mult(sp->kept ? sp->kept : 1, sizeof(*all)));
 	for (i = 0; i < sp->kept; i++) {
 		all[i] = (uint32_t)i;
-		t->diff |= prof->inputs[prof->samples[sp->sample[i]].input - 1].is_base;
+		t->diff |= hpa_view_base(opts, prof, prof->samples[sp->sample[i]].input);
 	}
 	add_kept(&b, 0, all, sp->kept);   /* the root: every sample, in order */
 	free(all);

@@ -28,6 +28,7 @@ static long long trunc_ll(double v)
 struct lines {
 	FILE *fp;
 	const struct hpa_profile *prof;
+	const struct hpa_view_opts *vo;
 	bool diff_columns;
 };
 
@@ -48,7 +49,7 @@ static void emit_line(void *ctx, const char *text, size_t len, const uint32_t *s
 	char nums[48];
 	size_t nl = 0;
 
-	hpa_stack_sides(l->prof, samples, values, n, &before, &after);
+	hpa_stack_sides(l->prof, l->vo, samples, values, n, &before, &after);
 	if (l->diff_columns) {
 		long long b = trunc_ll(before), a = trunc_ll(after);
 		if (!b && !a)
@@ -74,7 +75,7 @@ int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct h
 {
 	struct hpa_view_opts vo = opts->view;
 	struct hpa_stack_format fmt = hpa_folded_format;
-	struct lines l = { fp, prof, opts->diff_columns };
+	struct lines l = { fp, prof, &vo, opts->diff_columns };
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;

@@ -371,12 +371,13 @@ static void default_title(char *out, size_t size, const struct hpa_profile *prof
 
 	for (i = 0; i < prof->inputs_nr; i++) {
 		const struct hpa_input *in = &prof->inputs[i];
-		if (in->weight == 0)
+		bool base = hpa_view_base(&opts->view, prof, (uint32_t)i + 1);
+		if (hpa_view_weight(&opts->view, prof, (uint32_t)i + 1) == 0)
 			continue;   /* --outdir: another dump */
 		active++;
-		if (in->is_base && !before)
+		if (base && !before)
 			before = base_name(in->path);
-		else if (!in->is_base)
+		else if (!base)
 			after = base_name(in->path);
 	}
 	if (opts->binary)

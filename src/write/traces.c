@@ -48,6 +48,7 @@ struct trace {
 
 struct traces {
 	const struct hpa_profile *prof;
+	const struct hpa_view_opts *vo;
 	struct trace *t;
 	size_t n, alloc;
 };
@@ -69,7 +70,7 @@ static void keep_trace(void *ctx, const char *text, size_t len, const uint32_t *
 	t = &ts->t[ts->n];
 	t->sample = samples[0];
 	t->order = (uint32_t)ts->n++;
-	hpa_stack_sides(ts->prof, samples, values, n, &t->before, &t->after);
+	hpa_stack_sides(ts->prof, ts->vo, samples, values, n, &t->before, &t->after);
 }
 
 static int cmp_traces(const void *a, const void *b)
@@ -176,7 +177,7 @@ int hpa_report_traces(FILE *fp, const struct hpa_profile *prof, const struct hpa
 	static const struct hpa_stack_format fmt = { frame_text, false, "      ", "\n",
 						     "      <no stack>\n", false };
 	struct hpa_view_opts vo = opts->view;
-	struct traces ts = { prof, NULL, 0, 0 };
+	struct traces ts = { prof, &vo, NULL, 0, 0 };
 	struct naming nm;
 	double total;
 	char num[48];

@@ -107,11 +107,21 @@ bool hpa_view_keeps(const struct hpa_view *v, size_t i)
 	const struct hpa_sample *s = &prof->samples[i];
 
 	if ((s->thread != o->thread && o->thread != HPA_VIEW_EVERY_THREAD) ||
-	    prof->inputs[s->input - 1].weight == 0)
-		return false;   /* another thread, or an input switched off (--outdir) */
-	if (o->part && prof->inputs[s->input - 1].is_base != (o->part < 0))
+	    hpa_view_weight(o, prof, s->input) == 0)
+		return false;   /* another thread, or an input left out (--outdir) */
+	if (o->part && hpa_view_base(o, prof, s->input) != (o->part < 0))
 		return false;   /* the other side of a --base diff */
 	return true;
+}
+
+bool hpa_view_has_base(const struct hpa_view_opts *o, const struct hpa_profile *prof)
+{
+	uint32_t i;
+
+	for (i = 1; i <= prof->inputs_nr; i++)
+		if (hpa_view_base(o, prof, i))
+			return true;
+	return false;
 }
 
 bool hpa_view_filters(const struct hpa_view_opts *o)

@@ -481,7 +481,7 @@ static const char **all_inputs(const struct hpa_opts *opts, size_t *nr)
 
 /* The selected report (after the RSS breakdown of --stats) to --output or standard output. */
 static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
-			struct run_stats *rs)
+			const double *weights, struct run_stats *rs)
 {
 	const struct hpa_writer *writer = hpa_writer_for(opts->mode, opts->growth);
 	struct hpa_write_opts wo = hpa_opts_write(opts);
@@ -496,6 +496,7 @@ static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
 	free(inputs);
 	if (rc)
 		return rc;
+	wo.view.weights = weights;
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
 		rc = memory ? 0 : -1;
@@ -519,7 +520,7 @@ static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
 static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct run_stats *rs)
 {
 	struct hpa_base_opts bo = hpa_opts_base(opts);
-	double t = hpa_now();
+	double t = hpa_now(), *weights;
 	int rc;
 
 	if (splits_threads(opts, prof))
@@ -531,17 +532,20 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	if (rc)
 		return rc;
 	t = hpa_now();
-	rc = hpa_apply_base(prof, &bo);
+	weights = xcalloc(prof->inputs_nr + 1, sizeof(*weights));   /* the base pass's: each input's */
+	rc = hpa_apply_base(prof, &bo, weights);
+	bo.view.weights = weights;
 	if (!rc && opts->mode != HPA_MODE_THREADS)   /* a filter that selects nothing says so */
 		hpa_view_check_filters(prof, &bo.view);
 	hpa_timing(t, "base and filter checks");
-	if (rc)
-		return rc;
-	if (opts->mode == HPA_MODE_SVG && !opts->outdir && !opts->growth && opts->profiles_nr > 1)
+	if (!rc && opts->mode == HPA_MODE_SVG && !opts->outdir && !opts->growth && opts->profiles_nr > 1)
 		hpa_warn("%zu profiles summed into one flame graph; --growth ranks what grew across "
 			 "them, --outdir DIR draws one graph per dump and one per adjacent pair",
 			 opts->profiles_nr);
-	return opts->outdir ? write_outdir(prof, opts) : write_report(prof, opts, rs);
+	if (!rc)
+		rc = opts->outdir ? write_outdir(prof, opts) : write_report(prof, opts, weights, rs);
+	free(weights);
+	return rc;
 }
 
 int hpa_run(const struct hpa_opts *opts)

@@ -242,6 +242,7 @@ struct hpa_loc_groups {
 	uint32_t *multi;             /* per group (1-based): its sums' index + 1, 0 for one sample */
 	double (*sums)[HPA_NVALUES];
 	size_t ngroups, nsums, asums;
+	const double *weights;       /* the view's per-input weights, or NULL: the inputs' own */
 };
 
 size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,

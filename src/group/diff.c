@@ -32,7 +32,8 @@ static double side_total(const struct hpa_profile *prof, const struct hpa_base_o
  * view's frames, which are known by module and offset: so exactly the
  * stacks a writer would print negative go, whatever run they came from.
  */
-static void drop_negative(struct hpa_profile *prof, const struct hpa_base_opts *opts)
+static void drop_negative(struct hpa_profile *prof, const struct hpa_base_opts *opts,
+			  const double *weights)
 {
 	struct hpa_view_opts vo = opts->view;
 	struct hpa_strtab texts;
@@ -41,6 +42,7 @@ static void drop_negative(struct hpa_profile *prof, const struct hpa_base_opts *
 	size_t i, kept = 0;
 	double total;
 
+	vo.weights = weights;
 	hpa_strtab_init(&texts);
 	hpa_group_stacks(prof, &vo, &hpa_folded_format, &texts, &groups, &total, group_of, NULL);
 	for (i = 0; i < prof->samples_nr; i++) {
@@ -191,10 +193,12 @@ static void rekey_base(struct hpa_profile *prof)
 		hpa_cache_stack_cuts(prof);   /* the base's stacks changed */
 }
 
-int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts)
+int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, double *weights)
 {
 	size_t i, base = 0;
 
+	for (i = 0; i < prof->inputs_nr; i++)
+		weights[i] = prof->inputs[i].weight;
 	for (i = 0; i < prof->inputs_nr && !base; i++)
 		if (prof->inputs[i].is_base)
 			base = i + 1;   /* --base, or a two-column folded file's first column */
@@ -210,10 +214,10 @@ int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts)
 		} else {
 			for (i = 0; i < prof->inputs_nr; i++)
 				if (prof->inputs[i].is_base)
-					prof->inputs[i].weight = -(p / b);
+					weights[i] = -(p / b);
 		}
 	}
 	if (opts->drop_negative)
-		drop_negative(prof, opts);
+		drop_negative(prof, opts, weights);
 	return 0;
 }

@@ -18,6 +18,7 @@ struct paths {
 	uint8_t *pool;
 	uint32_t *next;               /* group with the same hash */
 	size_t ngroups, agroups, npool, apool, anext;
+	const double *weights;        /* the view's, or NULL: the inputs' own */
 };
 
 /* One sample's key sequence, waiting for its group: the keys, then their varints. */
@@ -44,11 +45,11 @@ static uint32_t new_group(const struct hpa_profile *prof, struct paths *p, uint6
 	return id;
 }
 
-/* Sample i's values, weighted, added to sums. */
-static void add_weighted(const struct hpa_profile *prof, size_t i, double *sums)
+/* Sample i's values, weighted (weights: the view's, or NULL: the inputs' own), added to sums. */
+static void add_weighted(const struct hpa_profile *prof, const double *weights, size_t i, double *sums)
 {
 	const struct hpa_sample *s = &prof->samples[i];
-	double weight = prof->inputs[s->input - 1].weight;
+	double weight = weights ? weights[s->input - 1] : prof->inputs[s->input - 1].weight;
 	size_t v;
 
 	for (v = 0; v < HPA_NVALUES; v++)
@@ -59,7 +60,7 @@ static void add_weighted(const struct hpa_profile *prof, size_t i, double *sums)
 static void group_add(const struct hpa_profile *prof, struct paths *p, uint32_t id, size_t sample,
 		      uint32_t *group_of)
 {
-	add_weighted(prof, sample, p->groups[id - 1].v);
+	add_weighted(prof, p->weights, sample, p->groups[id - 1].v);
 	if (group_of)
 		group_of[sample] = id;
 }
@@ -122,6 +123,7 @@ size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opt
 	bool by_loc = fmt->loc_key && !hpa_view_filters(opts);
 
 	memset(&p, 0, sizeof(p));
+	p.weights = opts->weights;
 	memset(ks, 0, sizeof(ks));
 	hpa_view_init(&view, prof, opts);
 	hpa_hashmap_reserve(&p.by_hash, prof->stacks_nr);   /* at most a group per stack */
@@ -245,6 +247,7 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 	if (n > UINT32_MAX)
 		HPA_BUG("more than 2^32 samples");
 	memset(lg, 0, sizeof(*lg));
+	lg->weights = opts->weights;
 	hpa_view_init(&view, prof, opts);
 	hash_loc_paths(&view, hash, kept, n);
 	hpa_hash_reps(hash, kept, 0, n, rep, same_locs_of, &view);   /* the first sample with i's locations */
@@ -266,10 +269,10 @@ size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view
 		if (!*m) {   /* its second sample: the sums start as its first's (0 plus them, in order) */
 			HPA_GROW(lg->sums, lg->nsums + 1, lg->asums);
 			memset(lg->sums[lg->nsums], 0, sizeof(lg->sums[lg->nsums]));
-			add_weighted(prof, rep[i], lg->sums[lg->nsums]);
+			add_weighted(prof, lg->weights, rep[i], lg->sums[lg->nsums]);
 			*m = (uint32_t)++lg->nsums;
 		}
-		add_weighted(prof, i, lg->sums[*m - 1]);
+		add_weighted(prof, lg->weights, i, lg->sums[*m - 1]);
 	}
 	hpa_view_release(&view);
 	free(rep);
@@ -286,7 +289,7 @@ void hpa_loc_group(const struct hpa_profile *prof, const struct hpa_loc_groups *
 	if (lg->multi[g])
 		memcpy(out->v, lg->sums[lg->multi[g] - 1], sizeof(out->v));
 	else
-		add_weighted(prof, first, out->v);
+		add_weighted(prof, lg->weights, first, out->v);
 }
 
 void hpa_loc_groups_release(struct hpa_loc_groups *lg)

@@ -571,7 +571,7 @@ static void sample_groups_make(struct sample_groups *sg, struct writer *w,
 	else
 		sg->n = hpa_group_paths(prof, &sg->vo, &fmt, &sg->samples, &sg->pool, group_of);
 	if (sg->threads)
-		thread_split_init(&sg->ts, prof, sg->n, sg->by_loc ? sg->lg.group_of : group_of);
+		thread_split_init(&sg->ts, prof, &sg->vo, sg->n, sg->by_loc ? sg->lg.group_of : group_of);
 	free(group_of);
 }
 

@@ -19,14 +19,15 @@ const char *thread_name(const struct hpa_profile *prof, int32_t id)
 	return NULL;
 }
 
-void thread_split_init(struct thread_split *ts, const struct hpa_profile *prof, size_t ngroups,
-			      const uint32_t *group_of)
+void thread_split_init(struct thread_split *ts, const struct hpa_profile *prof,
+		       const struct hpa_view_opts *vo, size_t ngroups, const uint32_t *group_of)
 {
 	uint32_t *group_of_stack = xcalloc(prof->stacks_nr + 1, sizeof(*group_of_stack));
 	size_t i;
 
 	memset(ts, 0, sizeof(*ts));
 	ts->prof = prof;
+	ts->vo = vo;
 	ts->head = xcalloc(ngroups + 1, sizeof(*ts->head));
 	ts->next = xcalloc(prof->samples_nr + 1, sizeof(*ts->next));
 	for (i = 0; i < prof->samples_nr; i++)
@@ -36,7 +37,7 @@ void thread_split_init(struct thread_split *ts, const struct hpa_profile *prof, 
 		const struct hpa_sample *s = &prof->samples[i];
 		uint32_t g;
 
-		if (hpa_sample_own_thread(s) == HPA_THREAD_ALL || prof->inputs[s->input - 1].weight == 0 ||
+		if (hpa_sample_own_thread(s) == HPA_THREAD_ALL || hpa_view_weight(ts->vo, prof, s->input) == 0 ||
 		    !(g = group_of_stack[s->stack]))
 			continue;
 		ts->next[i] = ts->head[g];
@@ -65,7 +66,7 @@ static size_t thread_split(struct thread_split *ts, uint32_t g, const struct hpa
 
 	for (i = ts->head[g]; i; i = ts->next[i - 1]) {
 		const struct hpa_sample *s = &prof->samples[i - 1];
-		double weight = prof->inputs[s->input - 1].weight;
+		double weight = hpa_view_weight(ts->vo, prof, s->input);
 
 		int32_t thread = hpa_sample_own_thread(s);
 

@@ -7,6 +7,7 @@
 #include "hpa/compat.h"
 #include "hpa/group.h"
 #include "hpa/profile.h"
+#include "hpa/view.h"
 
 /* One output sample of a group: a thread's share, or what no thread holds. */
 struct thread_part {
@@ -31,6 +32,7 @@ struct thread_part {
  */
 struct thread_split {
 	const struct hpa_profile *prof;
+	const struct hpa_view_opts *vo;   /* the weights of the view grouped */
 	uint32_t *head;                 /* per group (1-based): its first thread sample + 1, 0: none */
 	uint32_t *next;                 /* per sample: the next thread sample of its group + 1 */
 	struct thread_part *tp, *out;   /* one group's threads, its output samples */
@@ -40,8 +42,8 @@ struct thread_split {
 /* The name of thread `id`, or NULL. */
 const char *thread_name(const struct hpa_profile *prof, int32_t id);
 /* group_of: the all-threads grouping's group of each sample (1-based, 0: none). */
-void thread_split_init(struct thread_split *ts, const struct hpa_profile *prof, size_t ngroups,
-		       const uint32_t *group_of);
+void thread_split_init(struct thread_split *ts, const struct hpa_profile *prof,
+		       const struct hpa_view_opts *vo, size_t ngroups, const uint32_t *group_of);
 void thread_split_release(struct thread_split *ts);
 /* Group g's threads in ts->tp (each once, in sample order), without values; their number. */
 size_t thread_order(struct thread_split *ts, uint32_t g);

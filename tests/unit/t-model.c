@@ -90,6 +90,7 @@ static void test_identity_and_grouping(void)
 {
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
+	double w[2];
 	char *s;
 
 	hpa_profile_init(&p);
@@ -121,7 +122,7 @@ static void test_identity_and_grouping(void)
 
 	/* --drop_negative: the stack that shrank (50 -> 20) goes, whole. */
 	o.drop_negative = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, w), 0);
 	s = groups_text(&p, &o);
 	CHECK_STR_EQ(s, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2010; 100 300\n");
 	free(s);
@@ -136,9 +137,24 @@ static void test_identity_and_grouping(void)
 	hpa_name_frames(&p);
 	o = default_opts();
 	o.normalize = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }), 0);
-	CHECK_DBL_EQ(p.inputs[1].weight, -320.0 / 150.0, 1e-6);
-	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 0, 1e-9);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, w), 0);
+	CHECK_DBL_EQ(w[0], 1, 1e-9);
+	CHECK_DBL_EQ(w[1], -320.0 / 150.0, 1e-6);
+	CHECK_DBL_EQ(p.inputs[1].weight, -1, 1e-9);   /* the profile keeps the input's own */
+	{
+		struct hpa_view_opts vo = hpa_opts_view(&o);
+		struct hpa_view v;
+		double total = 0;
+		size_t i;
+
+		vo.weights = w;
+		hpa_view_init(&v, &p, &vo);
+		for (i = 0; i < p.samples_nr; i++)
+			if (hpa_view_keeps(&v, i))
+				total += hpa_view_value(&v, i);
+		hpa_view_release(&v);
+		CHECK_DBL_EQ(total, 0, 1e-9);   /* the base scaled to the profile's total */
+	}
 	hpa_profile_release(&p);
 }
 

@@ -177,6 +177,8 @@ struct hpa_input {
 	uint64_t clamped;           /* values clamped to HPA_MAX_VALUE by hpa_unsample_profile() */
 };
 
+struct hpa_build;
+
 struct hpa_profile {
 	struct hpa_strtab strs;
 
@@ -201,38 +203,17 @@ struct hpa_profile {
 
 	struct hpa_location *locs;      /* [0] unused */
 	size_t locs_nr, locs_alloc;
-	struct hpa_hashmap loc_by_addr;
-	/*
-	 * Direct-mapped cache in front of loc_by_addr: profiles repeat a few
-	 * thousand addresses millions of times.
-	 */
-	struct hpa_loc_cache_slot { uint64_t addr; uint32_t loc; } *loc_cache;
-	unsigned loc_cache_bits;        /* 2^bits slots */
 
 	struct hpa_stack *stacks;       /* [0] is the empty stack */
 	size_t stacks_nr, stacks_alloc;
 	uint32_t *frames;               /* location ids of every stack, leaf first */
 	size_t frames_nr, frames_alloc;
-	struct hpa_hashmap stack_by_hash;
-	uint32_t *stack_next;           /* same-hash chain */
 	/*
-	 * Stacks [1, stacks_unified) are merged across inputs and indexed
-	 * with their final frames (identity.c), unless a later stack was
-	 * interned into the index with frames not yet unified (index_stale).
+	 * What only reading needs (model/build.h: the indexes that intern
+	 * addresses and stacks, the frames of appended dumps not yet moved
+	 * in); hpa_profile_end_reading() drops it: NULL after.
 	 */
-	uint32_t stacks_unified;
-	bool index_stale;
-	bool reading_ended;             /* hpa_profile_end_reading(): the index is gone */
-	/*
-	 * An input appended (hpa_profile_append) keeps its frames until the
-	 * stacks are unified, which copies only those of stacks it does not
-	 * share: stacks [pending_stack, stacks_nr) index pending_frames, whose
-	 * location ids + pending_loff are this profile's.  Anything else that
-	 * reads or adds frames first calls hpa_profile_settle().
-	 */
-	uint32_t *pending_frames;
-	size_t pending_frames_nr;
-	uint32_t pending_stack, pending_loff;
+	struct hpa_build *build;
 	/*
 	 * Per stack, once its locations are marked (strip.h): how many leaf
 	 * frames a report cuts, and the inline levels of the next it cuts too.
@@ -370,7 +351,7 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input);
  */
 void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from);
 
-/* The frames of an appended input into frames[] now (see pending_frames). */
+/* The frames of an appended input into frames[] now (see build.h). */
 void hpa_profile_settle(struct hpa_profile *prof);
 
 /* The location ids of stack `id`, leaf first; *nr is set to their number. */

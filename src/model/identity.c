@@ -10,6 +10,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/profile.h"
+#include "build.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
@@ -74,13 +75,13 @@ static void one_home_per_module(struct hpa_profile *prof, const uint32_t *module
 /* Is stack i one of an appended input whose frames are still pending (profile.h)? */
 static inline bool pending(const struct hpa_profile *prof, size_t i)
 {
-	return prof->pending_frames && i >= prof->pending_stack;
+	return prof->build->pending_frames && i >= prof->build->pending_stack;
 }
 
 /* The frames of stack i, in frames[] or still pending. */
 static inline uint32_t *frames_of(const struct hpa_profile *prof, size_t i)
 {
-	return (pending(prof, i) ? prof->pending_frames : prof->frames) + prof->stacks[i].first;
+	return (pending(prof, i) ? prof->build->pending_frames : prof->frames) + prof->stacks[i].first;
 }
 
 /* Does kept stack id hold frames f[0 .. nr)? */
@@ -99,7 +100,7 @@ static void hash_stacks(struct hpa_profile *prof, const uint32_t *remap, uint64_
 		size_t nr = prof->stacks[i].nr;
 
 		if (remap) {
-			const uint32_t *r = remap + (pending(prof, i) ? prof->pending_loff : 0);
+			const uint32_t *r = remap + (pending(prof, i) ? prof->build->pending_loff : 0);
 			for (k = 0; k < nr; k++)
 				f[k] = r[f[k]];
 		}
@@ -110,7 +111,7 @@ static void hash_stacks(struct hpa_profile *prof, const uint32_t *remap, uint64_
 /* The first stack not yet merged: 1, or past those an earlier step merged and indexed. */
 static uint32_t first_new_stack(const struct hpa_profile *prof)
 {
-	return prof->stacks_unified && !prof->index_stale ? prof->stacks_unified : 1;
+	return prof->build->stacks_unified && !prof->build->index_stale ? prof->build->stacks_unified : 1;
 }
 
 /* Stack i kept as id (at most i): its frames move down to *nf, or come from those pending. */
@@ -140,18 +141,18 @@ static void unify_end(struct hpa_profile *prof, uint32_t from, bool last, uint32
 {
 	size_t i, chained = merged ? 0 : ns;   /* merged: no index, no chains */
 
-	free(prof->pending_frames);   /* those kept are in frames[] now */
-	prof->pending_frames = NULL;
-	prof->pending_frames_nr = 0;
+	free(prof->build->pending_frames);   /* those kept are in frames[] now */
+	prof->build->pending_frames = NULL;
+	prof->build->pending_frames_nr = 0;
 	if (from < prof->stacks_nr)
 		for (i = 0; i < prof->samples_nr; i++)
 			prof->samples[i].stack = remap[prof->samples[i].stack];
 	free(remap);
-	memset(prof->stack_next + chained, 0, (prof->stacks_alloc - chained) * sizeof(*prof->stack_next));
+	memset(prof->build->stack_next + chained, 0, (prof->stacks_alloc - chained) * sizeof(*prof->build->stack_next));
 	prof->stacks_nr = ns;
 	prof->frames_nr = nf;
-	prof->stacks_unified = ns;
-	prof->index_stale = merged;
+	prof->build->stacks_unified = ns;
+	prof->build->index_stale = merged;
 	if (last) {   /* else the room is kept for the next input's frames */
 		prof->frames = xrealloc(prof->frames, st_mult(nf + 1, sizeof(*prof->frames)));
 		prof->frames_alloc = nf + 1;
@@ -172,11 +173,11 @@ static bool first_kept(const uint32_t *remap, size_t n)
 /* The pending stacks' frames through the locations' remap. */
 static void remap_pending(struct hpa_profile *prof, const uint32_t *loc_remap)
 {
-	const uint32_t *remap = loc_remap + prof->pending_loff;
+	const uint32_t *remap = loc_remap + prof->build->pending_loff;
 	size_t k;
 
-	for (k = 0; k < prof->pending_frames_nr; k++)
-		prof->pending_frames[k] = remap[prof->pending_frames[k]];
+	for (k = 0; k < prof->build->pending_frames_nr; k++)
+		prof->build->pending_frames[k] = remap[prof->build->pending_frames[k]];
 }
 
 /*
@@ -237,7 +238,7 @@ static bool in_order(const struct hpa_profile *prof, size_t lo, size_t hi)
 /* The pending stacks merged with the first dump's: false if they are not in order. */
 static bool merge_pending(const struct hpa_profile *prof, uint32_t *remap)
 {
-	size_t n1 = prof->pending_stack, g = 1, i;
+	size_t n1 = prof->build->pending_stack, g = 1, i;
 
 	for (i = n1; i < prof->stacks_nr; i++) {
 		int o = -1;
@@ -254,7 +255,7 @@ static bool merge_pending(const struct hpa_profile *prof, uint32_t *remap)
 static bool merge_stacks(struct hpa_profile *prof, const uint32_t *loc_remap, uint32_t *remap,
 			 uint32_t *ns, size_t *nf)
 {
-	size_t n1 = prof->pending_stack, i;
+	size_t n1 = prof->build->pending_stack, i;
 
 	remap_pending(prof, loc_remap);
 	if (!merge_pending(prof, remap) || !in_order(prof, 1, n1))   /* another order: the table's way */
@@ -287,8 +288,8 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 	uint32_t ns = from, guess = 0;
 	size_t i, nf = from > 1 ? prof->stacks[from - 1].first + (size_t)prof->stacks[from - 1].nr : 0;
 
-	if (from == 1 && last && prof->inputs_nr == 2 && prof->pending_frames && prof->pending_stack > 1 &&
-	    first_kept(loc_remap, prof->pending_loff + 1)) {
+	if (from == 1 && last && prof->inputs_nr == 2 && prof->build->pending_frames && prof->build->pending_stack > 1 &&
+	    first_kept(loc_remap, prof->build->pending_loff + 1)) {
 		bool merged = merge_stacks(prof, loc_remap, remap, &ns, &nf);
 
 		loc_remap = NULL;   /* done */
@@ -306,9 +307,9 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 	 */
 	hash_stacks(prof, loc_remap, hash, from);
 	if (from == 1) {
-		hpa_hashmap_release(&prof->stack_by_hash);
-		hpa_hashmap_init(&prof->stack_by_hash);
-		hpa_hashmap_reserve(&prof->stack_by_hash,
+		hpa_hashmap_release(&prof->build->stack_by_hash);
+		hpa_hashmap_init(&prof->build->stack_by_hash);
+		hpa_hashmap_reserve(&prof->build->stack_by_hash,
 				    prof->stacks_nr / (prof->inputs_nr ? prof->inputs_nr : 1));
 	}
 	for (i = 0; i < from; i++)
@@ -320,7 +321,7 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 		uint32_t first = 0, id = guess;
 
 		if (i + 16 < prof->stacks_nr)
-			hpa_hashmap_prefetch(&prof->stack_by_hash, hash[i + 16]);
+			hpa_hashmap_prefetch(&prof->build->stack_by_hash, hash[i + 16]);
 		/*
 		 * First the stack kept after the last one's: dumps of one program
 		 * list their stacks in much the same order (jemalloc sorts them by
@@ -329,15 +330,15 @@ static void unify_stacks(struct hpa_profile *prof, uint32_t from, bool last, con
 		 * table (a miss per stack).  Kept frames are each other's only.
 		 */
 		if (!(id && id < ns && kept_holds(prof, id, f, st.nr))) {
-			first = hpa_hashmap_get(&prof->stack_by_hash, h);
-			for (id = first; id && !kept_holds(prof, id, f, st.nr); id = prof->stack_next[id])
+			first = hpa_hashmap_get(&prof->build->stack_by_hash, h);
+			for (id = first; id && !kept_holds(prof, id, f, st.nr); id = prof->build->stack_next[id])
 				;
 		}
 		if (!id) {   /* kept */
 			id = ns++;
 			keep_stack(prof, i, id, &nf);
-			prof->stack_next[id] = first;
-			hpa_hashmap_put(&prof->stack_by_hash, h, id);
+			prof->build->stack_next[id] = first;
+			hpa_hashmap_put(&prof->build->stack_by_hash, h, id);
 		}
 		remap[i] = id;
 		guess = id + 1;
@@ -352,7 +353,7 @@ static void unify(struct hpa_profile *prof, bool last)
 	uint32_t *remap, *next, *module_of_map, n = 1, from;
 	size_t i, old_nr;
 
-	if (prof->reading_ended)
+	if ((!prof->build))
 		HPA_BUG("stacks unified after the reading ended");
 	/* Key every location by its module and offset. */
 	module_of_map = xcalloc(prof->mappings_nr, sizeof(*module_of_map));
@@ -414,10 +415,10 @@ static void unify(struct hpa_profile *prof, bool last)
 	free(remap);
 
 	/* Addresses now name the representative of their location. */
-	hpa_hashmap_release(&prof->loc_by_addr);
-	hpa_hashmap_init(&prof->loc_by_addr);
-	free(prof->loc_cache);
-	prof->loc_cache = NULL;
+	hpa_hashmap_release(&prof->build->loc_by_addr);
+	hpa_hashmap_init(&prof->build->loc_by_addr);
+	free(prof->build->loc_cache);
+	prof->build->loc_cache = NULL;
 }
 
 void hpa_unify_locations(struct hpa_profile *prof)

@@ -5,6 +5,7 @@
 
 #include "hpa/diag.h"
 #include "hpa/profile.h"
+#include "build.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
@@ -37,8 +38,9 @@ bool hpa_value_is_objects(enum hpa_value v)
 void hpa_profile_init(struct hpa_profile *prof)
 {
 	memset(prof, 0, sizeof(*prof));
-	hpa_hashmap_init(&prof->loc_by_addr);
-	hpa_hashmap_init(&prof->stack_by_hash);
+	prof->build = xcalloc(1, sizeof(*prof->build));
+	hpa_hashmap_init(&prof->build->loc_by_addr);
+	hpa_hashmap_init(&prof->build->stack_by_hash);
 	hpa_hashmap_init(&prof->func_by_hash);
 	hpa_hashmap_init(&prof->thread_by_id);
 	hpa_strtab_init(&prof->strs);
@@ -56,7 +58,22 @@ void hpa_profile_init(struct hpa_profile *prof)
 	HPA_GROW(prof->stacks, 1, prof->stacks_alloc);
 	memset(&prof->stacks[0], 0, sizeof(prof->stacks[0]));
 	prof->stacks_nr = 1;
-	prof->stack_next = xcalloc(prof->stacks_alloc, sizeof(*prof->stack_next));
+	prof->build->stack_next = xcalloc(prof->stacks_alloc, sizeof(*prof->build->stack_next));
+}
+
+static void build_free(struct hpa_profile *prof)
+{
+	struct hpa_build *b = prof->build;
+
+	if (!b)
+		return;
+	hpa_hashmap_release(&b->loc_by_addr);
+	hpa_hashmap_release(&b->stack_by_hash);
+	free(b->loc_cache);
+	free(b->stack_next);
+	free(b->pending_frames);
+	free(b);
+	prof->build = NULL;
 }
 
 void hpa_profile_release(struct hpa_profile *prof)
@@ -76,11 +93,8 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->mappings);
 	free(prof->source_dirs);
 	free(prof->locs);
-	free(prof->loc_cache);
 	free(prof->stacks);
 	free(prof->frames);
-	free(prof->pending_frames);
-	free(prof->stack_next);
 	free(prof->stack_cut);
 	free(prof->stack_cut_levels);
 	free(prof->samples);
@@ -92,17 +106,16 @@ void hpa_profile_release(struct hpa_profile *prof)
 	hpa_hashmap_release(&prof->func_by_hash);
 	hpa_hashmap_release(&prof->thread_by_id);
 	hpa_strtab_release(&prof->strs);
-	hpa_hashmap_release(&prof->loc_by_addr);
-	hpa_hashmap_release(&prof->stack_by_hash);
+	build_free(prof);
 	memset(prof, 0, sizeof(*prof));
 }
 
+
 void hpa_profile_end_reading(struct hpa_profile *prof)
 {
-	hpa_hashmap_release(&prof->stack_by_hash);   /* (empty again) */
-	free(prof->stack_next);
-	prof->stack_next = NULL;
-	prof->reading_ended = true;
+	if (prof->build && prof->build->pending_frames)
+		hpa_profile_settle(prof);   /* the frames still an appended dump's: moved in first */
+	build_free(prof);
 }
 
 uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
@@ -117,10 +130,10 @@ uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
 	in->weight = 1;
 	/* Addresses are interned per input: the same number in two inputs may
 	 * be two places (hpa_unify_locations() matches them by module). */
-	hpa_hashmap_release(&prof->loc_by_addr);
-	hpa_hashmap_init(&prof->loc_by_addr);
-	if (prof->loc_cache)
-		memset(prof->loc_cache, 0, sizeof(*prof->loc_cache) << prof->loc_cache_bits);
+	hpa_hashmap_release(&prof->build->loc_by_addr);
+	hpa_hashmap_init(&prof->build->loc_by_addr);
+	if (prof->build->loc_cache)
+		memset(prof->build->loc_cache, 0, sizeof(*prof->build->loc_cache) << prof->build->loc_cache_bits);
 	return (uint32_t)prof->inputs_nr;
 }
 
@@ -157,8 +170,8 @@ static const struct hpa_loc_cache_slot *loc_cache_of(const struct hpa_profile *p
 {
 	static const struct hpa_loc_cache_slot empty[(size_t)1 << LOC_CACHE_MIN_BITS];
 
-	*shift = 64 - (prof->loc_cache ? prof->loc_cache_bits : LOC_CACHE_MIN_BITS);
-	return prof->loc_cache ? prof->loc_cache : empty;
+	*shift = 64 - (prof->build->loc_cache ? prof->build->loc_cache_bits : LOC_CACHE_MIN_BITS);
+	return prof->build->loc_cache ? prof->build->loc_cache : empty;
 }
 
 /*
@@ -170,17 +183,17 @@ static HPA_NOINLINE uint32_t intern_loc_miss(struct hpa_profile *prof, uint64_t 
 	size_t slot;
 	uint32_t id;
 
-	if (!prof->loc_cache || (prof->loc_cache_bits < LOC_CACHE_MAX_BITS &&
-				 prof->loc_by_addr.nr >> prof->loc_cache_bits)) {
-		free(prof->loc_cache);
-		prof->loc_cache_bits = prof->loc_cache ? prof->loc_cache_bits + 2 : LOC_CACHE_MIN_BITS;
-		prof->loc_cache = xcalloc((size_t)1 << prof->loc_cache_bits, sizeof(*prof->loc_cache));
+	if (!prof->build->loc_cache || (prof->build->loc_cache_bits < LOC_CACHE_MAX_BITS &&
+				 prof->build->loc_by_addr.nr >> prof->build->loc_cache_bits)) {
+		free(prof->build->loc_cache);
+		prof->build->loc_cache_bits = prof->build->loc_cache ? prof->build->loc_cache_bits + 2 : LOC_CACHE_MIN_BITS;
+		prof->build->loc_cache = xcalloc((size_t)1 << prof->build->loc_cache_bits, sizeof(*prof->build->loc_cache));
 	}
-	slot = loc_cache_slot(addr, 64 - prof->loc_cache_bits);
-	id = hpa_hashmap_get(&prof->loc_by_addr, addr);
+	slot = loc_cache_slot(addr, 64 - prof->build->loc_cache_bits);
+	id = hpa_hashmap_get(&prof->build->loc_by_addr, addr);
 	if (id) {
-		prof->loc_cache[slot].addr = addr;
-		prof->loc_cache[slot].loc = id;
+		prof->build->loc_cache[slot].addr = addr;
+		prof->build->loc_cache[slot].loc = id;
 		return id;
 	}
 	id = next_id(prof->locs_nr);
@@ -189,7 +202,7 @@ static HPA_NOINLINE uint32_t intern_loc_miss(struct hpa_profile *prof, uint64_t 
 	prof->locs[id].addr = addr;
 	prof->locs[id].input = (uint32_t)prof->inputs_nr;
 	prof->locs_nr++;
-	hpa_hashmap_put(&prof->loc_by_addr, addr, id);
+	hpa_hashmap_put(&prof->build->loc_by_addr, addr, id);
 	return id;
 }
 
@@ -220,22 +233,22 @@ static uint32_t new_stack(struct hpa_profile *prof, size_t nr, uint64_t h, uint3
 	size_t old_alloc = prof->stacks_alloc;
 	uint32_t id = next_id(prof->stacks_nr);
 
-	if (prof->reading_ended)
+	if ((!prof->build))
 		HPA_BUG("a stack added after the reading ended");
 	if (prof->frames_nr > UINT32_MAX - nr)
 		HPA_BUG("more than 2^32 frames");
 	HPA_GROW(prof->stacks, prof->stacks_nr + 1, prof->stacks_alloc);
 	if (prof->stacks_alloc != old_alloc)
-		prof->stack_next = xgrow(prof->stack_next, old_alloc * sizeof(*prof->stack_next),
-					 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
+		prof->build->stack_next = xgrow(prof->build->stack_next, old_alloc * sizeof(*prof->build->stack_next),
+					 st_mult(prof->stacks_alloc, sizeof(*prof->build->stack_next)));
 	prof->stacks[id].first = (uint32_t)prof->frames_nr;
 	prof->stacks[id].nr = (uint32_t)nr;
-	prof->stack_next[id] = first;
+	prof->build->stack_next[id] = first;
 	prof->frames_nr += nr;
 	prof->stacks_nr++;
 	if (index) {
-		hpa_hashmap_put(&prof->stack_by_hash, h, id);
-		prof->index_stale |= prof->stacks_unified != 0;
+		hpa_hashmap_put(&prof->build->stack_by_hash, h, id);
+		prof->build->index_stale |= prof->build->stacks_unified != 0;
 	}
 	return id;
 }
@@ -247,8 +260,8 @@ static uint32_t intern_tail(struct hpa_profile *prof, size_t nr)
 	uint64_t h = hpa_hash_ids(locs, nr);
 	uint32_t first, id;
 
-	first = hpa_hashmap_get(&prof->stack_by_hash, h);
-	for (id = first; id; id = prof->stack_next[id]) {
+	first = hpa_hashmap_get(&prof->build->stack_by_hash, h);
+	for (id = first; id; id = prof->build->stack_next[id]) {
 		const struct hpa_stack *st = &prof->stacks[id];
 		if (st->nr == nr && !memcmp(prof->frames + st->first, locs, nr * sizeof(*locs)))
 			return id;
@@ -553,17 +566,17 @@ void hpa_profile_settle(struct hpa_profile *prof)
 {
 	size_t i, foff = prof->frames_nr;
 
-	if (!prof->pending_frames)
+	if (!prof->build->pending_frames)
 		return;
-	HPA_GROW(prof->frames, prof->frames_nr + prof->pending_frames_nr + 1, prof->frames_alloc);
-	for (i = 0; i < prof->pending_frames_nr; i++)
-		prof->frames[foff + i] = prof->pending_frames[i] + prof->pending_loff;
-	for (i = prof->pending_stack; i < prof->stacks_nr; i++)
+	HPA_GROW(prof->frames, prof->frames_nr + prof->build->pending_frames_nr + 1, prof->frames_alloc);
+	for (i = 0; i < prof->build->pending_frames_nr; i++)
+		prof->frames[foff + i] = prof->build->pending_frames[i] + prof->build->pending_loff;
+	for (i = prof->build->pending_stack; i < prof->stacks_nr; i++)
 		prof->stacks[i].first += (uint32_t)foff;
-	prof->frames_nr += prof->pending_frames_nr;
-	free(prof->pending_frames);
-	prof->pending_frames = NULL;
-	prof->pending_frames_nr = 0;
+	prof->frames_nr += prof->build->pending_frames_nr;
+	free(prof->build->pending_frames);
+	prof->build->pending_frames = NULL;
+	prof->build->pending_frames_nr = 0;
 }
 
 /* Room for `nr` stacks, and their chain links. */
@@ -573,8 +586,8 @@ static void grow_stacks(struct hpa_profile *prof, size_t nr)
 
 	HPA_GROW(prof->stacks, nr, prof->stacks_alloc);
 	if (prof->stacks_alloc != old_alloc)
-		prof->stack_next = xgrow(prof->stack_next, old_alloc * sizeof(*prof->stack_next),
-					 st_mult(prof->stacks_alloc, sizeof(*prof->stack_next)));
+		prof->build->stack_next = xgrow(prof->build->stack_next, old_alloc * sizeof(*prof->build->stack_next),
+					 st_mult(prof->stacks_alloc, sizeof(*prof->build->stack_next)));
 }
 
 /*
@@ -588,7 +601,7 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 	uint32_t input, map_first, moff, loff, soff;
 	size_t i;
 
-	if (from->inputs_nr != 1 || from->funcs_nr > 1 || from->lines_nr || from->pending_frames)
+	if (from->inputs_nr != 1 || from->funcs_nr > 1 || from->lines_nr || from->build->pending_frames)
 		HPA_BUG("appending %zu inputs with %zu functions", from->inputs_nr, from->funcs_nr - 1);
 	hpa_profile_settle(prof);   /* one input's frames pending at a time */
 	input = hpa_profile_add_input(prof, from->inputs[0].path);
@@ -627,19 +640,19 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 	soff = (uint32_t)prof->stacks_nr - 1;
 	if (prof->frames_nr > UINT32_MAX - from->frames_nr || prof->stacks_nr > UINT32_MAX - from->stacks_nr)
 		HPA_BUG("more than 2^32 frames or stacks");
-	prof->pending_frames = from->frames;
-	prof->pending_frames_nr = from->frames_nr;
-	prof->pending_stack = (uint32_t)prof->stacks_nr;
-	prof->pending_loff = loff;
+	prof->build->pending_frames = from->frames;
+	prof->build->pending_frames_nr = from->frames_nr;
+	prof->build->pending_stack = (uint32_t)prof->stacks_nr;
+	prof->build->pending_loff = loff;
 	from->frames = NULL;
 	grow_stacks(prof, prof->stacks_nr + from->stacks_nr);
 	for (i = 1; i < from->stacks_nr; i++) {
 		prof->stacks[prof->stacks_nr].first = from->stacks[i].first;
 		prof->stacks[prof->stacks_nr].nr = from->stacks[i].nr;
-		prof->stack_next[prof->stacks_nr++] = 0;
+		prof->build->stack_next[prof->stacks_nr++] = 0;
 	}
 	/* Stacks interned by hash (gperftools) were in the index read into prof. */
-	prof->index_stale |= prof->stacks_unified != 0 && from->stack_by_hash.nr != 0;
+	prof->build->index_stale |= prof->build->stacks_unified != 0 && from->build->stack_by_hash.nr != 0;
 
 	HPA_GROW(prof->samples, prof->samples_nr + from->samples_nr, prof->samples_alloc);
 	for (i = 0; i < from->samples_nr; i++) {

@@ -19,6 +19,7 @@
 #include "hpa/names.h"
 #include "hpa/opts.h"
 #include "hpa/profile.h"
+#include "../../src/model/build.h"
 #include "hpa/reader.h"
 #include "hpa/report.h"
 #include "hpa/unsample.h"
@@ -307,7 +308,7 @@ static void test_unify_merged(void)
 		hpa_profile_append(&p, &second);
 		hpa_unsample_profile(&p);
 		hpa_unify_locations(&p);
-		CHECK(p.index_stale == !k);   /* merged: no table made */
+		CHECK(p.build->index_stale == !k);   /* merged: no table made */
 		CHECK_INT_EQ(p.stacks_nr, 7);
 		CHECK_INT_EQ(p.samples_nr, 8);
 		for (i = 0; i < p.samples_nr && i < 8; i++)

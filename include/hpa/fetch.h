@@ -2,8 +2,8 @@
  * HTTP and HTTPS requests through libcurl.
  *
  * libcurl is loaded with dlopen() on the first request, not linked: its
- * chain of TLS, HTTP/2, IDN and LDAP libraries would add about 10 ms to
- * every run, and most runs read local files.
+ * chain of TLS, HTTP/2, IDN and LDAP libraries would be loaded at every
+ * start, and most runs read local files.
  */
 #ifndef HPA_FETCH_H
 #define HPA_FETCH_H

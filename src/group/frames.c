@@ -357,9 +357,7 @@ static HPA_ALWAYS_INLINE uint32_t leaf_key(struct keys *k, const struct hpa_fram
 /*
  * walk_keys() of one granularity: the leaf's flat, then cum and calls
  * each in a loop of its own, with the table's pointers and the values in
- * registers.  Callgrind, 180k stacks: --text's walk 131 -> 86 M
- * instructions, --peek's grouping (with calls) 292 -> 273 M.  Always
- * inlined with nv a constant.
+ * registers.  Always inlined with nv a constant.
  */
 static HPA_ALWAYS_INLINE void walk_key(struct keys *k, unsigned nv, const struct hpa_frame *slot_frame,
 				       size_t nr, const uint32_t *slots, uint32_t nostack, double stamp,
@@ -386,9 +384,7 @@ static HPA_ALWAYS_INLINE void walk_key(struct keys *k, unsigned nv, const struct
  * The keys of the frames in slots[0 .. nr), leaf first, at ks[0 .. nk)
  * (nk 2 or 3: --html's functions, lines and files at once), the sample's
  * values to each key's cum once and to the leaf's flat, the calls to
- * ks[0]'s edges: one pass over the frames, each slot read once (--html's
- * three and the calls, 180k stacks: 295 M instructions, 328 M with
- * walk_key() for each).  The leaf and the frames skipped are the same for
+ * ks[0]'s edges: one pass over the frames, each slot read once.  The leaf and the frames skipped are the same for
  * all (leaf_key()), and each key's sums get the same values in the same
  * order as a walk per granularity would add them.  Always inlined with nk
  * and nv (k->nv) constants where it is called.

@@ -249,8 +249,8 @@ static bool texts_own(const struct hpa_profile *prof, const struct hpa_stack_for
  * order of their first sample; each group's values are its samples' per
  * dump, added in sample order as the walk adds them, and ties in the rank
  * are broken in text order from the sequences (struct ties), which only
- * the ranked few need.  On 180k stacks over two dumps, the walk's order
- * cost 47 ms of --growth's 88.
+ * the ranked few need: the walk's order, made for the whole series,
+ * would cost about half of --growth.
  */
 struct by_names {
 	struct hpa_seqs s;
@@ -379,8 +379,8 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 /*
  * The first `ranked` of b's groups as series, best first (all of them
  * when fewer): scores from the values, the best few picked with a heap of
- * group ids, and only those made series; 180k series made and ranked cost
- * 22 ms of a --growth of two dumps.
+ * group ids, and only those made series (a series for every group costs
+ * more than the rest of a --growth of two dumps).
  */
 static struct hpa_series *top_groups(const struct by_names *b, const struct ties *t, size_t dumps,
 				     size_t ranked, const struct hpa_stack_format *fmt)

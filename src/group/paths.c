@@ -109,7 +109,7 @@ static void path_encode(struct path_keys *k)
  * Each sample's keys are made while the table slot of the one before is
  * on its way from memory (one sample behind): with a group per stack the
  * table is as large as the profile, and nearly every lookup missed the
- * cache (20 ms of 180k).
+ * cache.
  */
 size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
 		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint8_t **pool_out,

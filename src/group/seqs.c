@@ -153,9 +153,8 @@ static size_t store_locs_as(struct hpa_seqs *s, size_t at, const struct hpa_view
  * samples and each new stack's sequence id and place (a running sum); then
  * the slots, the sequences in two halves of about equal slots side by
  * side, each half noting the slots it uses apart (merged after).  Ids,
- * places, slots and sums are the one-thread loop's.  On 180k stacks the
- * loop was 20 ms with the other processor idle, in every mode that walks
- * stacks (--collapse, --svg, --growth, the call trees).
+ * places, slots and sums are the one-thread loop's.  Every mode that walks
+ * stacks (--collapse, --svg, --growth, the call trees) goes through it.
  */
 struct direct_lens {
 	const struct hpa_view *view;

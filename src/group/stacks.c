@@ -102,8 +102,8 @@ static void stack_end(void *ctx, uint32_t depth, const uint32_t *items, size_t n
  * other, and their texts front-coded: each as the length it shares with
  * the text before it (what the walk left of it in buf: stack_end) and
  * the rest.  Texts of a walk in name order share most of their length
- * with the one before: --collapse on 180k stacks kept 98k texts of 14.0 MB
- * whole, of 3.6 MB so (peak RSS 84 -> 67-72 MiB, 0.02 s less CPU).
+ * with the one before: kept so, they take about a quarter of their
+ * length.
  */
 #define NO_TEXT UINT32_MAX
 

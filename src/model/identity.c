@@ -186,9 +186,7 @@ static void remap_pending(struct hpa_profile *prof, const uint32_t *loc_remap)
  * first where one starts the other), so the stacks of two dumps of one
  * process come in one order, and the second's are found among the first's
  * by walking both, as a merge does: no hash, no table, whose lookups of
- * the first dump's stacks were a miss each, on one thread (two dumps of
- * 180k and 162k stacks: "unsample and unify locations" 25.5 -> 15.8 ms,
- * medians of 15 runs).  The order here is one on location ids that is
+ * the first dump's stacks were a miss each.  The order here is one on location ids that is
  * that memcmp where the dumps share their addresses: a location's
  * address, its bytes least significant first (two locations at one
  * address by id).  Both dumps' stacks must be in it strictly (so each

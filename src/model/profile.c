@@ -13,7 +13,7 @@
  * The address -> location cache starts with 2^10 slots (16 KiB) and grows
  * fourfold, up to 2^16, as the addresses of an input outnumber its slots:
  * a small profile does not pay for 1 MiB of fresh pages it would scatter
- * a few thousand addresses over (2.4 ms on a virtual machine).
+ * a few thousand addresses over.
  */
 #define LOC_CACHE_MIN_BITS 10
 #define LOC_CACHE_MAX_BITS 16

@@ -10,8 +10,8 @@
 
 /*
  * Up to this many threads a walk of the list finds one, and no hash is
- * made: its allocation, among the reader's growing arrays, cost --text on
- * 180k stacks of one thread 10% of its reading time.
+ * made: its allocation, among the reader's growing arrays, was a good part
+ * of reading a large profile of one thread.
  */
 #define FEW_THREADS 16
 

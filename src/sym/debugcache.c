@@ -3,9 +3,8 @@
  *
  * Debian's debug packages (libc6-dbg, *-dbgsym) ship their DWARF
  * zlib-compressed, and libdw inflates every debug section of such a file
- * as it opens it, whatever is read afterwards: for libc that is 10 MB,
- * about 60 ms, at every run, even for the two addresses a heap profile has
- * in libc.  So the first time hpa meets a compressed debug file it writes
+ * as it opens it, whatever is read afterwards: for libc that is megabytes
+ * at every run, even for the two addresses a heap profile has in libc.  So the first time hpa meets a compressed debug file it writes
  * an uncompressed copy, named by build-id, and opens that from then on;
  * libdw then reads only the pages it needs.
  *

@@ -348,7 +348,7 @@ static Dwarf_Die *cu_by_ranges(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias
  * A module with few addresses (a system library the program entered at
  * main() or malloc()) finds their CUs by looking at the CUs in order, each
  * once, up to the one that holds the address: libdw's lookup by
- * .debug_aranges reads every CU of the file first (2,000 in libc, 10 ms),
+ * .debug_aranges reads every CU of the file first (thousands in libc),
  * while the CUs such frames are in come early in link order (libc's
  * startup code is its third).  NULL when no CU says it holds pc; libdw's
  * lookup then decides.
@@ -385,7 +385,7 @@ static Dwarf_Die *cu_by_scan(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias)
  * The CU that libdwfl's dwfl_module_addrdie() gives for pc, from hpa's own
  * reading of .debug_aranges (dies.h): 1 with *cu, 0 for none, -1 when
  * libdwfl should look.  libdw's reading interns every CU the table names
- * and allocates each entry: 10-17 ms for a 222 MB C++ binary, per worker.
+ * and allocates each entry, per worker: long for a large C++ binary.
  */
 static int cu_by_aranges(struct module *m, Dwarf_Addr pc, Dwarf_Addr *bias, Dwarf_Die **cu)
 {

@@ -244,8 +244,8 @@ char *elf_view_check_addresses(const struct elf_view *v, uint64_t bias,
 	 * Every address is checked against the segments, but the code before
 	 * only of CALL_CHECKS of them, spread evenly: a mismatch shows in any
 	 * few hundred.  Each is read with pread(): a system call costs less
-	 * than the page fault of reading it from a mapping of the file (about
-	 * 12 us in a virtual machine; 414 -> 275 faults for a 314-stack profile).
+	 * than the page fault of reading it from a mapping of the file (in a
+	 * virtual machine a fault is dear).
 	 */
 	size_t every = nr > CALL_CHECKS ? (nr + CALL_CHECKS - 1) / CALL_CHECKS : 1;
 

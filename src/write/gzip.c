@@ -17,16 +17,14 @@
 /*
  * A gzip member written as the message is packed (protobuf-c's buffer
  * interface), so no packed copy of the profile is ever held.  deflate,
- * even at level 1, was half of writing the file (9 MB packed for 180k
- * stacks), so the packed bytes are cut into blocks of GZ_BLOCK that worker
+ * even at level 1, is about half of writing the file, so the packed bytes are cut into blocks of GZ_BLOCK that worker
  * threads compress side by side while this one packs the next, as pigz
  * does: each block is a raw deflate stretch of its own that ends on a byte
  * (Z_SYNC_FLUSH; the last one with Z_FINISH), so the stretches in order
  * are one deflate stream; the CRC-32 is combined from the blocks'.  A
- * stretch does not look back into the block before (pigz's dictionary):
- * on 180k stacks that dictionary made the file 0.9% smaller and deflate
- * 5% slower; deflate's hash of 64Ki entries (memLevel 9) takes another
- * 4% off (in time; the instructions are the same).  The blocks go through an
+ * stretch does not look back into the block before (pigz's dictionary),
+ * which makes the file hardly smaller and deflate slower; deflate's hash
+ * is the largest (memLevel 9).  The blocks go through an
  * ordered pipeline (task.h), each compressed by any worker with a stream
  * of its own and written in order; they are cut at the same bytes
  * whoever compresses them, so the file is the same on any number of

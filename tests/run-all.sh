@@ -37,9 +37,10 @@ cmake -S . -B build-asan -DHPA_WERROR=ON -DHPA_SANITIZE=ON -DCMAKE_BUILD_TYPE=De
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir build-asan --output-on-failure
-# ThreadSanitizer over the tests of the multi-threaded paths: read-ahead
-# and the storer (growth, processors), the symbolizer's workers (symbols),
-# gzip workers (pprof), the walks and the page's string ids (processors).
+# ThreadSanitizer over the tests of the multi-threaded paths: the thread
+# toolkit itself (t-base), read-ahead and the storer (growth, processors),
+# the symbolizer's crew and shares (symbols), gzip blocks, --traces and
+# flame-graph stretches, the walks and --html's groups (processors, pprof).
 cmake -S . -B build-tsan -DHPA_WERROR=ON -DHPA_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build-tsan -j "$jobs"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

@@ -92,6 +92,7 @@ check --no-symbols --collapse "$g1"
 check --no-symbols --svg "$g1"
 check --no-symbols --traces "$g1"
 check --no-symbols --html -o "$tmp/o" "$g1"
+check --no-symbols --proto -o "$tmp/o" "$g1"   # several gzip blocks through the pipeline
 check --no-symbols --growth "$g1" "$g2"
 check --no-symbols --growth --collapse "$g2" "$g1"
 check --no-symbols --collapse --base "$g1" "$g2"

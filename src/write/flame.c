@@ -558,64 +558,63 @@ static size_t write_frames_split(struct frames_job *all)
 	return ss.shown;
 }
 
-int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
-{
-	struct tree t;
-	uint32_t *order;
-	size_t count, i, pruned = 0, shown = 0;
-	unsigned width = opts->width ? opts->width : 1200, max_depth = 0;
-	double inner = width - 2.0 * XPAD, total, scale, minw, max_delta = 0;
-	const char *title = opts->title ? opts->title : NULL;
-	char deftitle[512];
+/* The graph's measures, once its tree is laid out. */
+struct svg_frame {
+	unsigned width;              /* pixels */
 	int height, top, bottom;
+	double total, scale, minw, max_delta;
+	size_t pruned;               /* frames too narrow to draw, or not made */
+};
 
-	if (isatty(fileno(fp)))
-		return hpa_error("refusing to write an SVG flame graph to a terminal; use -o FILE.svg "
-				 "or a redirect");
-	if (hpa_check_value_data(prof, opts) < 0)
-		return -1;
-	build(&t, prof, opts);
-	order = layout(&t, &count);
-	flockfile(fp);
-	pruned = t.ct.omitted;   /* not made: under nodes too narrow to draw */
-	total = t.width[0];
-	scale = total > 0 ? inner / total : 0;
-	minw = opts->minwidth_pct ? opts->minwidth * total / 100 :
-		(scale > 0 ? (opts->minwidth > 0 ? opts->minwidth : 0.1) / scale : 0);
+static void measure(struct svg_frame *g, const struct tree *t, const uint32_t *order, size_t count,
+		    const struct hpa_write_opts *opts)
+{
+	double inner;
+	unsigned max_depth = 0;
+	size_t i;
+
+	g->width = opts->width ? opts->width : 1200;
+	inner = g->width - 2.0 * XPAD;
+	g->pruned = t->ct.omitted;   /* not made: under nodes too narrow to draw */
+	g->total = t->width[0];
+	g->scale = g->total > 0 ? inner / g->total : 0;
+	g->minw = opts->minwidth_pct ? opts->minwidth * g->total / 100 :
+		(g->scale > 0 ? (opts->minwidth > 0 ? opts->minwidth : 0.1) / g->scale : 0);
+	g->max_delta = 0;
 	for (i = 0; i < count; i++) {
-		const struct hpa_call_node *nd = &t.nodes[order[i]];
-		if (t.width[order[i]] <= 0 || t.width[order[i]] < minw) {
-			pruned += t.width[order[i]] > 0;
+		const struct hpa_call_node *nd = &t->nodes[order[i]];
+		if (t->width[order[i]] <= 0 || t->width[order[i]] < g->minw) {
+			g->pruned += t->width[order[i]] > 0;
 			continue;
 		}
 		if (nd->depth > max_depth)
 			max_depth = nd->depth;
-		if (nd->depth && fabs(nd->after - nd->before) > max_delta)
-			max_delta = fabs(nd->after - nd->before);
+		if (nd->depth && fabs(nd->after - nd->before) > g->max_delta)
+			g->max_delta = fabs(nd->after - nd->before);
 	}
-	if (!title) {
-		default_title(deftitle, sizeof(deftitle), prof, &t, opts);
-		title = deftitle;
-	}
-	top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);
-	bottom = 2 * FONT + 12;
-	height = (int)(max_depth + 1) * FRAME_H + top + bottom;
+	g->top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);
+	g->bottom = 2 * FONT + 12;
+	g->height = (int)(max_depth + 1) * FRAME_H + g->top + g->bottom;
+}
+
+/* The SVG element, its title and description, style and script. */
+static void svg_head(FILE *fp, const struct svg_frame *g, const struct tree *t, const char *title,
+		     const struct hpa_write_opts *opts)
+{
+	char h[48];
 
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%d\" viewBox=\"0 0 %u %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%u\" data-xpad=\"%d\" "
-		"data-fontw=\"%.2f\" onload=\"hpaInit(evt)\">\n", width, height, width, height, width,
-		XPAD, FONTW);
+		"data-fontw=\"%.2f\" onload=\"hpaInit(evt)\">\n", g->width, g->height, g->width,
+		g->height, g->width, XPAD, FONTW);
 	fputs("<title>", fp);
 	hpa_put_escaped(fp, title, SIZE_MAX);
 	fputs("</title>\n<desc>", fp);
-	fprintf(fp, "hpa %s; %s; total ", t.diff ? "differential flame graph" : "flame graph",
+	fprintf(fp, "hpa %s; %s; total ", t->diff ? "differential flame graph" : "flame graph",
 		hpa_value_name(opts->view.value));
-	{
-		char h[48];
-		human(h, sizeof(h), t.nodes[0].after, opts);
-		fputs(h, fp);
-	}
+	human(h, sizeof(h), t->nodes[0].after, opts);
+	fputs(h, fp);
 	fputs("</desc>\n<style type=\"text/css\">\n"
 	      "text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
 	      "#title { font-size: 17px; }\n"
@@ -627,50 +626,88 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 	      "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n", fp);
 	fputs(flame_js, fp);
 	fputs("]]></script>\n", fp);
-	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%d\" fill=\"rgb(%s)\"/>\n", width,
-		height, t.diff ? "248,248,248" : "238,250,238");
-	fprintf(fp, "<text id=\"title\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", width / 2, 2 * FONT);
+}
+
+/* The background, the title lines, the controls and the lines the script fills. */
+static void svg_chrome(FILE *fp, const struct svg_frame *g, const struct tree *t, const char *title,
+		       const struct hpa_write_opts *opts)
+{
+	fprintf(fp, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%d\" fill=\"rgb(%s)\"/>\n", g->width,
+		g->height, t->diff ? "248,248,248" : "238,250,238");
+	fprintf(fp, "<text id=\"title\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", g->width / 2, 2 * FONT);
 	hpa_put_escaped(fp, title, SIZE_MAX);
 	fputs("</text>\n", fp);
 	if (opts->subtitle) {
-		fprintf(fp, "<text id=\"subtitle\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", width / 2,
+		fprintf(fp, "<text id=\"subtitle\" x=\"%u\" y=\"%d\" text-anchor=\"middle\">", g->width / 2,
 			4 * FONT);
 		hpa_put_escaped(fp, opts->subtitle, SIZE_MAX);
 		fputs("</text>\n", fp);
 	}
 	fprintf(fp, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n", XPAD, 2 * FONT);
 	fprintf(fp, "<text id=\"search\" x=\"%u\" y=\"%d\" text-anchor=\"end\">Search</text>\n",
-		width - XPAD, 2 * FONT);
+		g->width - XPAD, 2 * FONT);
 	/*
 	 * The hover line sits above the footnote, never on it: their baselines
 	 * are 1.5 em apart, more than the line height of the monospace fonts a
 	 * browser may pick (Noto Sans Mono's is 17 px at 12 px).
 	 */
-	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - FONT - 8);
+	fprintf(fp, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, g->height - FONT - 8);
 	fprintf(fp, "<text id=\"matched\" x=\"%u\" y=\"%d\" text-anchor=\"end\"> </text>\n",
-		width - XPAD, height - FONT - 8);
+		g->width - XPAD, g->height - FONT - 8);
 	fprintf(fp, "<text id=\"test-out\" class=\"hide\" x=\"0\" y=\"0\"></text>\n");
-	if (total <= 0) {
+	if (g->total <= 0) {
 		fprintf(fp, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No samples: the profile "
-			"has no %s to draw</text>\n", width / 2, top + FRAME_H, hpa_value_name(opts->view.value));
+			"has no %s to draw</text>\n", g->width / 2, g->top + FRAME_H,
+			hpa_value_name(opts->view.value));
 	}
+}
+
+/* What was left out, the frames' count and the colours' legend; the end. */
+static void svg_tail(FILE *fp, const struct svg_frame *g, const struct tree *t, size_t shown)
+{
+	if (g->pruned)
+		fprintf(fp, "<!-- %zu frames narrower than the minimum width were left out -->\n", g->pruned);
+	fprintf(fp, "<text id=\"note\" x=\"%u\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" "
+		"fill=\"rgb(120,120,120)\">%zu frames; %zu narrower than the minimum width left out%s</text>\n",
+		g->width / 2, g->height - 2, shown, g->pruned,
+		t->dumps ? "; legend: red grew in most steps, blue shrank, the deeper the steadier" :
+		t->diff ? "; legend: red grew, blue shrank, the deeper the larger the change; grey unchanged" : "");
+	fputs("</svg>\n", fp);
+}
+
+int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
+{
+	struct tree t;
+	struct svg_frame g;
+	uint32_t *order;
+	size_t count, shown = 0;
+	const char *title = opts->title;
+	char deftitle[512];
+
+	if (isatty(fileno(fp)))
+		return hpa_error("refusing to write an SVG flame graph to a terminal; use -o FILE.svg "
+				 "or a redirect");
+	if (hpa_check_value_data(prof, opts) < 0)
+		return -1;
+	build(&t, prof, opts);
+	order = layout(&t, &count);
+	flockfile(fp);
+	measure(&g, &t, order, count, opts);
+	if (!title) {
+		default_title(deftitle, sizeof(deftitle), prof, &t, opts);
+		title = deftitle;
+	}
+	svg_head(fp, &g, &t, title, opts);
+	svg_chrome(fp, &g, &t, title, opts);
 	fputs("<g id=\"frames\">\n", fp);
-	if (total > 0) {
-		struct frames_job fj = { fp, &t, prof, opts, order, 0, count, 0, total, scale, minw,
-					 max_delta, height, top, bottom };
+	if (g.total > 0) {
+		struct frames_job fj = { fp, &t, prof, opts, order, 0, count, 0, g.total, g.scale, g.minw,
+					 g.max_delta, g.height, g.top, g.bottom };
 		shown = write_frames_split(&fj);
 	}
 	fputs("</g>\n", fp);
-	if (pruned)
-		fprintf(fp, "<!-- %zu frames narrower than the minimum width were left out -->\n", pruned);
-	fprintf(fp, "<text id=\"note\" x=\"%u\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" "
-		"fill=\"rgb(120,120,120)\">%zu frames; %zu narrower than the minimum width left out%s</text>\n",
-		width / 2, height - 2, shown, pruned,
-		t.dumps ? "; legend: red grew in most steps, blue shrank, the deeper the steadier" :
-		t.diff ? "; legend: red grew, blue shrank, the deeper the larger the change; grey unchanged" : "");
-	fputs("</svg>\n", fp);
+	svg_tail(fp, &g, &t, shown);
 	funlockfile(fp);
-
 	free(order);
 	free(t.width);
 	free(t.x);

@@ -107,116 +107,136 @@ static void warn_module(const struct hpa_profile *prof, const struct hpa_sym_opt
 	}
 }
 
-void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
-			   enum hpa_value v, bool keep_internal)
-{
-	size_t small_nr = 0;
-	double small_flat = 0, small_value = 0;
-	struct unnamed *tab = NULL;
-	const uint32_t *frames;
-	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
-	bool *unnamed = xmalloc(prof->locs_nr + 1);   /* per location: small, read per frame */
-	double *stack_value;   /* per stack: its samples' values; -1 for none */
-	size_t nr = 0, alloc = 0, i, f;
-	double total = 0, value;
-	bool base = false, empty = true;
+/* The modules with unnamed frames in what a report shows, as they are counted. */
+struct unnamed_tab {
+	struct unnamed *tab;
+	size_t nr, alloc;
+	double total;                /* the value of every all-threads sample */
+};
 
-	for (i = 0; i < prof->inputs_nr; i++) {
-		base |= prof->inputs[i].is_base;
-		empty &= prof->inputs[i].no_samples;
-	}
-	if (empty) {   /* "no samples" was said: names would not change anything */
-		free(seen);
-		free(unnamed);
-		return;
-	}
-	for (i = 0; i < prof->locs_nr; i++)
-		unnamed[i] = !prof->locs[i].line_nr && prof->locs[i].addr < HPA_KERNEL_FLOOR;
-	/*
-	 * Each stack's frames once, with the values of its samples: dumps
-	 * added up or diffed share most of their stacks (--base and --growth
-	 * of two dumps: 342k samples, 180k stacks).  Stack ids come in the
-	 * order of the samples that first have them, so the modules are met
-	 * in the same order as sample by sample.
-	 */
-	stack_value = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*stack_value)));
+/*
+ * Each stack's samples' value (-1 for none), all threads': dumps added up
+ * or diffed share most of their stacks, so each stack's frames are then
+ * looked at once.  Stack ids come in the order of the samples that first
+ * have them, so the modules are met in the same order as sample by sample.
+ */
+static double *stack_values(const struct hpa_profile *prof, enum hpa_value v, double *total)
+{
+	double *stack_value = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*stack_value)));
+	size_t i;
+
+	*total = 0;
 	for (i = 0; i < prof->stacks_nr; i++)
 		stack_value[i] = -1;
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
+		double value;
 
 		if (s->thread != HPA_THREAD_ALL)
 			continue;
 		value = fabs(s->v[v] * prof->inputs[s->input - 1].weight);
-		total += value;
+		*total += value;
 		if (s->stack)
 			stack_value[s->stack] = stack_value[s->stack] < 0 ? value : stack_value[s->stack] + value;
 	}
-	for (i = 1; i < prof->stacks_nr; i++) {
-		size_t n;
-		unsigned skip;
+	return stack_value;
+}
 
+/* The unnamed frames of every stack a report shows, counted by module. */
+static void count_unnamed(const struct hpa_profile *prof, enum hpa_value v, bool keep_internal,
+			  struct unnamed_tab *ut)
+{
+	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
+	bool *unnamed = xmalloc(prof->locs_nr + 1);   /* per location: small, read per frame */
+	double *stack_value = stack_values(prof, v, &ut->total);
+	const uint32_t *frames;
+	size_t i, f, n;
+	unsigned skip;
+
+	for (i = 0; i < prof->locs_nr; i++)
+		unnamed[i] = !prof->locs[i].line_nr && prof->locs[i].addr < HPA_KERNEL_FLOOR;
+	for (i = 1; i < prof->stacks_nr; i++) {
 		if (stack_value[i] < 0)
 			continue;
-		value = stack_value[i];
 		n = hpa_visible_stack(prof, (uint32_t)i, keep_internal, &frames, &skip);
 		for (f = 0; f < n; f++) {
-			const struct hpa_location *l;
 			const char *path;
 			struct unnamed *u;
 
 			if (!unnamed[frames[f]])
 				continue;
-			l = &prof->locs[frames[f]];
 			path = hpa_profile_loc_path(prof, frames[f]);
-			u = find(&tab, &nr, &alloc, !path ? "unmapped addresses" : *path ? path : "[anon]",
-				 l->mapping);
+			u = find(&ut->tab, &ut->nr, &ut->alloc,
+				 !path ? "unmapped addresses" : *path ? path : "[anon]",
+				 prof->locs[frames[f]].mapping);
 			if (!seen[frames[f]]) {
 				seen[frames[f]] = true;
 				u->addrs++;
 			}
 			if (u->stamp != i + 1) {
 				u->stamp = i + 1;
-				u->value += value;
+				u->value += stack_value[i];
 			}
 			if (!f)   /* the leaf a report shows: its flat */
-				u->flat += value;
+				u->flat += stack_value[i];
 		}
 	}
-
-	for (i = 0; i < nr; i++) {
-		const struct unnamed *u = &tab[i];
-
-		if (is_small(prof, u, total)) {   /* said in one line below */
-			small_nr++;
-			small_flat += u->flat;
-			small_value = fmax(small_value, u->value);
-			continue;
-		}
-		warn_module(prof, opts, u, total, v, base);
-	}
-	if (small_nr) {
-		struct hpa_strbuf names = HPA_STRBUF_INIT;
-		size_t k = 0;
-
-		for (i = 0; i < nr; i++) {
-			const struct unnamed *u = &tab[i];
-			if (!is_small(prof, u, total))
-				continue;
-			if (k++ == 8) {
-				hpa_sb_addf(&names, ", ... (%zu more)", small_nr - 8);
-				break;
-			}
-			hpa_sb_addf(&names, "%s%s", k > 1 ? ", " : "", module_name(u->path));
-		}
-		hpa_warn("%zu module%s without symbols under %g%% of %s flat each (%.1f%% flat in all, "
-			 "at most %.1f%% cum): %s", small_nr, small_nr == 1 ? "" : "s", SMALL_PCT,
-			 hpa_value_name(v), small_flat * 100.0 / total, small_value * 100.0 / total,
-			 names.buf);
-		hpa_sb_release(&names);
-	}
-	free(tab);
 	free(seen);
 	free(unnamed);
 	free(stack_value);
+}
+
+/* The small modules in one line: how many, their flat and their largest cum, the first names. */
+static void warn_small(const struct hpa_profile *prof, const struct unnamed_tab *ut, enum hpa_value v)
+{
+	struct hpa_strbuf names = HPA_STRBUF_INIT;
+	size_t small_nr = 0, k = 0, i;
+	double small_flat = 0, small_value = 0;
+
+	for (i = 0; i < ut->nr; i++) {
+		const struct unnamed *u = &ut->tab[i];
+		if (!is_small(prof, u, ut->total))
+			continue;
+		small_nr++;
+		small_flat += u->flat;
+		small_value = fmax(small_value, u->value);
+	}
+	if (!small_nr)
+		return;
+	for (i = 0; i < ut->nr; i++) {
+		const struct unnamed *u = &ut->tab[i];
+		if (!is_small(prof, u, ut->total))
+			continue;
+		if (k++ == 8) {
+			hpa_sb_addf(&names, ", ... (%zu more)", small_nr - 8);
+			break;
+		}
+		hpa_sb_addf(&names, "%s%s", k > 1 ? ", " : "", module_name(u->path));
+	}
+	hpa_warn("%zu module%s without symbols under %g%% of %s flat each (%.1f%% flat in all, "
+		 "at most %.1f%% cum): %s", small_nr, small_nr == 1 ? "" : "s", SMALL_PCT,
+		 hpa_value_name(v), small_flat * 100.0 / ut->total, small_value * 100.0 / ut->total,
+		 names.buf);
+	hpa_sb_release(&names);
+}
+
+void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
+			   enum hpa_value v, bool keep_internal)
+{
+	struct unnamed_tab ut = { NULL, 0, 0, 0 };
+	bool base = false, empty = true;
+	size_t i;
+
+	for (i = 0; i < prof->inputs_nr; i++) {
+		base |= prof->inputs[i].is_base;
+		empty &= prof->inputs[i].no_samples;
+	}
+	if (empty)   /* "no samples" was said: names would not change anything */
+		return;
+	count_unnamed(prof, v, keep_internal, &ut);
+	for (i = 0; i < ut.nr; i++)
+		if (!is_small(prof, &ut.tab[i], ut.total))
+			warn_module(prof, opts, &ut.tab[i], ut.total, v, base);
+	warn_small(prof, &ut, v);   /* after the others, in one line */
+	free(ut.tab);
 }

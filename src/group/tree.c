@@ -311,16 +311,10 @@ static const char *profile_str(const void *prof, uint32_t id)
 	return hpa_profile_str(prof, id);
 }
 
-void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		    const struct hpa_tree_opts *topts, struct hpa_call_tree *t)
+/* An empty tree: the root, and the arrays its options ask for. */
+static void tree_start(struct hpa_call_tree *t, const struct hpa_profile *prof,
+		       const struct hpa_tree_opts *topts)
 {
-	struct hpa_seqs own, *sp = &own;
-	struct build b;
-	bool plain;
-	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false, tree_fork, tree_join };
-	uint32_t *all;
-	size_t i;
-
 	memset(t, 0, sizeof(*t));
 	HPA_GROW(t->nodes, 1, t->alloc);
 	memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
@@ -334,63 +328,99 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 		t->series = xcalloc(t->dumps ? t->dumps : 1, sizeof(*t->series));
 		t->series_alloc = t->dumps;
 	}
-	plain = topts->all_values && !topts->per_input && !(topts->cut_share > 0) &&   /* a cut sums view values */
-		(!topts->values || topts->values >> opts->value & 1);
-	plain &= !hpa_view_has_base(opts, prof);
-	hpa_seqs_collect(sp, prof, opts, topts->leaf_first, false, false, !plain);
-	memset(&b, 0, sizeof(b));
-	b.plain = plain;
-	b.t = t;
-	b.s = sp;
-	b.topts = topts;
-	b.value = opts->value;
+}
+
+/* The value types the tree sums (b->vidx), a column each with all_values. */
+static void value_columns(struct build *b, struct hpa_call_tree *t, const struct hpa_tree_opts *topts)
+{
+	size_t i;
+
 	for (i = 0; i < HPA_NVALUES; i++)
 		if (!topts->values || topts->values >> i & 1)
-			b.vidx[b.nv++] = (unsigned)i;
-	if (topts->all_values) {   /* a column per type summed */
-		memset(t->vcol, -1, sizeof(t->vcol));
-		for (i = 0; i < b.nv; i++)
-			t->vcol[b.vidx[i]] = (int8_t)i;
-		b.vcol_view = plain ? (unsigned)t->vcol[b.value] : 0;
-		t->vstride = b.nv;
-		t->values = xcalloc(b.nv ? b.nv : 1, sizeof(*t->values));
-		t->values_alloc = b.nv ? b.nv : 1;
-	}
-	b.slot_name = xcalloc(sp->nslots, sizeof(*b.slot_name));
-	b.slot_label = xcalloc(sp->nslots, sizeof(*b.slot_label));
-	for (i = 0; i < sp->nslots; i++)
-		if (sp->slot_used[i]) {
-			b.slot_name[i] = hpa_frame_name_id(prof, sp->slot_frame[i], topts->name);
-			b.slot_label[i] = hpa_frame_name_id(prof, sp->slot_frame[i], topts->label);
-		}
-	hpa_seqs_rank(sp, b.slot_name, profile_str, prof, "");
-	if (!plain)
-		b.kin = xmalloc(st_mult(sp->kept + 1, sizeof(*b.kin)));
-	if (t->values)
-		b.kv = xmalloc(st_mult(st_mult(sp->kept + 1, b.nv), sizeof(*b.kv)));
+			b->vidx[b->nv++] = (unsigned)i;
+	if (!topts->all_values)
+		return;
+	memset(t->vcol, -1, sizeof(t->vcol));
+	for (i = 0; i < b->nv; i++)
+		t->vcol[b->vidx[i]] = (int8_t)i;
+	b->vcol_view = b->plain ? (unsigned)t->vcol[b->value] : 0;
+	t->vstride = b->nv;
+	t->values = xcalloc(b->nv ? b->nv : 1, sizeof(*t->values));
+	t->values_alloc = b->nv ? b->nv : 1;
+}
+
+/* Each kept sample's input and side (unless plain) and its weighted values (with all_values). */
+static void kept_values(struct build *b, const struct hpa_profile *prof,
+			const struct hpa_view_opts *opts)
+{
+	const struct hpa_seqs *sp = b->s;
+	size_t i, j;
+
+	if (!b->plain)
+		b->kin = xmalloc(st_mult(sp->kept + 1, sizeof(*b->kin)));
+	if (b->t->values)
+		b->kv = xmalloc(st_mult(st_mult(sp->kept + 1, b->nv), sizeof(*b->kv)));
 	for (i = 0; i < sp->kept; i++) {
 		const struct hpa_sample *smp = &prof->samples[sp->sample[i]];
-		size_t j;
 
-		if (!plain)
-			b.kin[i] = (smp->input - 1) | (hpa_view_base(opts, prof, smp->input) ? BASE_INPUT : 0);
-		for (j = 0; t->values && j < b.nv; j++)
-			b.kv[i * b.nv + j] = smp->v[b.vidx[j]] * hpa_view_weight(opts, prof, smp->input);
+		if (!b->plain)
+			b->kin[i] = (smp->input - 1) | (hpa_view_base(opts, prof, smp->input) ? BASE_INPUT : 0);
+		for (j = 0; b->t->values && j < b->nv; j++)
+			b->kv[i * b->nv + j] = smp->v[b->vidx[j]] * hpa_view_weight(opts, prof, smp->input);
 	}
-	all = xmalloc(st_mult(sp->kept ? sp->kept : 1, sizeof(*all)));
-	for (i = 0; i < sp->kept; i++) {
+}
+
+/* The root: every kept sample, in order; whether the tree is a diff; the bars. */
+static void make_root(struct build *b, const struct hpa_profile *prof,
+		      const struct hpa_view_opts *opts, const struct hpa_tree_opts *topts)
+{
+	struct hpa_call_tree *t = b->t;
+	size_t kept = b->s->kept, i;
+	uint32_t *all = xmalloc(st_mult(kept ? kept : 1, sizeof(*all)));
+
+	for (i = 0; i < kept; i++) {
 		all[i] = (uint32_t)i;
-		t->diff |= hpa_view_base(opts, prof, prof->samples[sp->sample[i]].input);
+		t->diff |= hpa_view_base(opts, prof, prof->samples[b->s->sample[i]].input);
 	}
-	add_kept(&b, 0, all, sp->kept);   /* the root: every sample, in order */
+	add_kept(b, 0, all, kept);
 	free(all);
 	if (topts->cut_share > 0 && !t->diff && !t->dumps)
-		b.cut_below = topts->cut_share * t->nodes[0].after;
+		b->cut_below = topts->cut_share * t->nodes[0].after;
 	for (i = 0; i < HPA_NVALUES; i++)   /* the root is made: each type's bar, once */
-		b.min[i] = hpa_call_node_min(t, (int)i, topts->min_share);
+		b->min[i] = hpa_call_node_min(t, (int)i, topts->min_share);
+}
+
+void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		    const struct hpa_tree_opts *topts, struct hpa_call_tree *t)
+{
+	struct hpa_seqs sp;
+	struct build b;
+	struct hpa_seqs_visitor visit = { tree_node, NULL, &b, false, tree_fork, tree_join };
+	size_t i;
+
+	tree_start(t, prof, topts);
+	memset(&b, 0, sizeof(b));
+	b.plain = topts->all_values && !topts->per_input && !(topts->cut_share > 0) &&   /* a cut sums view values */
+		(!topts->values || topts->values >> opts->value & 1) && !hpa_view_has_base(opts, prof);
+	hpa_seqs_collect(&sp, prof, opts, topts->leaf_first, false, false, !b.plain);
+	b.t = t;
+	b.s = &sp;
+	b.topts = topts;
+	b.value = opts->value;
+	value_columns(&b, t, topts);
+	b.slot_name = xcalloc(sp.nslots, sizeof(*b.slot_name));
+	b.slot_label = xcalloc(sp.nslots, sizeof(*b.slot_label));
+	for (i = 0; i < sp.nslots; i++)
+		if (sp.slot_used[i]) {
+			b.slot_name[i] = hpa_frame_name_id(prof, sp.slot_frame[i], topts->name);
+			b.slot_label[i] = hpa_frame_name_id(prof, sp.slot_frame[i], topts->label);
+		}
+	hpa_seqs_rank(&sp, b.slot_name, profile_str, prof, "");
+	kept_values(&b, prof, opts);
+	make_root(&b, prof, opts, topts);
 	HPA_GROW(b.path, 1, b.path_alloc);
 	b.path[0] = 0;
-	hpa_seqs_walk(sp, &visit);
+	hpa_seqs_walk(&sp, &visit);
 	for (i = t->nr; i-- > 1;) {   /* each node's children in the order made: name order */
 		struct hpa_call_node *p = &t->nodes[t->nodes[i].parent];
 
@@ -402,7 +432,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	free(b.kin);
 	free(b.kv);
 	free(b.slot_label);
-	hpa_seqs_release(sp);
+	hpa_seqs_release(&sp);
 }
 
 double hpa_call_node_value(const struct hpa_call_tree *t, size_t i, int type)

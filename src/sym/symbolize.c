@@ -397,28 +397,13 @@ static uint32_t profile_func(struct hpa_profile *prof, struct module *m, uint32_
 	return sf->id;
 }
 
-/*
- * Copy what the workers found into the profile: per input, the file used
- * for each mapping, its build-id and what went wrong, then every location's
- * chain in location order.
- */
-static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *where)
+/* The mappings of an input's modules [first, last): the file read, its build-id, what went wrong. */
+static void apply_mappings(struct symbolizer *s, const struct hpa_input *in, size_t first, size_t last)
 {
 	struct hpa_profile *prof = s->prof;
-	const struct hpa_input *in = hpa_profile_input(prof, input);
-	struct hpa_line *chain = NULL;
-	size_t achain = 0, i, j, first = SIZE_MAX, last = 0;
-	uint32_t *build_ids;
+	uint32_t *build_ids = xcalloc(last - first, sizeof(*build_ids));
+	size_t i, j;
 
-	for (j = 0; j < s->nmods; j++)
-		if (s->mods[j].input == input) {
-			if (first == SIZE_MAX)
-				first = j;
-			last = j + 1;
-		}
-	if (first == SIZE_MAX)
-		return;
-	build_ids = xcalloc(last - first, sizeof(*build_ids));
 	for (j = first; j < last; j++)
 		if (s->mods[j].build_id[0])
 			build_ids[j - first] = hpa_profile_intern_text(prof, s->mods[j].build_id);
@@ -437,39 +422,44 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 	free(build_ids);
 	for (j = first; j < last; j++)
 		add_source_dirs(prof, &s->mods[j]);
+}
 
-	for (i = 1; i < prof->locs_nr; i++) {
-		struct module *m, *r;
-		size_t k, f, nr;
+/* Location loc's inline chain as module m (or the part that named it) found it. */
+static void apply_location(struct symbolizer *s, struct module *m, uint32_t loc,
+			   struct hpa_line **chain, size_t *achain)
+{
+	struct hpa_profile *prof = s->prof;
+	size_t k = m->cursor++, f, nr;   /* a module's locations were collected in location order */
+	struct module *r;
 
-		if (!where[i] || s->mods[where[i] - 1].input != input)
-			continue;
-		m = &s->mods[where[i] - 1];
-		k = m->cursor++;   /* a module's locations were collected in location order */
-		if (!m->res_nr || !(nr = m->res_nr[k]))
-			continue;
-		r = m->res_mod ? &s->mods[m->res_mod[k]] : m;   /* the part that named it */
-		if (!r->str_ids)
-			r->str_ids = xcalloc(r->strs.nr + 1, sizeof(*r->str_ids));
-		HPA_GROW(chain, nr, achain);
-		for (f = 0; f < nr; f++) {   /* each frame's file, then its function, as they were met */
-			const struct sym_frame *fr = &r->frames[m->res_first[k] + f];
+	if (!m->res_nr || !(nr = m->res_nr[k]))
+		return;
+	r = m->res_mod ? &s->mods[m->res_mod[k]] : m;   /* the part that named it */
+	if (!r->str_ids)
+		r->str_ids = xcalloc(r->strs.nr + 1, sizeof(*r->str_ids));
+	HPA_GROW(*chain, nr, *achain);
+	for (f = 0; f < nr; f++) {   /* each frame's file, then its function, as they were met */
+		const struct sym_frame *fr = &r->frames[m->res_first[k] + f];
 
-			if (fr->file && !r->str_ids[fr->file])
-				r->str_ids[fr->file] = hpa_profile_intern_text(prof,
-									 hpa_strtab_get(&r->strs, fr->file));
-			chain[f].file = fr->file ? r->str_ids[fr->file] : 0;
-			chain[f].func = profile_func(prof, r, fr->func);
-			chain[f].line = fr->line;
-		}
-		hpa_profile_set_lines(prof, (uint32_t)i, chain, nr, (enum hpa_sym_source)m->res_src[k]);
+		if (fr->file && !r->str_ids[fr->file])
+			r->str_ids[fr->file] = hpa_profile_intern_text(prof, hpa_strtab_get(&r->strs, fr->file));
+		(*chain)[f].file = fr->file ? r->str_ids[fr->file] : 0;
+		(*chain)[f].func = profile_func(prof, r, fr->func);
+		(*chain)[f].line = fr->line;
 	}
-	free(chain);
+	hpa_profile_set_lines(prof, loc, *chain, nr, (enum hpa_sym_source)m->res_src[k]);
+}
+
+/* --timing: each module's time (the longest of its parts) and addresses. */
+static void time_modules(const struct symbolizer *s, size_t first, size_t last)
+{
+	size_t j, q;
+
 	for (j = first; j < last; j++) {
 		const struct module *m = &s->mods[j];
 		const char *base = strrchr(m->map_path, '/');
 		double secs = m->secs;
-		size_t named = m->named, q;
+		size_t named = m->named;
 
 		if (m->part_of >= 0)
 			continue;
@@ -487,19 +477,104 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 	}
 }
 
+/*
+ * Copy what the workers found into the profile: per input, the file used
+ * for each mapping, its build-id and what went wrong, then every location's
+ * chain in location order.
+ */
+static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *where)
+{
+	struct hpa_profile *prof = s->prof;
+	struct hpa_line *chain = NULL;
+	size_t achain = 0, i, j, first = SIZE_MAX, last = 0;
+
+	for (j = 0; j < s->nmods; j++)
+		if (s->mods[j].input == input) {
+			if (first == SIZE_MAX)
+				first = j;
+			last = j + 1;
+		}
+	if (first == SIZE_MAX)
+		return;
+	apply_mappings(s, hpa_profile_input(prof, input), first, last);
+	for (i = 1; i < prof->locs_nr; i++)
+		if (where[i] && s->mods[where[i] - 1].input == input)
+			apply_location(s, &s->mods[where[i] - 1], (uint32_t)i, &chain, &achain);
+	free(chain);
+	time_modules(s, first, last);
+}
+
+/*
+ * libdwfl's debug file search path: ":.debug:/usr/lib/debug[:SYSROOT/usr/lib/debug][:DIR...]";
+ * libdwfl takes a relative DIR from the binary's folder, the user means the
+ * current one.
+ */
+static char *debuginfo_path(const struct hpa_sym_opts *opts)
+{
+	char cwd[PATH_MAX], *path;
+	size_t i, n;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	n = 64 + (opts->sysroot ? strlen(opts->sysroot) : 0);
+	for (i = 0; i < opts->debug_dirs_nr; i++)
+		n += strlen(opts->debug_dirs[i]) + strlen(cwd) + 2;
+	path = xmalloc(n);
+	strcpy(path, ":.debug:/usr/lib/debug");
+	if (opts->sysroot) {
+		strcat(path, ":");
+		strcat(path, opts->sysroot);
+		strcat(path, "/usr/lib/debug");
+	}
+	for (i = 0; i < opts->debug_dirs_nr; i++) {
+		strcat(path, ":");
+		if (opts->debug_dirs[i][0] != '/' && cwd[0]) {
+			strcat(path, cwd);
+			strcat(path, "/");
+		}
+		strcat(path, opts->debug_dirs[i]);
+	}
+	return path;
+}
+
+static void module_release(struct module *m)
+{
+	free(m->file);
+	free(m->why);
+	if (m->part_of < 0 && m->all_pcs != m->pcs)
+		free((void *)m->all_pcs);
+	if (m->claim && !m->part_no) {   /* part 0 owns what the parts share */
+		hpa_share_free(m->claim->share);
+		free(m->claim->mod);
+		free(m->claim->sorted);
+		free(m->claim);
+	}
+	free(m->by_addr);
+	free(m->res_mod);
+	free(m->pcs);
+	free(m->locs);
+	free(m->funcs);
+	free(m->frames);
+	free(m->res_first);
+	free(m->res_nr);
+	free(m->res_src);
+	free(m->str_ids);
+	hpa_hashmap_release(&m->comp_dirs);
+	hpa_strtab_release(&m->strs);
+}
+
 int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 {
 	struct symbolizer s;
-	char cwd[PATH_MAX];
 	uint32_t *where;
-	size_t i, n;
+	size_t i;
 	int rc = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.prof = prof;
 	s.opts = opts;
 	if (opts->debuginfod) {
-		/* Bounded: 10 s without progress, 60 s per download, unless set. */
+		/* Bounded: without progress, and per download, unless set. */
 		setenv("DEBUGINFOD_TIMEOUT", "10", 0);
 		setenv("DEBUGINFOD_MAXTIME", "60", 0);
 		if (hpa_debuginfod_enable() < 0)
@@ -507,37 +582,11 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 				 "(apt-get install libdebuginfod1); only local debug files are used");
 	}
 	elf_version(EV_CURRENT);
-
-	/*
-	 * ":.debug:/usr/lib/debug[:SYSROOT/usr/lib/debug][:DIR...]"; libdwfl
-	 * takes a relative DIR from the binary's folder, the user means the
-	 * current one.
-	 */
-	if (!getcwd(cwd, sizeof(cwd)))
-		cwd[0] = '\0';
-	n = 64 + (opts->sysroot ? strlen(opts->sysroot) : 0);
-	for (i = 0; i < opts->debug_dirs_nr; i++)
-		n += strlen(opts->debug_dirs[i]) + strlen(cwd) + 2;
-	s.debuginfo_path = xmalloc(n);
-	strcpy(s.debuginfo_path, ":.debug:/usr/lib/debug");
-	if (opts->sysroot) {
-		strcat(s.debuginfo_path, ":");
-		strcat(s.debuginfo_path, opts->sysroot);
-		strcat(s.debuginfo_path, "/usr/lib/debug");
-	}
-	for (i = 0; i < opts->debug_dirs_nr; i++) {
-		strcat(s.debuginfo_path, ":");
-		if (opts->debug_dirs[i][0] != '/' && cwd[0]) {
-			strcat(s.debuginfo_path, cwd);
-			strcat(s.debuginfo_path, "/");
-		}
-		strcat(s.debuginfo_path, opts->debug_dirs[i]);
-	}
+	s.debuginfo_path = debuginfo_path(opts);
 	s.callbacks.find_elf = dwfl_build_id_find_elf;
 	s.callbacks.find_debuginfo = find_debuginfo_guarded;
 	s.callbacks.section_address = dwfl_offline_section_address;
 	s.callbacks.debuginfo_path = &s.debuginfo_path;
-
 	s.nthreads = hpa_processors();
 	where = xcalloc(prof->locs_nr + 1, sizeof(*where));
 	for (i = 1; i <= prof->inputs_nr; i++)
@@ -549,32 +598,8 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 			rc = hpa_error("cannot start %s", s.mods[i].why);
 	for (i = 1; i <= prof->inputs_nr && !rc; i++)
 		apply_input(&s, (uint32_t)i, where);
-
-	for (i = 0; i < s.nmods; i++) {
-		struct module *m = &s.mods[i];
-		free(m->file);
-		free(m->why);
-		if (m->part_of < 0 && m->all_pcs != m->pcs)
-			free((void *)m->all_pcs);
-		if (m->claim && !m->part_no) {   /* part 0 owns what the parts share */
-			hpa_share_free(m->claim->share);
-			free(m->claim->mod);
-			free(m->claim->sorted);
-			free(m->claim);
-		}
-		free(m->by_addr);
-		free(m->res_mod);
-		free(m->pcs);
-		free(m->locs);
-		free(m->funcs);
-		free(m->frames);
-		free(m->res_first);
-		free(m->res_nr);
-		free(m->res_src);
-		free(m->str_ids);
-		hpa_hashmap_release(&m->comp_dirs);
-		hpa_strtab_release(&m->strs);
-	}
+	for (i = 0; i < s.nmods; i++)
+		module_release(&s.mods[i]);
 	free(s.mods);
 	free(where);
 	free(s.debuginfo_path);

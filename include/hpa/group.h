@@ -147,7 +147,7 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g);
  * rate 1 gives k = 1 + 1e-14): what a diff cancels leaves dust, which
  * becomes zero here (Total, flat, cum), not a row or an infinite percentage.
  */
-void hpa_frame_groups_settle(struct hpa_frame_groups *g);
+void hpa_frame_groups_zero_dust(struct hpa_frame_groups *g);
 
 /*
  * hpa_group_frames() with the calls between its keys: for each pair of

@@ -796,7 +796,7 @@ void hpa_frame_groups_release(struct hpa_frame_groups *g)
 }
 
 
-void hpa_frame_groups_settle(struct hpa_frame_groups *g)
+void hpa_frame_groups_zero_dust(struct hpa_frame_groups *g)
 {
 	size_t i;
 

@@ -48,7 +48,7 @@ struct build {
 	 * its input's index with BASE_INPUT set for a base (not when plain).
 	 */
 	double *kv;
-	uint32_t *kin;
+	uint32_t *kept_input;
 	/*
 	 * All values, one dump, no base (--html's tree): a node's value (after)
 	 * is its column vcol_view's sum, the same adds in the same order; no
@@ -108,7 +108,7 @@ static uint32_t new_node(struct hpa_call_tree *t, uint32_t parent, uint32_t dept
 	return id;
 }
 
-#define BASE_INPUT (UINT32_C(1) << 31)   /* in build.kin: the sample is a base's */
+#define BASE_INPUT (UINT32_C(1) << 31)   /* in build.kept_input: the sample is a base's */
 
 /*
  * Kept samples items[0..n) pass through `node`, a new one: its sums are
@@ -143,7 +143,7 @@ static HPA_ALWAYS_INLINE void add_items(const struct build *b, unsigned nv, uint
 			sum[j] += b->kv[(size_t)k * nv + j];
 		if (nv && b->plain)
 			continue;
-		in = b->kin[k];
+		in = b->kept_input[k];
 		v = b->s->v[k];
 		if (series)
 			series[in & ~BASE_INPUT] += v;
@@ -357,14 +357,14 @@ static void kept_values(struct build *b, const struct hpa_profile *prof,
 	size_t i, j;
 
 	if (!b->plain)
-		b->kin = xmalloc(st_mult(sp->kept + 1, sizeof(*b->kin)));
+		b->kept_input = xmalloc(st_mult(sp->kept + 1, sizeof(*b->kept_input)));
 	if (b->t->values)
 		b->kv = xmalloc(st_mult(st_mult(sp->kept + 1, b->nv), sizeof(*b->kv)));
 	for (i = 0; i < sp->kept; i++) {
 		const struct hpa_sample *smp = &prof->samples[sp->sample[i]];
 
 		if (!b->plain)
-			b->kin[i] = (smp->input - 1) | (hpa_view_base(opts, prof, smp->input) ? BASE_INPUT : 0);
+			b->kept_input[i] = (smp->input - 1) | (hpa_view_base(opts, prof, smp->input) ? BASE_INPUT : 0);
 		for (j = 0; b->t->values && j < b->nv; j++)
 			b->kv[i * b->nv + j] = smp->v[b->vidx[j]] * hpa_view_weight(opts, prof, smp->input);
 	}
@@ -429,7 +429,7 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	}
 	free(b.path);
 	free(b.slot_name);
-	free(b.kin);
+	free(b.kept_input);
 	free(b.kv);
 	free(b.slot_label);
 	hpa_seqs_release(&sp);

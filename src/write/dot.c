@@ -53,7 +53,7 @@ int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_group_calls(prof, &vo, opts->granularity, &g, &edges, &nedges);
-	hpa_frame_groups_settle(&g);
+	hpa_frame_groups_zero_dust(&g);
 	total = g.total;
 	nodes = xmalloc(st_mult(g.keys.nr + 1, sizeof(*nodes)));
 	shown_id = xcalloc(g.keys.nr + 1, sizeof(*shown_id));

@@ -162,7 +162,7 @@ static void groups_compute(const struct hpa_profile *prof, const struct hpa_view
 	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)   /* once, here: the rows of later types read the first's */
 		for (v = 0; v < HPA_NVALUES; v++)
 			if (values >> v & 1)
-				hpa_frame_groups_settle(&gr->g[g][v]);
+				hpa_frame_groups_zero_dust(&gr->g[g][v]);
 }
 
 static void groups_release(struct groups *gr)

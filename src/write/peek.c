@@ -116,7 +116,7 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_group_calls(prof, &vo, opts->granularity, &g, &edges, &nedges);
-	hpa_frame_groups_settle(&g);
+	hpa_frame_groups_zero_dust(&g);
 	total = g.total;
 	nodes = xmalloc(st_mult(g.keys.nr + 1, sizeof(*nodes)));
 	for (i = 1; i < g.keys.nr; i++) {

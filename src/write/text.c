@@ -165,7 +165,7 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
 	hpa_group_frames(prof, &vo, opts->granularity, &k);
-	hpa_frame_groups_settle(&k);
+	hpa_frame_groups_zero_dust(&k);
 	total = k.total;
 	rows = xmalloc(st_mult(k.keys.nr, sizeof(*rows)));
 	for (i = 1; i < k.keys.nr; i++) {

@@ -116,13 +116,64 @@ static void print_sites(FILE *fp, const struct hpa_profile *prof, const struct h
 	free(sites);
 }
 
+/* Warnings when the profile and the statistics look like two processes, or two moments. */
+static void check_same_process(const struct hpa_profile *prof, const struct hpa_alloc_stats *st,
+			       double seen, double var, const struct hpa_rss_breakdown *b)
+{
+	enum hpa_format f = prof->inputs[0].format;
+	double margin = 2 * 1.96 * sqrt(var) + 0.01 * seen + 65536;
+
+	if ((f == HPA_FORMAT_JEMALLOC && st->allocator != HPA_ALLOC_JEMALLOC) ||
+	    (f == HPA_FORMAT_GPERF && st->allocator != HPA_ALLOC_TCMALLOC &&
+	     prof->inputs[0].sampling != HPA_SAMPLING_V1 && !prof->inputs[0].trunc_records))
+		hpa_warn("%s: %s statistics with a %s heap profile: of another process?",
+			 st->source, st->allocator == HPA_ALLOC_JEMALLOC ? "jemalloc" : "tcmalloc",
+			 f == HPA_FORMAT_JEMALLOC ? "jemalloc" : "gperftools/tcmalloc");
+	if (seen > (double)b->live + margin)   /* a profile that holds more than the allocator has */
+		hpa_warn("%s: the profile holds %.1f MiB in use, more than the %.1f MiB the "
+			 "allocator has live: statistics of another process, or of another moment?",
+			 st->source, seen / 1048576, (double)b->live / 1048576);
+	if (st->lg_prof_sample >= 0 && prof->inputs[0].header_period &&
+	    prof->inputs[0].format == HPA_FORMAT_JEMALLOC &&
+	    prof->inputs[0].header_period != (uint64_t)1 << st->lg_prof_sample)
+		hpa_warn("%s: the profile samples every %llu bytes, the statistics say "
+			 "lg_prof_sample %d (%llu): of another process?", st->source,
+			 (unsigned long long)prof->inputs[0].header_period, st->lg_prof_sample,
+			 (unsigned long long)1 << st->lg_prof_sample);
+}
+
+/* One row of the breakdown: label, bytes, share of RSS, error and the allocator's own figure. */
+static void print_row(FILE *fp, const struct hpa_rss_row *r, enum hpa_unit unit, double rss)
+{
+	char label[128], num[48], pct[32], said[96] = "", err[96] = "";
+
+	snprintf(label, sizeof(label), "%s%s", r->level ? "  " : "", r->what);
+	hpa_format_bytes(num, sizeof(num), (double)r->bytes, unit);
+	hpa_format_percent(pct, sizeof(pct), (double)r->bytes, rss);
+	if (r->error > 0) {
+		char e[48];
+		hpa_format_bytes(e, sizeof(e), r->error, unit);
+		snprintf(err, sizeof(err), "  \xc2\xb1 %s (95%%)", e);
+	}
+	if (r->has_said) {
+		char s[48];
+		hpa_format_bytes(s, sizeof(s), (double)r->said, unit);
+		snprintf(said, sizeof(said), "  (allocator says %s)", s);
+	}
+	fprintf(fp, "%-62s %10s %7s%s%s\n", label, num, pct, err, said);
+	if (r->hint && r->level)
+		fprintf(fp, "      %s\n", r->hint);
+	if (r->detail)
+		fprintf(fp, "      %s\n", r->detail);
+}
+
 int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts,
 		   const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm)
 {
 	struct hpa_rss_breakdown b;
 	double seen = -1, var = 0;
 	enum hpa_unit unit = unit_of(opts);
-	char num[48], said[96], err[96];
+	char num[48];
 	size_t i;
 
 	if (prof && prof->inputs_nr) {
@@ -135,59 +186,16 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 	}
 	if (hpa_rss_breakdown(st, pm, seen, sqrt(var), &b) < 0)
 		return -1;
-	if (seen >= 0) {
-		enum hpa_format f = prof->inputs[0].format;
-		if ((f == HPA_FORMAT_JEMALLOC && st->allocator != HPA_ALLOC_JEMALLOC) ||
-		    (f == HPA_FORMAT_GPERF && st->allocator != HPA_ALLOC_TCMALLOC &&
-		     prof->inputs[0].sampling != HPA_SAMPLING_V1 && !prof->inputs[0].trunc_records))
-			hpa_warn("%s: %s statistics with a %s heap profile: of another process?",
-				 st->source, st->allocator == HPA_ALLOC_JEMALLOC ? "jemalloc" : "tcmalloc",
-				 f == HPA_FORMAT_JEMALLOC ? "jemalloc" : "gperftools/tcmalloc");
-	}
-	if (seen >= 0) {   /* a profile that holds more than the allocator has: another process? */
-		double margin = 2 * 1.96 * sqrt(var) + 0.01 * seen + 65536;
-		if (seen > (double)b.live + margin)
-			hpa_warn("%s: the profile holds %.1f MiB in use, more than the %.1f MiB the "
-				 "allocator has live: statistics of another process, or of another moment?",
-				 st->source, seen / 1048576, (double)b.live / 1048576);
-		if (st->lg_prof_sample >= 0 && prof->inputs[0].header_period &&
-		    prof->inputs[0].format == HPA_FORMAT_JEMALLOC &&
-		    prof->inputs[0].header_period != (uint64_t)1 << st->lg_prof_sample)
-			hpa_warn("%s: the profile samples every %llu bytes, the statistics say "
-				 "lg_prof_sample %d (%llu): of another process?", st->source,
-				 (unsigned long long)prof->inputs[0].header_period, st->lg_prof_sample,
-				 (unsigned long long)1 << st->lg_prof_sample);
-	}
+	if (seen >= 0)
+		check_same_process(prof, st, seen, var, &b);
 	hpa_format_bytes(num, sizeof(num), (double)b.rss, HPA_UNIT_AUTO);
 	fprintf(fp, "RSS %s = %llu B (%s); %s%s%s from %s\n", num, (unsigned long long)b.rss,
 		b.rss_source, st->format, st->version ? " " : "", st->version ? st->version : "",
 		st->source);
 	fprintf(fp, "%-62s %10s %7s\n", "", unit == HPA_UNIT_AUTO ? "" : unit == HPA_UNIT_B ? "bytes" :
 		unit == HPA_UNIT_KIB ? "KiB" : unit == HPA_UNIT_MIB ? "MiB" : "GiB", "% RSS");
-	for (i = 0; i < b.nr; i++) {
-		const struct hpa_rss_row *r = &b.rows[i];
-		char label[128], pct[32];
-
-		snprintf(label, sizeof(label), "%s%s", r->level ? "  " : "", r->what);
-		hpa_format_bytes(num, sizeof(num), (double)r->bytes, unit);
-		hpa_format_percent(pct, sizeof(pct), (double)r->bytes, (double)b.rss);
-		said[0] = err[0] = '\0';
-		if (r->error > 0) {
-			char e[48];
-			hpa_format_bytes(e, sizeof(e), r->error, unit);
-			snprintf(err, sizeof(err), "  \xc2\xb1 %s (95%%)", e);
-		}
-		if (r->has_said) {
-			char s[48];
-			hpa_format_bytes(s, sizeof(s), (double)r->said, unit);
-			snprintf(said, sizeof(said), "  (allocator says %s)", s);
-		}
-		fprintf(fp, "%-62s %10s %7s%s%s\n", label, num, pct, err, said);
-		if (r->hint && r->level)
-			fprintf(fp, "      %s\n", r->hint);
-		if (r->detail)
-			fprintf(fp, "      %s\n", r->detail);
-	}
+	for (i = 0; i < b.nr; i++)
+		print_row(fp, &b.rows[i], unit, (double)b.rss);
 	hpa_format_bytes(num, sizeof(num), (double)b.rss, unit);
 	fprintf(fp, "%-62s %10s %7s\n", "total", num, "100.0%");
 	for (i = 0; i < b.notes_nr; i++)

@@ -112,18 +112,31 @@ static int after_read(void *ctx, struct hpa_profile *prof, size_t i)
 	return 0;
 }
 
+/* Every input hpa reads, so that no output is written over one. */
+static const char **all_inputs(const struct hpa_opts *opts, size_t *nr)
+{
+	const char **inputs = xcalloc(opts->profiles_nr + 5, sizeof(*inputs));
+	size_t i;
+
+	for (i = 0; i < opts->profiles_nr; i++)
+		inputs[i] = opts->profiles[i];
+	inputs[i++] = opts->binary;
+	inputs[i++] = opts->base;
+	inputs[i++] = opts->stats;
+	inputs[i++] = opts->status_file;
+	inputs[i++] = opts->smaps_file;
+	*nr = i;
+	return inputs;
+}
+
 static int write_one(const struct hpa_profile *prof, const struct hpa_opts *opts,
 		     const struct hpa_write_opts *wo, const char *path, hpa_writer_fn *report)
 {
 	struct hpa_output out;
-	const char **inputs = xcalloc(opts->profiles_nr + 1, sizeof(*inputs));
-	size_t i;
-	int rc;
+	size_t nr;
+	const char **inputs = all_inputs(opts, &nr);
+	int rc = hpa_output_open(&out, path, inputs, nr);
 
-	for (i = 0; i < opts->profiles_nr; i++)
-		inputs[i] = opts->profiles[i];
-	inputs[i] = opts->binary;
-	rc = hpa_output_open(&out, path, inputs, opts->profiles_nr + 1);
 	free(inputs);
 	if (rc)
 		return rc;
@@ -460,23 +473,6 @@ static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opt
 		return NULL;
 	}
 	return text;
-}
-
-/* Every input hpa reads, so that no output is written over one. */
-static const char **all_inputs(const struct hpa_opts *opts, size_t *nr)
-{
-	const char **inputs = xcalloc(opts->profiles_nr + 5, sizeof(*inputs));
-	size_t i;
-
-	for (i = 0; i < opts->profiles_nr; i++)
-		inputs[i] = opts->profiles[i];
-	inputs[i++] = opts->binary;
-	inputs[i++] = opts->base;
-	inputs[i++] = opts->stats;
-	inputs[i++] = opts->status_file;
-	inputs[i++] = opts->smaps_file;
-	*nr = i;
-	return inputs;
 }
 
 /* The selected report (after the RSS breakdown of --stats) to --output or standard output. */

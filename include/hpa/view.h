@@ -47,11 +47,18 @@ struct hpa_view_opts {
 	const bool *bases;
 };
 
+/* Input `input`'s weight by `weights` (a view's, or NULL: the inputs' own). */
+static inline double hpa_input_weight(const double *weights, const struct hpa_profile *prof,
+				      uint32_t input)
+{
+	return weights ? weights[input - 1] : prof->inputs[input - 1].weight;
+}
+
 /* Input `input`'s weight in a view with these parameters. */
 static inline double hpa_view_weight(const struct hpa_view_opts *o, const struct hpa_profile *prof,
 				     uint32_t input)
 {
-	return o->weights ? o->weights[input - 1] : prof->inputs[input - 1].weight;
+	return hpa_input_weight(o->weights, prof, input);
 }
 
 /* Whether input `input` is the base side in a view with these parameters. */

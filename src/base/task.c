@@ -211,14 +211,13 @@ static void *crew_main(void *arg)
 	return NULL;
 }
 
-/* Up to `want` - 1 helper threads running helper(arg, 1..); returns how many started. */
-static size_t start_helpers(size_t want, void *(*main)(void *), struct crew_member *members,
-			    pthread_t *tids)
+/* Up to `want` - 1 helper threads, each running its member; returns how many started. */
+static size_t start_helpers(size_t want, struct crew_member *members, pthread_t *tids)
 {
 	size_t granted = want > 1 ? hpa_threads_claim(want - 1) : 0, n;
 
 	for (n = 0; n < granted; n++)
-		if (pthread_create(&tids[n], NULL, main, &members[n]) != 0)
+		if (pthread_create(&tids[n], NULL, crew_main, &members[n]) != 0)
 			break;
 	hpa_threads_return(granted - n);
 	return n;
@@ -241,7 +240,7 @@ size_t hpa_crew_run(size_t want, void (*fn)(void *arg, size_t worker), void *arg
 
 	for (i = 0; i < n; i++)
 		members[i] = (struct crew_member){ fn, arg, i + 1 };
-	n = start_helpers(want, crew_main, members, tids);
+	n = start_helpers(want, members, tids);
 	fn(arg, 0);
 	join_helpers(tids, n);
 	free(members);
@@ -299,14 +298,6 @@ static void ordered_helper(void *arg, size_t worker)
 	pthread_mutex_unlock(&o->mu);
 }
 
-static void *ordered_helper_main(void *arg)
-{
-	struct crew_member *m = arg;
-
-	ordered_helper(m->arg, m->worker);
-	return NULL;
-}
-
 /* One step on the caller's thread, with the lock held: emit, work or wait. */
 static void ordered_step(struct hpa_ordered *o)
 {
@@ -347,8 +338,8 @@ static struct hpa_ordered *ordered_start(void *slots, size_t slot_size, size_t n
 	o->tids = xcalloc(n + 1, sizeof(*o->tids));
 	o->members = xcalloc(n + 1, sizeof(*o->members));
 	for (i = 0; i < n; i++)
-		o->members[i] = (struct crew_member){ NULL, o, i + 1 };
-	o->helpers = start_helpers(want, ordered_helper_main, o->members, o->tids);
+		o->members[i] = (struct crew_member){ ordered_helper, o, i + 1 };
+	o->helpers = start_helpers(want, o->members, o->tids);
 	return o;
 }
 

@@ -49,7 +49,7 @@ static uint32_t new_group(const struct hpa_profile *prof, struct paths *p, uint6
 static void add_weighted(const struct hpa_profile *prof, const double *weights, size_t i, double *sums)
 {
 	const struct hpa_sample *s = &prof->samples[i];
-	double weight = weights ? weights[s->input - 1] : prof->inputs[s->input - 1].weight;
+	double weight = hpa_input_weight(weights, prof, s->input);
 	size_t v;
 
 	for (v = 0; v < HPA_NVALUES; v++)

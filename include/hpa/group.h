@@ -1,6 +1,11 @@
 /*
- * One grouping engine: the view's samples grouped by the text of their
- * stacks, for the writers of whole stacks and for --drop_negative.
+ * The grouping engine: what a view's samples make, for every writer.  One
+ * product, the graph (hpa_graph_build): nodes at one or more
+ * granularities, each with flat and cum, the calls between them, like
+ * pprof's graph.Graph; and the stacks it is made of: distinct stacks by
+ * text (hpa_walk_stacks, hpa_group_stacks), by location (hpa_group_paths),
+ * merged on common prefixes (hpa_group_tree), by source line
+ * (hpa_group_source).
  */
 #ifndef HPA_GROUP_H
 #define HPA_GROUP_H
@@ -17,12 +22,7 @@ enum hpa_granularity {
 	HPA_BY_FUNCTION,   /* --functions (default) */
 	HPA_BY_LINE,       /* --lines */
 	HPA_BY_ADDRESS,    /* --addresses */
-	HPA_BY_FILE,       /* --files */
-	/*
-	 * --lines as --html groups them: the same keys, each named by its
-	 * parts (hpa_frame_groups.parts) instead of a text made for it.
-	 */
-	HPA_BY_LINE_PARTS
+	HPA_BY_FILE        /* --files */
 };
 
 /* How hpa_group_stacks() writes a stack as text. */
@@ -109,75 +109,103 @@ size_t hpa_group_stacks(const struct hpa_profile *prof, const struct hpa_view_op
 extern const struct hpa_stack_format hpa_folded_format;
 
 /*
- * A key of HPA_BY_LINE_PARTS by its parts: the text HPA_BY_LINE gives it
- * is "NAME FILE:LINE", with "??" for the file "" (profile string ids).
+ * A line node's parts: the text hpa_graph_name_lines() gives it is
+ * "NAME FILE:LINE", with "??" for the file "" (profile string ids).
  */
 struct hpa_line_parts {
 	uint32_t name, file, line;
-	bool is_line;             /* false: the key is its text in keys (a frame without a line) */
+	bool is_line;             /* false: the node is its text (a frame without a line) */
 };
 
 /*
- * Samples grouped by frame, as the --text rows: each key (what
- * `granularity` calls a frame: its display name, with the line, the
- * runtime address, or the file) with flat, the samples whose innermost
- * visible frame has it, and cum, the samples that have it anywhere, counted
- * once per sample even when it recurs.  A sample with no visible frame is
- * the key "<no stack>"; frames above 0x7fffffffffffffff (kernel, vsyscall)
- * have no key, as in jeprof.
+ * The graph's nodes at one granularity, as the --text rows: each node
+ * (what the granularity calls a frame: its display name, with the line,
+ * the runtime address, or the file) with flat, the samples whose innermost
+ * visible frame has it, and cum, the samples that have it anywhere,
+ * counted once per sample even when it recurs.  A sample with no visible
+ * frame is the node "<no stack>"; frames above 0x7fffffffffffffff (kernel,
+ * vsyscall) have no node, as in jeprof.  Node ids are in order of first
+ * appearance, from 1.
  */
-struct hpa_frame_groups {
-	struct hpa_strtab keys;   /* key id = string id (id 0, "", unused) */
-	bool keys_borrowed;       /* another value type's groups own keys (hpa_group_frames_all) */
+struct hpa_graph_nodes {
+	enum hpa_granularity granularity;
 	/*
-	 * HPA_BY_LINE_PARTS: by key id; the keys with is_line have the text ""
-	 * in keys (hpa_strtab_add_blank).  Owned with keys.  NULL otherwise.
+	 * Node id = string id (id 0, "", unused): its text.  A line node
+	 * (parts[id].is_line) is found by its parts and has the text "" until
+	 * hpa_graph_name_lines() makes it: a writer that shows the parts
+	 * (--html) never makes the texts.
 	 */
-	struct hpa_line_parts *parts;
-	double *flat, *cum;       /* by key id */
-	double total;             /* the view's weighted total */
+	struct hpa_strtab keys;
+	struct hpa_line_parts *parts;   /* HPA_BY_LINE: by node id; NULL otherwise */
+	/* By node id, for each value type the graph keeps (NULL for the others). */
+	double *flat[HPA_NVALUES], *cum[HPA_NVALUES];
+	double total[HPA_NVALUES];      /* the view's weighted total */
 };
 
-void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		      enum hpa_granularity granularity, struct hpa_frame_groups *out);
-void hpa_frame_groups_release(struct hpa_frame_groups *g);
+/* A call between two nodes: for each pair of adjacent visible frames, caller -> callee. */
+struct hpa_call_edge {
+	uint32_t caller, callee;     /* node ids */
+	double value;
+};
+
+#define HPA_GRAPH_MAX_GRANS 3
+
+/*
+ * The graph of a view's samples: its nodes at each granularity asked
+ * for, made in one pass that reads each frame once for all of them, and
+ * the calls between the first granularity's nodes, each counted once per
+ * sample (recursion once; a node calling itself is no edge).
+ */
+struct hpa_graph {
+	unsigned values;             /* the value types kept: bit v for enum hpa_value v */
+	size_t ngrans;
+	struct hpa_graph_nodes nodes[HPA_GRAPH_MAX_GRANS];
+	/*
+	 * With calls: edges[v] for each type kept (malloc'ed, NULL for the
+	 * others), nedges of them, the same caller and callee at each index
+	 * for every v, in order of first appearance.
+	 */
+	struct hpa_call_edge *edges[HPA_NVALUES];
+	size_t nedges;
+};
+
+/* What a writer asks of the graph. */
+struct hpa_graph_spec {
+	enum hpa_granularity grans[HPA_GRAPH_MAX_GRANS];
+	size_t ngrans;
+	unsigned values;             /* value types (bit v); 0: the view's value type alone */
+	bool calls;                  /* the edges between the first granularity's nodes */
+};
+
+void hpa_graph_build(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		     const struct hpa_graph_spec *spec, struct hpa_graph *out);
+/* Give every line node of g its text (hpa_line_parts): for the writers that print nodes' texts. */
+void hpa_graph_name_lines(struct hpa_graph *g, const struct hpa_profile *prof);
+void hpa_graph_release(struct hpa_graph *g);
 
 /*
  * Sums of unsampled values are not integers (v2 scaling of small objects at
  * rate 1 gives k = 1 + 1e-14): what a diff cancels leaves dust, which
- * becomes zero here (Total, flat, cum), not a row or an infinite percentage.
+ * becomes zero here (totals, flat, cum; edges stay as they are), not a row
+ * or an infinite percentage.
  */
-void hpa_frame_groups_zero_dust(struct hpa_frame_groups *g);
+void hpa_graph_zero_dust(struct hpa_graph *g);
 
-/*
- * hpa_group_frames() with the calls between its keys: for each pair of
- * adjacent visible frames, caller -> callee, the samples that have it,
- * counted once per sample (recursion once); a key calling itself is no
- * edge.  *edges is malloc'ed, in order of first appearance.
- */
-struct hpa_call_edge {
-	uint32_t caller, callee;     /* key ids */
-	double value;
+/* What a writer of rows reads of a graph: one granularity's nodes and one value type. */
+struct hpa_graph_rows {
+	const struct hpa_strtab *names;      /* node id -> its text */
+	const double *flat, *cum;            /* by node id */
+	double total;
+	const struct hpa_call_edge *edges;   /* with calls */
+	size_t nedges;
 };
 
-void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
-		     struct hpa_call_edge **edges, size_t *nedges);
-
 /*
- * hpa_group_frames() for the value types in the mask `values` (bit v for
- * enum hpa_value v) and each of the ngrans (at most 8) granularities in one
- * pass: out[g][v] for each v in the mask, the others left empty (zeroed);
- * the out[g][v] of one g read one keys table, which the last value type's
- * owns (release them all, in order); with edges, hpa_group_calls() for the
- * first granularity too (edges[v], malloc'ed, *nedges of them, in the same
- * order for every v; NULL for the types not in the mask).  The view's value
- * is not used.
+ * The graph a writer of rows shows (--text, --peek, --dot) into *out: one
+ * granularity, the view's value type, line nodes named, dust made zero.
  */
-void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			  const enum hpa_granularity *grans, size_t ngrans,
-			  struct hpa_frame_groups out[][HPA_NVALUES], unsigned values,
-			  struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges);
+struct hpa_graph_rows hpa_graph_of_rows(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+					enum hpa_granularity granularity, bool calls, struct hpa_graph *out);
 
 /*
  * Whole stacks grouped by a writer's own frame identity (pprof's

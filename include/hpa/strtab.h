@@ -30,6 +30,8 @@ uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s);
 
 /* A new id whose text is "" and which interning never returns: a name kept elsewhere. */
 uint32_t hpa_strtab_add_blank(struct hpa_strtab *t);
+/* Give blank id `id` its text (a copy of s[0 .. len)), which interning still never returns. */
+void hpa_strtab_name_blank(struct hpa_strtab *t, uint32_t id, const char *s, size_t len);
 
 static inline const char *hpa_strtab_get(const struct hpa_strtab *t, uint32_t id)
 {

@@ -119,6 +119,13 @@ uint32_t hpa_strtab_add_blank(struct hpa_strtab *t)
 	return add_id(t, t->strs[0], 0);
 }
 
+void hpa_strtab_name_blank(struct hpa_strtab *t, uint32_t id, const char *s, size_t len)
+{
+	if (!id || id >= t->nr || t->strs[id] != t->strs[0])
+		abort();
+	t->strs[id] = store(t, s, len);
+}
+
 uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s)
 {
 	return hpa_strtab_intern_len(t, s, strlen(s));

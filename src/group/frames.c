@@ -1,6 +1,6 @@
 /*
- * The grouping engine (group.h), frames: a key of each frame (function,
- * line, file) with flat and cum (--text, --peek, --html), and the calls
+ * The grouping engine (group.h), the graph: a node of each frame
+ * (function, line, file, address) with flat and cum, and the calls
  * between them, in one pass over the view's samples.
  */
 #include "hpa/compat.h"
@@ -39,8 +39,7 @@ struct keys {
 	struct hpa_hashmap edge_of; /* (caller, callee) -> edge index + 1 */
 	struct hpa_call_edge *edges;
 	uint64_t *edge_by_slot;     /* per caller frame slot: callee key << 32 | edge index + 1 */
-	struct hpa_strbuf line_key;  /* HPA_BY_LINE's key being made */
-	struct hpa_line_parts *parts;   /* HPA_BY_LINE_PARTS: by key id, parts_nr of them */
+	struct hpa_line_parts *parts;   /* HPA_BY_LINE: by key id, parts_nr of them */
 	uint32_t *part_next;       /* the next key whose parts hash alike, 0 = end */
 	struct hpa_hashmap part_of; /* the hash of a key's parts -> the first key with it */
 	size_t parts_nr, parts_alloc, part_next_alloc;
@@ -173,9 +172,9 @@ static void parts_cover(struct keys *k, size_t n)
 }
 
 /*
- * HPA_BY_LINE_PARTS's key of function name `name` at file:line: the same
- * keys as HPA_BY_LINE's texts, found by three ids where those made and
- * hashed a text for each frame slot (--html on 7.5k stacks: 16k of them).
+ * HPA_BY_LINE's key of function name `name` at file:line, found by three
+ * ids, not by a text made and hashed for each frame slot: the texts are
+ * made once per key, by a writer that prints them (hpa_graph_name_lines).
  */
 static uint32_t part_key(struct keys *k, uint32_t name, uint32_t file, uint32_t line)
 {
@@ -224,22 +223,11 @@ static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, s
 		const char *file = hpa_profile_str(prof, ln->file);
 
 		switch (k->granularity) {
-		case HPA_BY_LINE: {   /* "%s %s:%u", without printf: a key for most slots */
-			char num[HPA_LLTOA_MAX];
-
-			k->line_key.len = 0;
-			hpa_sb_adds(&k->line_key, display);
-			hpa_sb_addc(&k->line_key, ' ');
-			hpa_sb_adds(&k->line_key, *file ? file : "??");
-			hpa_sb_addc(&k->line_key, ':');
-			hpa_sb_add(&k->line_key, num, hpa_lltoa(num, ln->line));
-			break;   /* key stays NULL: the text is line_key's */
-		}
 		case HPA_BY_ADDRESS:
 			key = hpa_xasprintf("0x%llx %s %s:%u", (unsigned long long)l->addr, display,
 					    *file ? file : "??", ln->line);
 			break;
-		case HPA_BY_LINE_PARTS:
+		case HPA_BY_LINE:
 			return k->slot_key[slot] = part_key(k, names->display, ln->file, ln->line);
 		case HPA_BY_FILE:   /* no file: the frame's place, as for an unknown one */
 			if (*file)
@@ -250,8 +238,7 @@ static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, s
 			return k->slot_key[slot] = str_key(k, names->display);
 		}
 	}
-	id = key ? hpa_strtab_intern(&k->names, key) :
-		hpa_strtab_intern_len(&k->names, k->line_key.buf, k->line_key.len);
+	id = hpa_strtab_intern(&k->names, key);
 	free(key);
 	grow_values(k);
 	k->slot_key[slot] = id;
@@ -275,19 +262,14 @@ static inline void add(struct keys *k, unsigned nv, uint32_t key, double stamp, 
 	add_once(k->cum + (size_t)key * (nv + 1), stamp, vals, nv);
 }
 
-/* The values of sample i: the view's value, or value types vidx[0 .. nv). */
+/* The values of sample i: value types vidx[0 .. nv), weighted as the view weighs its input. */
 static void sample_values(struct hpa_view *view, const unsigned *vidx, unsigned nv, size_t i,
 			  double *vals)
 {
 	const struct hpa_profile *prof = view->prof;
-	double w;
+	double w = hpa_view_weight(&view->opts, prof, prof->samples[i].input);
 	unsigned v;
 
-	if (!vidx) {
-		vals[0] = hpa_view_value(view, i);
-		return;
-	}
-	w = hpa_view_weight(&view->opts, prof, prof->samples[i].input);
 	for (v = 0; v < nv; v++)
 		vals[v] = prof->samples[i].v[vidx[v]] * w;
 }
@@ -628,7 +610,7 @@ static void walk_candidates(struct keys *ks, size_t nk, struct hpa_view *view, c
 /*
  * Fill each of ks[0..nk)'s flat/cum in one pass over the view (they differ
  * in granularity only); the view's totals into total[0 .. nv).  Value j is
- * value type vidx[j], or the view's value when vidx is NULL.
+ * value type vidx[j].
  */
 static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const unsigned *vidx,
 		       double *total)
@@ -654,93 +636,98 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 	slot_walk_release(&w);
 }
 
-/*
- * k's groups of value j into out[vidx[j]] (out[0] when vidx is NULL), and
- * its edges into edges[vidx[j]]; k is spent.
- */
-static void take_groups(struct keys *k, const unsigned *vidx, struct hpa_frame_groups *out,
-			const double *total, struct hpa_call_edge **edges, size_t *nedges)
+/* k's nodes into n, value j as type vidx[j]; k is spent (its calls stay for take_edges). */
+static void take_nodes(struct keys *k, const unsigned *vidx, struct hpa_graph_nodes *n,
+		       const double *total)
 {
 	unsigned nv = k->nv, v;
-	size_t i, e;
+	size_t i, nr = k->names.nr;
 
-	if (k->granularity == HPA_BY_LINE_PARTS)
-		parts_cover(k, k->names.nr);   /* the keys after the last line's */
+	if (k->granularity == HPA_BY_LINE)
+		parts_cover(k, nr);   /* the keys after the last line's */
+	n->granularity = k->granularity;
+	n->keys = k->names;
+	n->parts = k->parts;
 	for (v = 0; v < nv; v++) {
-		unsigned to = vidx ? vidx[v] : 0;
-		struct hpa_frame_groups *o = &out[to];
-		size_t n = k->names.nr;
+		unsigned to = vidx[v];
 
-		o->total = total[v];
-		o->keys = k->names;   /* the last one owns the table, the others read it */
-		o->parts = k->parts;
-		o->keys_borrowed = v + 1 != nv;
-		o->cum = xmalloc(st_mult(n + 1, sizeof(*o->cum)));
-		for (i = 0; i < n; i++)
-			o->cum[i] = k->cum[i * (nv + 1) + 1 + v];
-		if (nv == 1) {   /* one value: the array is the groups' as it is */
-			o->flat = k->flat;
+		n->total[to] = total[v];
+		n->cum[to] = xmalloc(st_mult(nr + 1, sizeof(*n->cum[to])));
+		for (i = 0; i < nr; i++)
+			n->cum[to][i] = k->cum[i * (nv + 1) + 1 + v];
+		if (nv == 1) {   /* one value: the array is the node's as it is */
+			n->flat[to] = k->flat;
 			k->flat = NULL;
 		} else {
-			o->flat = xmalloc(st_mult(n + 1, sizeof(*o->flat)));
-			for (i = 0; i < n; i++)
-				o->flat[i] = k->flat[i * nv + v];
-		}
-		if (edges) {
-			edges[to] = nv == 1 ? k->edges : xmalloc(st_mult(k->nedges + 1, sizeof(**edges)));
-			for (e = 0; e < k->nedges; e++) {
-				edges[to][e] = k->edges[e];
-				edges[to][e].value = k->edge_vals[e * (nv + 1) + 1 + v];
-			}
+			n->flat[to] = xmalloc(st_mult(nr + 1, sizeof(*n->flat[to])));
+			for (i = 0; i < nr; i++)
+				n->flat[to][i] = k->flat[i * nv + v];
 		}
 	}
-	if (nedges)
-		*nedges = k->nedges;
 	free(k->flat);
 	free(k->cum);
-	if (!edges || nv != 1)
-		free(k->edges);
-	free(k->edge_vals);
-	hpa_hashmap_release(&k->edge_of);
-	free(k->edge_by_slot);
-	hpa_sb_release(&k->line_key);
 	free(k->part_next);
 	hpa_hashmap_release(&k->part_of);
 	free(k->slot_key);
 	free(k->str_key);
 }
 
+/* k's calls into g->edges[vidx[j]] for value j. */
+static void take_edges(struct keys *k, const unsigned *vidx, struct hpa_graph *g)
+{
+	unsigned nv = k->nv, v;
+	size_t e;
+
+	for (v = 0; v < nv; v++) {
+		struct hpa_call_edge *to;
+
+		to = nv == 1 ? k->edges : xmalloc(st_mult(k->nedges + 1, sizeof(*to)));
+		for (e = 0; e < k->nedges; e++) {
+			to[e] = k->edges[e];
+			to[e].value = k->edge_vals[e * (nv + 1) + 1 + v];
+		}
+		g->edges[vidx[v]] = to;
+	}
+	g->nedges = k->nedges;
+	if (nv != 1)
+		free(k->edges);
+	free(k->edge_vals);
+	hpa_hashmap_release(&k->edge_of);
+	free(k->edge_by_slot);
+}
+
 /*
- * One pass for the view's value (values 0: out[g][0], edges[0]) or for the
- * value types in the mask `values` (out[g][v], edges[v]; HPA_NVALUES per
- * g), for each of the ngrans granularities; the out[g][v] of one g share
- * one keys table, owned by the last value type's (release that one last).
- * Edges (of the first granularity) and nedges may be NULL (no calls).
+ * One pass over the view for every granularity of the spec and the value
+ * types it asks for (the view's alone when none): each node's flat and
+ * cum, and the calls of the first granularity's.
  */
-static void group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			 const enum hpa_granularity *grans, size_t ngrans, unsigned values,
-			 struct hpa_frame_groups *out, struct hpa_call_edge **edges, size_t *nedges)
+void hpa_graph_build(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+		     const struct hpa_graph_spec *spec, struct hpa_graph *out)
 {
 	struct hpa_view view;
-	struct keys ks[8];
+	struct keys ks[HPA_GRAPH_MAX_GRANS];
 	double total[HPA_NVALUES];
-	unsigned vidx[HPA_NVALUES], nv = 0, v;
+	unsigned values = spec->values & ((1u << HPA_NVALUES) - 1), vidx[HPA_NVALUES], nv = 0, v;
 	size_t g;
 
+	if (!values)
+		values = 1u << opts->value;
 	for (v = 0; v < HPA_NVALUES; v++)
 		if (values >> v & 1)
 			vidx[nv++] = v;
-
-	if (ngrans > HPA_ARRAY_SIZE(ks))
-		HPA_BUG("%zu granularities in one pass", ngrans);
-	for (g = 0; g < ngrans; g++) {
+	if (!spec->ngrans || spec->ngrans > HPA_ARRAY_SIZE(ks))
+		HPA_BUG("%zu granularities in one graph", spec->ngrans);
+	memset(out, 0, sizeof(*out));
+	out->values = values;
+	out->ngrans = spec->ngrans;
+	for (g = 0; g < spec->ngrans; g++) {
 		struct keys *k = &ks[g];
 
 		memset(k, 0, sizeof(*k));
 		k->prof = prof;
-		k->granularity = grans[g];
-		k->nv = values ? nv : 1;
-		k->calls = g == 0 && edges != NULL;
+		k->granularity = spec->grans[g];
+		k->nv = nv;
+		k->calls = g == 0 && spec->calls;
 		hpa_hashmap_init(&k->edge_of);
 		hpa_hashmap_init(&k->part_of);
 		hpa_strtab_init(&k->names);
@@ -749,60 +736,103 @@ static void group_frames(const struct hpa_profile *prof, const struct hpa_view_o
 			k->edge_by_slot = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->edge_by_slot));
 	}
 	hpa_view_init(&view, prof, opts);
-	accumulate(ks, ngrans, &view, values ? vidx : NULL, total);
+	accumulate(ks, spec->ngrans, &view, vidx, total);
 	hpa_view_release(&view);
-	for (g = 0; g < ngrans; g++)
-		take_groups(&ks[g], values ? vidx : NULL, out + g * (values ? HPA_NVALUES : 1), total,
-			    g ? NULL : edges, g ? NULL : nedges);
-}
-
-void hpa_group_frames(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		      enum hpa_granularity granularity, struct hpa_frame_groups *out)
-{
-	group_frames(prof, opts, &granularity, 1, 0, out, NULL, NULL);
-}
-
-void hpa_group_calls(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		     enum hpa_granularity granularity, struct hpa_frame_groups *out,
-		     struct hpa_call_edge **edges, size_t *nedges)
-{
-	group_frames(prof, opts, &granularity, 1, 0, out, edges, nedges);
-}
-
-void hpa_group_frames_all(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			  const enum hpa_granularity *grans, size_t ngrans,
-			  struct hpa_frame_groups out[][HPA_NVALUES],
-			  unsigned values, struct hpa_call_edge *edges[HPA_NVALUES], size_t *nedges)
-{
-	memset(out, 0, ngrans * sizeof(*out));
-	if (edges)
-		memset(edges, 0, HPA_NVALUES * sizeof(*edges));
-	values &= (1u << HPA_NVALUES) - 1;
-	if (nedges)
-		*nedges = 0;
-	if (values)
-		group_frames(prof, opts, grans, ngrans, values, &out[0][0], edges, nedges);
-}
-
-void hpa_frame_groups_release(struct hpa_frame_groups *g)
-{
-	free(g->flat);
-	free(g->cum);
-	if (!g->keys_borrowed) {
-		hpa_strtab_release(&g->keys);
-		free(g->parts);
+	if (spec->calls)
+		take_edges(&ks[0], vidx, out);
+	for (g = 0; g < spec->ngrans; g++) {
+		if (!ks[g].calls) {
+			free(ks[g].edges);
+			free(ks[g].edge_vals);
+			hpa_hashmap_release(&ks[g].edge_of);
+		}
+		take_nodes(&ks[g], vidx, &out->nodes[g], total);
 	}
+}
+
+void hpa_graph_name_lines(struct hpa_graph *g, const struct hpa_profile *prof)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	char num[HPA_LLTOA_MAX];
+	size_t t;
+	uint32_t id;
+
+	for (t = 0; t < g->ngrans; t++) {
+		struct hpa_graph_nodes *n = &g->nodes[t];
+
+		for (id = 1; n->parts && id < n->keys.nr; id++) {
+			const struct hpa_line_parts *p = &n->parts[id];
+			const char *file;
+
+			if (!p->is_line || *hpa_strtab_get(&n->keys, id))
+				continue;
+			file = hpa_profile_str(prof, p->file);
+			sb.len = 0;
+			hpa_sb_adds(&sb, hpa_profile_str(prof, p->name));
+			hpa_sb_addc(&sb, ' ');
+			hpa_sb_adds(&sb, *file ? file : "??");
+			hpa_sb_addc(&sb, ':');
+			hpa_sb_add(&sb, num, hpa_lltoa(num, p->line));
+			hpa_strtab_name_blank(&n->keys, id, sb.buf, sb.len);
+		}
+	}
+	hpa_sb_release(&sb);
+}
+
+void hpa_graph_release(struct hpa_graph *g)
+{
+	size_t t, v;
+
+	for (t = 0; t < g->ngrans; t++) {
+		struct hpa_graph_nodes *n = &g->nodes[t];
+
+		for (v = 0; v < HPA_NVALUES; v++) {
+			free(n->flat[v]);
+			free(n->cum[v]);
+		}
+		hpa_strtab_release(&n->keys);
+		free(n->parts);
+	}
+	for (v = 0; v < HPA_NVALUES; v++)
+		free(g->edges[v]);
 	memset(g, 0, sizeof(*g));
 }
 
-
-void hpa_frame_groups_zero_dust(struct hpa_frame_groups *g)
+void hpa_graph_zero_dust(struct hpa_graph *g)
 {
-	size_t i;
+	size_t t, v, i;
 
-	g->total = hpa_dust_to_zero(g->total);
-	for (i = 1; i < g->keys.nr; i++) {
-		g->flat[i] = hpa_dust_to_zero(g->flat[i]);
-		g->cum[i] = hpa_dust_to_zero(g->cum[i]);
+	for (t = 0; t < g->ngrans; t++) {
+		struct hpa_graph_nodes *n = &g->nodes[t];
+
+		for (v = 0; v < HPA_NVALUES; v++) {
+			if (!(g->values >> v & 1))
+				continue;
+			n->total[v] = hpa_dust_to_zero(n->total[v]);
+			for (i = 1; i < n->keys.nr; i++) {
+				n->flat[v][i] = hpa_dust_to_zero(n->flat[v][i]);
+				n->cum[v][i] = hpa_dust_to_zero(n->cum[v][i]);
+			}
+		}
 	}
+}
+
+struct hpa_graph_rows hpa_graph_of_rows(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+					enum hpa_granularity granularity, bool calls, struct hpa_graph *out)
+{
+	struct hpa_graph_spec spec = { { granularity }, 1, 0, calls };
+	const struct hpa_graph_nodes *n = &out->nodes[0];
+	struct hpa_graph_rows r;
+	unsigned v = opts->value;
+
+	hpa_graph_build(prof, opts, &spec, out);
+	hpa_graph_name_lines(out, prof);
+	hpa_graph_zero_dust(out);
+	r.names = &n->keys;
+	r.flat = n->flat[v];
+	r.cum = n->cum[v];
+	r.total = n->total[v];
+	r.edges = out->edges[v];
+	r.nedges = out->nedges;
+	return r;
 }

@@ -15,7 +15,7 @@
 #include "hpa/report.h"
 #include "hpa/xalloc.h"
 
-static const struct hpa_frame_groups *sort_groups;
+static const struct hpa_graph_rows *sort_groups;
 
 static int cmp_cum(const void *pa, const void *pb)
 {
@@ -24,7 +24,7 @@ static int cmp_cum(const void *pa, const void *pb)
 
 	if (x != y)
 		return x > y ? -1 : 1;
-	return strcmp(hpa_strtab_get(&sort_groups->keys, a), hpa_strtab_get(&sort_groups->keys, b));
+	return strcmp(hpa_strtab_get(sort_groups->names, a), hpa_strtab_get(sort_groups->names, b));
 }
 
 /* A DOT string's inside: quotes and backslashes escaped, control bytes dropped. */
@@ -42,22 +42,21 @@ static void put_dot(FILE *fp, const char *s)
 int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct hpa_view_opts vo = opts->view;
-	struct hpa_frame_groups g;
-	struct hpa_call_edge *edges = NULL;
+	struct hpa_graph graph;
+	struct hpa_graph_rows g;
 	uint32_t *nodes, *shown_id;
-	size_t nedges = 0, nnodes = 0, nonzero = 0, i, limit = opts->nodecount ? opts->nodecount : 80;
+	size_t nnodes = 0, nonzero = 0, i, limit = opts->nodecount ? opts->nodecount : 80;
 	double total, maxflat = 0;
 	double nodefrac = opts->nodefraction > 0 ? opts->nodefraction : 0.005, edgefrac = 0.001;
 	char num[4][48];
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	hpa_group_calls(prof, &vo, opts->granularity, &g, &edges, &nedges);
-	hpa_frame_groups_zero_dust(&g);
+	g = hpa_graph_of_rows(prof, &vo, opts->granularity, true, &graph);
 	total = g.total;
-	nodes = xmalloc(st_mult(g.keys.nr + 1, sizeof(*nodes)));
-	shown_id = xcalloc(g.keys.nr + 1, sizeof(*shown_id));
-	for (i = 1; i < g.keys.nr; i++) {
+	nodes = xmalloc(st_mult(g.names->nr + 1, sizeof(*nodes)));
+	shown_id = xcalloc(g.names->nr + 1, sizeof(*shown_id));
+	for (i = 1; i < g.names->nr; i++) {
 		nonzero += g.cum[i] != 0;
 		if (g.cum[i] != 0 && fabs(g.cum[i]) > nodefrac * fabs(total))
 			nodes[nnodes++] = (uint32_t)i;
@@ -96,12 +95,12 @@ int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 		hpa_format_value(num[2], sizeof(num[2]), g.cum[n], opts);
 		hpa_format_percent(num[3], sizeof(num[3]), g.cum[n], total);
 		fprintf(fp, "N%zu [label=\"", i + 1);
-		put_dot(fp, hpa_strtab_get(&g.keys, n));
+		put_dot(fp, hpa_strtab_get(g.names, n));
 		fprintf(fp, "\\n%s (%s)\\nof %s (%s)\",shape=box,fontsize=%.1f];\n", num[0], num[1],
 			num[2], num[3], fs);
 	}
-	for (i = 0; i < nedges; i++) {
-		const struct hpa_call_edge *e = &edges[i];
+	for (i = 0; i < g.nedges; i++) {
+		const struct hpa_call_edge *e = &g.edges[i];
 		uint32_t a = shown_id[e->caller], b = shown_id[e->callee];
 		double v = hpa_dust_to_zero(e->value), w;
 
@@ -115,7 +114,6 @@ int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 	fputs("}\n", fp);
 	free(nodes);
 	free(shown_id);
-	free(edges);
-	hpa_frame_groups_release(&g);
+	hpa_graph_release(&graph);
 	return 0;
 }

@@ -30,7 +30,7 @@
 #include "report_js.h"
 
 /* Lines by their parts: a row names the function and the file, which the page has already. */
-static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE_PARTS, HPA_BY_FILE };
+static const enum hpa_granularity grans[] = { HPA_BY_FUNCTION, HPA_BY_LINE, HPA_BY_FILE };
 static const char *const gran_names[] = { "functions", "lines", "files" };
 
 /*
@@ -38,7 +38,7 @@ static const char *const gran_names[] = { "functions", "lines", "files" };
  * id, the page's id + 1): the four value types share the table, and a key
  * was hashed and looked up again for each of them and each call edge.
  */
-static uint32_t key_id(struct page *pg, const struct hpa_frame_groups *k, uint32_t **cache,
+static uint32_t key_id(struct page *pg, const struct hpa_graph_nodes *k, uint32_t **cache,
 		       uint32_t key)
 {
 	if (!*cache)
@@ -55,7 +55,7 @@ static uint32_t key_id(struct page *pg, const struct hpa_frame_groups *k, uint32
  * file ""): 16k lines of a 7.5k-stack profile were 475 KB of text.
  * With sb NULL, only the ids are given.
  */
-static void row_key(struct page *pg, struct hpa_strbuf *sb, const struct hpa_frame_groups *k,
+static void row_key(struct page *pg, struct hpa_strbuf *sb, const struct hpa_graph_nodes *k,
 		    uint32_t **cache, uint32_t key)
 {
 	const struct hpa_line_parts *p = k->parts && k->parts[key].is_line ? &k->parts[key] : NULL;
@@ -73,10 +73,10 @@ static void row_key(struct page *pg, struct hpa_strbuf *sb, const struct hpa_fra
 	}
 }
 
-/* Whether top_rows() writes key i of settled groups k, and the call e. */
-static bool row_written(const struct hpa_frame_groups *k, size_t i)
+/* Whether top_rows() writes node i of k for value type v (dust made zero), and the call e. */
+static bool row_written(const struct hpa_graph_nodes *k, int v, size_t i)
 {
-	return k->flat[i] != 0 || k->cum[i] != 0;
+	return k->flat[v][i] != 0 || k->cum[v][i] != 0;
 }
 
 static bool call_written(const struct hpa_call_edge *e)
@@ -85,18 +85,18 @@ static bool call_written(const struct hpa_call_edge *e)
 }
 
 /*
- * Whether groups k (a later value type's) write the rows of the same keys
- * as `lead` (the first type's, of the same walk: one keys table), so that
- * their rows are their values alone.
+ * Whether k's rows of value type v (a later type's) are those of the same
+ * nodes as type lead's (the first type's), so that they are written as
+ * their values alone.
  */
-static bool rows_shared(const struct hpa_frame_groups *k, const struct hpa_frame_groups *lead)
+static bool rows_shared(const struct hpa_graph_nodes *k, int v, int lead)
 {
 	size_t i;
 
-	if (!lead)
+	if (lead < 0 || v == lead)
 		return false;
 	for (i = 1; i < k->keys.nr; i++)
-		if (row_written(k, i) != row_written(lead, i))
+		if (row_written(k, v, i) != row_written(k, lead, i))
 			return false;
 	return true;
 }
@@ -108,15 +108,15 @@ static bool rows_shared(const struct hpa_frame_groups *k, const struct hpa_frame
  * the first one's 16k keys of lines and 4k of functions).  Returns the
  * groups' total.
  */
-static double emit_rows(struct page *pg, const char *name, const struct hpa_frame_groups *k,
-			uint32_t **cache, const struct hpa_frame_groups *lead)
+static double emit_rows(struct page *pg, const char *name, const struct hpa_graph_nodes *k, int v,
+			uint32_t **cache, int lead)
 {
-	bool first = true, values_only = rows_shared(k, lead);
+	bool first = true, values_only = rows_shared(k, v, lead);
 	size_t i;
 
 	hpa_sb_addf(&pg->sb, "\"%s%s\":[", name, values_only ? "v" : "");
 	for (i = 1; i < k->keys.nr; i++) {
-		if (!row_written(k, i))
+		if (!row_written(k, v, i))
 			continue;
 		spill(pg);
 		if (values_only) {
@@ -127,53 +127,46 @@ static double emit_rows(struct page *pg, const char *name, const struct hpa_fram
 			row_key(pg, &pg->sb, k, cache, (uint32_t)i);
 			hpa_sb_addc(&pg->sb, ',');
 		}
-		jnum(&pg->sb, k->flat[i]);
+		jnum(&pg->sb, k->flat[v][i]);
 		hpa_sb_addc(&pg->sb, ',');
-		jnum(&pg->sb, k->cum[i]);
+		jnum(&pg->sb, k->cum[v][i]);
 		if (!values_only)
 			hpa_sb_addc(&pg->sb, ']');
 		first = false;
 	}
 	hpa_sb_addc(&pg->sb, ']');
-	return k->total;
+	return k->total[v];
 }
 
 /* Every granularity's groups of one view, for every value type: one pass each. */
 struct groups {
-	struct hpa_frame_groups g[HPA_ARRAY_SIZE(grans)][HPA_NVALUES];   /* by grans[] and value */
-	struct hpa_call_edge *edges[HPA_NVALUES];    /* between functions */
-	size_t nedges;
+	struct hpa_graph graph;      /* nodes by grans[], the calls between functions */
 	uint32_t *page_id[HPA_ARRAY_SIZE(grans)];    /* key_id()'s caches */
 };
 
 /*
- * Every granularity of gr (the calls with the first), for the value types
- * in the mask `values` (those the page shows): one pass over the view,
- * which reads each frame's slot once for the three (hpa_group_frames_all).
+ * The graph of gr: every granularity (the calls with the first), for the
+ * value types in the mask `values` (those the page shows; none: an empty
+ * graph), dust made zero once, here: the rows of later types read the
+ * first's.
  */
 static void groups_compute(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
 			   unsigned values, struct groups *gr)
 {
-	size_t g, v;
+	struct hpa_graph_spec spec = { { grans[0], grans[1], grans[2] }, HPA_ARRAY_SIZE(grans), values, true };
 
 	memset(gr, 0, sizeof(*gr));
-	hpa_group_frames_all(prof, vo, grans, HPA_ARRAY_SIZE(grans), gr->g, values, gr->edges,
-			     &gr->nedges);
-	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)   /* once, here: the rows of later types read the first's */
-		for (v = 0; v < HPA_NVALUES; v++)
-			if (values >> v & 1)
-				hpa_frame_groups_zero_dust(&gr->g[g][v]);
+	if (!values)
+		return;
+	hpa_graph_build(prof, vo, &spec, &gr->graph);
+	hpa_graph_zero_dust(&gr->graph);
 }
 
 static void groups_release(struct groups *gr)
 {
-	size_t g, v;
+	size_t g;
 
-	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)
-		for (v = 0; v < HPA_NVALUES; v++)
-			hpa_frame_groups_release(&gr->g[g][v]);
-	for (v = 0; v < HPA_NVALUES; v++)
-		free(gr->edges[v]);
+	hpa_graph_release(&gr->graph);
 	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)
 		free(gr->page_id[g]);
 }
@@ -191,8 +184,8 @@ static bool calls_shared(const struct groups *gr, int v, int lead)
 
 	if (lead < 0 || v == lead)
 		return false;
-	for (i = 0; i < gr->nedges; i++)
-		if (call_written(&gr->edges[v][i]) != call_written(&gr->edges[lead][i]))
+	for (i = 0; i < gr->graph.nedges; i++)
+		if (call_written(&gr->graph.edges[v][i]) != call_written(&gr->graph.edges[lead][i]))
 			return false;
 	return true;
 }
@@ -207,8 +200,8 @@ static bool calls_shared(const struct groups *gr, int v, int lead)
  */
 static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls, int lead)
 {
-	struct hpa_frame_groups *k = &gr->g[0][v];
-	const struct hpa_call_edge *edges = gr->edges[v];
+	const struct hpa_graph_nodes *k = &gr->graph.nodes[0];
+	const struct hpa_call_edge *edges = gr->graph.edges[v];
 	size_t g, i;
 	double total = 0;
 	bool first = true, values_only = with_calls && calls_shared(gr, v, lead);
@@ -219,8 +212,7 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls,
 
 		if (g)
 			hpa_sb_addc(&pg->sb, ',');
-		t = emit_rows(pg, gran_names[g], &gr->g[g][v], &gr->page_id[g],
-			      lead >= 0 && v != lead ? &gr->g[g][lead] : NULL);
+		t = emit_rows(pg, gran_names[g], &gr->graph.nodes[g], v, &gr->page_id[g], lead);
 		if (!g)
 			total = t;
 	}
@@ -229,7 +221,7 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls,
 	hpa_sb_addc(&pg->sb, '}');
 	if (values_only) {
 		hpa_sb_adds(&pg->sb, ",\"callv\":[");
-		for (i = 0; i < gr->nedges; i++) {
+		for (i = 0; i < gr->graph.nedges; i++) {
 			if (!call_written(&edges[i]))
 				continue;
 			spill(pg);
@@ -241,7 +233,7 @@ static void top_rows(struct page *pg, struct groups *gr, int v, bool with_calls,
 		hpa_sb_addc(&pg->sb, ']');
 	} else if (with_calls) {
 		hpa_sb_adds(&pg->sb, ",\"calls\":[");
-		for (i = 0; i < gr->nedges; i++) {
+		for (i = 0; i < gr->graph.nedges; i++) {
 			if (!call_written(&edges[i]))
 				continue;
 			spill(pg);
@@ -275,20 +267,20 @@ static void assign_ids(struct page *pg, struct groups *gr, unsigned types, int l
 		if (!(types >> v & 1))
 			continue;
 		for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
-			struct hpa_frame_groups *k = &gr->g[g][v];
+			const struct hpa_graph_nodes *k = &gr->graph.nodes[g];
 
-			if (v != lead && lead >= 0 && rows_shared(k, &gr->g[g][lead]))
+			if (rows_shared(k, v, lead))
 				continue;
 			for (i = 1; i < k->keys.nr; i++)
-				if (row_written(k, i))
+				if (row_written(k, v, i))
 					row_key(pg, NULL, k, &gr->page_id[g], (uint32_t)i);
 		}
 		if (calls_shared(gr, v, lead))
 			continue;
-		for (i = 0; i < gr->nedges; i++)
-			if (call_written(&gr->edges[v][i])) {
-				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].caller);
-				key_id(pg, &gr->g[0][v], &gr->page_id[0], gr->edges[v][i].callee);
+		for (i = 0; i < gr->graph.nedges; i++)
+			if (call_written(&gr->graph.edges[v][i])) {
+				key_id(pg, &gr->graph.nodes[0], &gr->page_id[0], gr->graph.edges[v][i].caller);
+				key_id(pg, &gr->graph.nodes[0], &gr->page_id[0], gr->graph.edges[v][i].callee);
 			}
 	}
 }

@@ -43,19 +43,19 @@ static int cmp_nodes(const void *pa, const void *pb)
 	return strcmp(hpa_strtab_get(sort_names, a), hpa_strtab_get(sort_names, b));
 }
 
-static void print_links(FILE *fp, const struct hpa_frame_groups *g, struct link *links, size_t n,
+static void print_links(FILE *fp, const struct hpa_strtab *names, struct link *links, size_t n,
 			double cum, const struct hpa_write_opts *opts)
 {
 	char num[48], pct[48];
 	size_t i;
 
-	sort_names = &g->keys;
+	sort_names = names;
 	if (n > 1)
 		qsort(links, n, sizeof(*links), cmp_links);
 	for (i = 0; i < n; i++) {
 		hpa_format_value(num, sizeof(num), links[i].value, opts);
 		hpa_format_percent(pct, sizeof(pct), links[i].value, cum);
-		fprintf(fp, "%38s %6s         |   %s\n", num, pct, hpa_strtab_get(&g->keys, links[i].key));
+		fprintf(fp, "%38s %6s         |   %s\n", num, pct, hpa_strtab_get(names, links[i].key));
 	}
 }
 
@@ -102,12 +102,15 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 {
 	static const char *const rule = "----------------------------------------------------------+-------------\n";
 	struct hpa_view_opts vo = opts->view;
-	struct hpa_frame_groups g;
-	struct hpa_call_edge *edges = NULL;
+	struct hpa_graph graph;
+	struct hpa_graph_rows g;
+	const struct hpa_call_edge *edges;
+	const struct hpa_strtab *names;
+	const double *flat, *cum;
 	struct link *in = NULL, *out = NULL;
 	struct by_end to, from;   /* edges by callee, by caller */
 	uint32_t *nodes;
-	size_t nedges = 0, nnodes = 0, i, nin, nout, dropped = 0;
+	size_t nedges, nnodes = 0, i, nin, nout, dropped = 0;
 	size_t limit = opts->nodecount ? opts->nodecount : 80;
 	bool tree = opts->mode == HPA_MODE_TREE;
 	double total, running = 0;
@@ -115,17 +118,21 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	hpa_group_calls(prof, &vo, opts->granularity, &g, &edges, &nedges);
-	hpa_frame_groups_zero_dust(&g);
+	g = hpa_graph_of_rows(prof, &vo, opts->granularity, true, &graph);
 	total = g.total;
-	nodes = xmalloc(st_mult(g.keys.nr + 1, sizeof(*nodes)));
-	for (i = 1; i < g.keys.nr; i++) {
-		if ((g.flat[i] != 0 || g.cum[i] != 0) &&
-		    (tree || regexec(&opts->peek->re, hpa_strtab_get(&g.keys, (uint32_t)i), 0, NULL, 0) == 0))
+	names = g.names;
+	flat = g.flat;
+	cum = g.cum;
+	edges = g.edges;
+	nedges = g.nedges;
+	nodes = xmalloc(st_mult(names->nr + 1, sizeof(*nodes)));
+	for (i = 1; i < names->nr; i++) {
+		if ((flat[i] != 0 || cum[i] != 0) &&
+		    (tree || regexec(&opts->peek->re, hpa_strtab_get(names, (uint32_t)i), 0, NULL, 0) == 0))
 			nodes[nnodes++] = (uint32_t)i;
 	}
-	sort_names = &g.keys;
-	sort_flat = g.flat;
+	sort_names = names;
+	sort_flat = flat;
 	if (nnodes > 1)
 		qsort(nodes, nnodes, sizeof(*nodes), cmp_nodes);
 	if (tree && nnodes > limit) {   /* --tree: the first --nodecount functions (pprof's 80) */
@@ -134,8 +141,8 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	}
 	in = xmalloc(st_mult(nedges + 1, sizeof(*in)));
 	out = xmalloc(st_mult(nedges + 1, sizeof(*out)));
-	index_edges(&to, edges, nedges, g.keys.nr, true);
-	index_edges(&from, edges, nedges, g.keys.nr, false);
+	index_edges(&to, edges, nedges, names->nr, true);
+	index_edges(&from, edges, nedges, names->nr, false);
 
 	hpa_format_total(num[0], sizeof(num[0]), total, opts);
 	fprintf(fp, "Total: %s\n", num[0]);
@@ -152,16 +159,16 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 
 		nin = links_of(&to, n, edges, true, in);
 		nout = links_of(&from, n, edges, false, out);
-		print_links(fp, &g, in, nin, g.cum[n], opts);
-		running += g.flat[n];
-		hpa_format_value(num[0], sizeof(num[0]), g.flat[n], opts);
-		hpa_format_percent(num[1], sizeof(num[1]), g.flat[n], total);
+		print_links(fp, names, in, nin, cum[n], opts);
+		running += flat[n];
+		hpa_format_value(num[0], sizeof(num[0]), flat[n], opts);
+		hpa_format_percent(num[1], sizeof(num[1]), flat[n], total);
 		hpa_format_percent(num[2], sizeof(num[2]), running, total);
-		hpa_format_value(num[3], sizeof(num[3]), g.cum[n], opts);
+		hpa_format_value(num[3], sizeof(num[3]), cum[n], opts);
 		fprintf(fp, "%8s %6s %6s %8s ", num[0], num[1], num[2], num[3]);
-		hpa_format_percent(num[0], sizeof(num[0]), g.cum[n], total);
-		fprintf(fp, "%6s                | %s\n", num[0], hpa_strtab_get(&g.keys, n));
-		print_links(fp, &g, out, nout, g.cum[n], opts);
+		hpa_format_percent(num[0], sizeof(num[0]), cum[n], total);
+		fprintf(fp, "%6s                | %s\n", num[0], hpa_strtab_get(names, n));
+		print_links(fp, names, out, nout, cum[n], opts);
 		fputs(rule, fp);
 	}
 	free(in);
@@ -171,7 +178,6 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	free(from.start);
 	free(from.idx);
 	free(nodes);
-	free(edges);
-	hpa_frame_groups_release(&g);
+	hpa_graph_release(&graph);
 	return 0;
 }

@@ -156,7 +156,8 @@ int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_write_
 int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct hpa_view_opts vo = opts->view;
-	struct hpa_frame_groups k;
+	struct hpa_graph graph;
+	struct hpa_graph_rows k;
 	struct row *rows;
 	size_t i, nr = 0, shown;
 	double total, running = 0;
@@ -164,11 +165,10 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 
 	if (hpa_check_value_data(prof, opts) < 0)
 		return -1;
-	hpa_group_frames(prof, &vo, opts->granularity, &k);
-	hpa_frame_groups_zero_dust(&k);
+	k = hpa_graph_of_rows(prof, &vo, opts->granularity, false, &graph);
 	total = k.total;
-	rows = xmalloc(st_mult(k.keys.nr, sizeof(*rows)));
-	for (i = 1; i < k.keys.nr; i++) {
+	rows = xmalloc(st_mult(k.names->nr, sizeof(*rows)));
+	for (i = 1; i < k.names->nr; i++) {
 		if (k.flat[i] == 0 && k.cum[i] == 0)
 			continue;
 		rows[nr].key = (uint32_t)i;
@@ -177,7 +177,7 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		nr++;
 	}
 	sort_by_cum = opts->cum;
-	sort_names = &k.keys;
+	sort_names = k.names;
 	qsort(rows, nr, sizeof(*rows), cmp_rows);
 
 	/* --nodecount / --nodefraction: keep the first rows whose |cum| is large enough. */
@@ -205,13 +205,13 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		hpa_format_value(num[3], sizeof(num[3]), rows[i].cum, opts);
 		fprintf(fp, "%8s %6s %6s %8s ", num[0], num[1], num[2], num[3]);
 		hpa_format_percent(num[0], sizeof(num[0]), rows[i].cum, total);
-		fprintf(fp, "%6s %s\n", num[0], hpa_strtab_get(&k.keys, rows[i].key));
+		fprintf(fp, "%6s %s\n", num[0], hpa_strtab_get(k.names, rows[i].key));
 	}
 	if (shown < nr)
 		fprintf(fp, "Dropped %zu of %zu rows (--nodecount %zu, --nodefraction %g)\n",
 			nr - shown, nr, opts->nodecount, opts->nodefraction);
 
 	free(rows);
-	hpa_frame_groups_release(&k);
+	hpa_graph_release(&graph);
 	return 0;
 }

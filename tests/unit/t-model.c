@@ -548,10 +548,12 @@ static void set_lines(struct hpa_profile *p, uint32_t loc, size_t n, const char 
 }
 
 /*
- * HPA_BY_LINE_PARTS has HPA_BY_LINE's keys, ids, flat and cum: the text
- * made from a key's parts is the key HPA_BY_LINE made.  Two addresses at
- * one line (an inlined call's caller and the function itself) are one key,
- * a frame without a file is "??", a frame without lines is its name alone.
+ * The graph's line nodes are found by their parts and named by
+ * hpa_graph_name_lines(): two addresses at one line (an inlined call's
+ * caller and the function itself) are one node, a frame without a file is
+ * "??", a frame without lines is its name alone.  Functions in the same
+ * pass have the same flat and cum as a graph of their own, for each value
+ * type asked.
  */
 static void test_line_parts(void)
 {
@@ -578,7 +580,11 @@ static void test_line_parts(void)
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
 	struct hpa_view_opts vo;
-	struct hpa_frame_groups byline, parts;
+	struct hpa_graph_spec both = { { HPA_BY_LINE, HPA_BY_FUNCTION }, 2,
+				      1u << HPA_INUSE_SPACE | 1u << HPA_INUSE_OBJECTS, true };
+	struct hpa_graph_spec funcs = { { HPA_BY_FUNCTION }, 1, 0, false };
+	struct hpa_graph g, f;
+	const struct hpa_graph_nodes *lines = &g.nodes[0];
 	FILE *fp = tmpfile();
 	uint32_t loc[7] = { 0 };
 	size_t i, j;
@@ -604,36 +610,41 @@ static void test_line_parts(void)
 	hpa_name_frames(&p);
 	o.base = NULL;
 	vo = hpa_opts_view(&o);
-	hpa_group_frames(&p, &vo, HPA_BY_LINE, &byline);
-	hpa_group_frames(&p, &vo, HPA_BY_LINE_PARTS, &parts);
-	CHECK(parts.parts != NULL && byline.parts == NULL);
-	CHECK_INT_EQ(parts.keys.nr, byline.keys.nr);
-	CHECK_INT_EQ(byline.keys.nr, 1 + 1 + HPA_ARRAY_SIZE(want));   /* "" and "<no stack>" too */
-	for (i = 1; i < byline.keys.nr && i < parts.keys.nr; i++) {
-		const struct hpa_line_parts *k = &parts.parts[i];
-		char text[256];
-
-		if (k->is_line) {
-			const char *file = hpa_profile_str(&p, k->file);
-			snprintf(text, sizeof(text), "%s %s:%u", hpa_profile_str(&p, k->name),
-				 *file ? file : "??", k->line);
-			CHECK_STR_EQ(hpa_strtab_get(&parts.keys, (uint32_t)i), "");
-		} else {
-			snprintf(text, sizeof(text), "%s", hpa_strtab_get(&parts.keys, (uint32_t)i));
-		}
-		CHECK_STR_EQ(text, hpa_strtab_get(&byline.keys, (uint32_t)i));
-		CHECK_DBL_EQ(parts.flat[i], byline.flat[i], 0);
-		CHECK_DBL_EQ(parts.cum[i], byline.cum[i], 0);
-	}
-	for (i = 0; i < HPA_ARRAY_SIZE(want); i++) {   /* the keys themselves, and cum counted once */
-		for (j = 1; j < byline.keys.nr && strcmp(hpa_strtab_get(&byline.keys, (uint32_t)j), want[i].key); j++)
+	hpa_graph_build(&p, &vo, &both, &g);
+	CHECK(lines->parts != NULL && g.nodes[1].parts == NULL);
+	CHECK(lines->flat[HPA_ALLOC_SPACE] == NULL && lines->flat[HPA_INUSE_OBJECTS] != NULL);
+	CHECK_INT_EQ(lines->keys.nr, 1 + 1 + HPA_ARRAY_SIZE(want));   /* "" and "<no stack>" too */
+	for (i = 1; i < lines->keys.nr; i++)   /* a line's text is made on request */
+		CHECK(!lines->parts[i].is_line || !*hpa_strtab_get(&lines->keys, (uint32_t)i));
+	hpa_graph_name_lines(&g, &p);
+	for (i = 0; i < HPA_ARRAY_SIZE(want); i++) {   /* the nodes themselves, and cum counted once */
+		for (j = 1; j < lines->keys.nr && strcmp(hpa_strtab_get(&lines->keys, (uint32_t)j), want[i].key); j++)
 			;
-		CHECK(j < byline.keys.nr);
-		if (j < byline.keys.nr)
-			CHECK_DBL_EQ(byline.cum[j], want[i].cum, 1e-6);
+		CHECK(j < lines->keys.nr);
+		if (j < lines->keys.nr) {
+			CHECK_DBL_EQ(lines->cum[HPA_INUSE_SPACE][j], want[i].cum, 1e-6);
+			CHECK_INT_EQ(lines->parts[j].is_line, strcmp(want[i].key, "srv+0x50") != 0);
+		}
 	}
-	hpa_frame_groups_release(&byline);
-	hpa_frame_groups_release(&parts);
+	CHECK_DBL_EQ(lines->total[HPA_INUSE_SPACE], 4123, 1e-6);
+	CHECK_DBL_EQ(lines->total[HPA_INUSE_OBJECTS], 4, 1e-6);
+	hpa_graph_build(&p, &vo, &funcs, &f);   /* the view's value: inuse_space */
+	CHECK_INT_EQ(f.values, 1u << HPA_INUSE_SPACE);
+	CHECK_INT_EQ(f.nodes[0].keys.nr, g.nodes[1].keys.nr);
+	for (i = 1; i < f.nodes[0].keys.nr && i < g.nodes[1].keys.nr; i++) {
+		CHECK_STR_EQ(hpa_strtab_get(&f.nodes[0].keys, (uint32_t)i),
+			     hpa_strtab_get(&g.nodes[1].keys, (uint32_t)i));
+		CHECK_DBL_EQ(f.nodes[0].flat[HPA_INUSE_SPACE][i], g.nodes[1].flat[HPA_INUSE_SPACE][i], 0);
+		CHECK_DBL_EQ(f.nodes[0].cum[HPA_INUSE_SPACE][i], g.nodes[1].cum[HPA_INUSE_SPACE][i], 0);
+	}
+	CHECK(g.nedges > 0 && f.nedges == 0 && f.edges[HPA_INUSE_SPACE] == NULL);
+	for (i = 0; i < g.nedges; i++) {   /* each value type's edges: the same calls */
+		CHECK_INT_EQ(g.edges[HPA_INUSE_SPACE][i].caller, g.edges[HPA_INUSE_OBJECTS][i].caller);
+		CHECK_INT_EQ(g.edges[HPA_INUSE_SPACE][i].callee, g.edges[HPA_INUSE_OBJECTS][i].callee);
+		CHECK(g.edges[HPA_INUSE_SPACE][i].caller != g.edges[HPA_INUSE_SPACE][i].callee);
+	}
+	hpa_graph_release(&g);
+	hpa_graph_release(&f);
 	hpa_profile_release(&p);
 }
 

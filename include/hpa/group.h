@@ -208,15 +208,15 @@ struct hpa_graph_rows hpa_graph_of_rows(const struct hpa_profile *prof, const st
 					enum hpa_granularity granularity, bool calls, struct hpa_graph *out);
 
 /*
- * Whole stacks grouped by a writer's own frame identity (pprof's
- * locations, which hold an address's inline levels together): the
- * format's key_of() maps the frames at frames[0..nr) (leaf first) to one
- * key and says how many of them it covers (at least 1); a stack without
- * frames is the one key empty().  Keys are non-zero.  A format whose key
- * covers a location's levels together may also give loc_key(): the key of
- * location loc's levels from `first` to its last, what key_of() makes of
- * those frames; a view without filters then hands it the stacks'
- * locations, not their frames one inline level at a time.
+ * Whole stacks grouped by a format's own frame identity (pprof's
+ * locations, which hold an address's inline levels together): key_of()
+ * maps the frames at frames[0..nr) (leaf first) to one key and says how
+ * many of them it covers (at least 1); a stack without frames is the one
+ * key empty().  Keys are non-zero.  A format whose key covers a
+ * location's levels together may also give loc_key(): the key of location
+ * loc's levels from `first` to its last, what key_of() makes of those
+ * frames; a view without filters is then grouped by the locations it
+ * leaves each sample, and each group's keys are made as it is walked.
  */
 struct hpa_path_format {
 	uint32_t (*key_of)(void *ctx, const struct hpa_frame *frames, size_t nr, size_t *used);
@@ -226,59 +226,42 @@ struct hpa_path_format {
 	const uint32_t *whole;       /* or NULL: per location, loc_key(loc, 0) once known, else 0 */
 };
 
-/*
- * A distinct key sequence, leaf first, and its weighted values.  The keys
- * are kept as they are written out, base-128 varints one after the other
- * (a protobuf packed field's bytes): pool[first .. first + len), about
- * half the room of 32-bit keys for a table as large as the profile.
- */
+/* A distinct key sequence's samples: their thread and weighted values. */
 struct hpa_path_group {
-	size_t first;
-	uint32_t len;                /* bytes */
-	int32_t thread;              /* the samples' thread */
+	int32_t thread;              /* the first sample's */
 	double v[HPA_NVALUES];       /* every value type, the base's negative */
 };
 
 /*
- * Returns the number of groups, *out and *pool (malloc'ed), in order of
- * first appearance.  With `group_of` (one slot per sample), the group of
- * each sample (1-based), 0 for samples out of view.
+ * The view's samples grouped by key sequence, in order of first
+ * appearance (ids from 1).  With `group_of`, hpa_paths_group_of() gives
+ * each sample's group (0: out of view).  The groups are kept lean: a
+ * group of one sample (nearly all, where a group is a stack) keeps no sums
+ * of its own.
  */
-size_t hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-		       const struct hpa_path_format *fmt, struct hpa_path_group **out, uint8_t **pool,
-		       uint32_t *group_of);
+struct hpa_paths;
 
-/*
- * The groups hpa_group_paths() makes with a format that keys locations
- * (loc_key: each location's levels from `first` on are one key, so equal
- * keys are equal locations), found without making the keys: by the
- * locations the view leaves each sample, for a view without filters.  A
- * group's `first` is its first sample (the caller makes its keys from that
- * sample's locations, in group order: the keys come out in the same order
- * as hpa_group_paths() makes them), its len 0.  Values as
- * hpa_group_paths()'s.
- *
- * The groups are kept lean, not as an array of them (48 bytes a group,
- * 8.6 MiB on 180k stacks, where nearly every group is one sample): each
- * sample's group (1-based, 0 out of view; numbered in order of first
- * appearance, so group g's first sample is the first with g), and the
- * sums of the groups of two samples or more.  hpa_loc_group() makes a
- * group as hpa_group_paths() has it.  Returns the number of groups.
- */
-struct hpa_loc_groups {
-	uint32_t *group_of;          /* per sample */
-	uint32_t *multi;             /* per group (1-based): its sums' index + 1, 0 for one sample */
-	double (*sums)[HPA_NVALUES];
-	size_t ngroups, nsums, asums;
-	const double *weights;       /* the view's per-input weights, or NULL: the inputs' own */
+struct hpa_paths *hpa_group_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
+				  const struct hpa_path_format *fmt, bool group_of);
+size_t hpa_paths_count(const struct hpa_paths *p);
+const uint32_t *hpa_paths_group_of(const struct hpa_paths *p);   /* per sample, or NULL */
+void hpa_paths_release(struct hpa_paths *p);
+
+/* A walk of the groups in order: start it zeroed. */
+struct hpa_path_walk {
+	size_t g;                    /* the group given last (1-based) */
+	size_t sample;               /* where its first sample was found */
 };
 
-size_t hpa_group_loc_paths(const struct hpa_profile *prof, const struct hpa_view_opts *opts,
-			   struct hpa_loc_groups *out);
-/* Group g (1-based), whose first sample is `first`. */
-void hpa_loc_group(const struct hpa_profile *prof, const struct hpa_loc_groups *lg, uint32_t g, size_t first,
-		   struct hpa_path_group *out);
-void hpa_loc_groups_release(struct hpa_loc_groups *lg);
+/* The next group into *out; false after the last. */
+bool hpa_paths_next(struct hpa_paths *p, struct hpa_path_walk *w, struct hpa_path_group *out);
+/*
+ * The keys of the group given last, as base-128 varints one after the
+ * other (a protobuf packed field's bytes), *len of them: valid until the
+ * next call.  Keys the format makes as the groups are walked are made in
+ * group order.
+ */
+const uint8_t *hpa_paths_keys(struct hpa_paths *p, const struct hpa_path_walk *w, size_t *len);
 
 /* Which of a frame's names (names.h) keys a call tree's nodes. */
 enum hpa_name_kind { HPA_NAME_FULL, HPA_NAME_SHORT, HPA_NAME_DISPLAY, HPA_NAME_FOLDED, HPA_NAME_GRAPH };

@@ -53,7 +53,6 @@ struct writer {
 	uint64_t *slot_loc;              /* per frame slot: levels << 32 | output id, 0 = not yet */
 	uint32_t *slot0;                 /* per location: the slot of its level 0 (no location read per frame) */
 	uint32_t *whole;                 /* per location: the output id of all its levels, 0 = not yet */
-	uint8_t (*whole_vi)[4];          /* per location: whole's id as a varint, its length last (0: not yet) */
 	struct hpa_strbuf loc_bytes;     /* the locations so far, each a packed field 4 of the profile */
 	size_t nlocs;
 	struct hpa_hashmap func_by_key;  /* model function id, or label string id | 1<<63 */
@@ -273,11 +272,8 @@ static uint32_t path_loc_key(void *ctx, uint32_t loc, unsigned first)
 	l = &w->prof->locs[loc];
 	n = (l->line_nr ? l->line_nr : 1) - first;
 	id = (uint32_t)location_id(w, loc, first, n);
-	if (!first) {
+	if (!first)
 		w->whole[loc] = id;
-		if (id < UINT32_C(1) << 21)   /* three varint bytes at most */
-			w->whole_vi[loc][3] = (uint8_t)put_varint(w->whole_vi[loc], id);
-	}
 	return id;
 }
 
@@ -294,40 +290,6 @@ static PbValueType *value_type(struct writer *w, const char *type, const char *u
 	vt->type = str(w, type);
 	vt->unit = str(w, unit);
 	return vt;
-}
-
-/*
- * Group g's keys as varints, made from its first sample's locations as
- * hpa_group_paths() would have made them (hpa_group_loc_paths()): the
- * output locations are made here, in group order, as the samples are
- * written.
- */
-static size_t lead_keys(struct writer *w, struct hpa_view *view, const struct hpa_path_group *g,
-			uint8_t **buf, size_t *alloc)
-{
-	const uint32_t *locs;
-	unsigned first;
-	size_t nr = hpa_view_locations(view, w->prof->samples[g->first].stack, &locs, &first), k;
-	uint8_t *b;
-
-	HPA_GROW(*buf, st_mult(nr + 1, 5), *alloc);
-	b = *buf;
-	if (!nr)
-		b += put_varint(b, path_empty(w));
-	k = 0;
-	if (nr && first)   /* the leaf's levels from `first` on */
-		b += put_varint(b, path_loc_key(w, locs[k++], first));
-	for (; k < nr; k++) {
-		const uint8_t *vi = w->whole_vi[locs[k]];
-
-		if (!vi[3]) {
-			b += put_varint(b, path_loc_key(w, locs[k], 0));
-			continue;
-		}
-		memcpy(b, vi, 4);   /* four bytes copied, its length kept */
-		b += vi[3];
-	}
-	return (size_t)(b - *buf);
 }
 
 /* A proto3 packed repeated field: tag, byte length, the varints (nothing when empty). */
@@ -417,37 +379,12 @@ static void free_profile(PbProfile *p, struct writer *w)
 	free(w->maps);
 }
 
-/*
- * The groups in order: an array's (hpa_group_paths()), or made from lean
- * ones (hpa_group_loc_paths()) as their first samples come.
- */
-struct group_walk {
-	const struct hpa_profile *prof;
-	const struct hpa_path_group *groups;   /* NULL: lg's */
-	const struct hpa_loc_groups *lg;
-	size_t n, g, i;              /* groups, and how far: groups given, samples looked at */
-};
-
-/* The next group, into *out; false after the last.  Its id (1-based) is it->g then. */
-static bool next_group(struct group_walk *it, struct hpa_path_group *out)
-{
-	if (it->g >= it->n)
-		return false;
-	if (it->groups) {
-		*out = it->groups[it->g++];
-		return true;
-	}
-	while (it->lg->group_of[it->i] != it->g + 1)   /* group g + 1's first sample comes after g's */
-		it->i++;
-	hpa_loc_group(it->prof, it->lg, (uint32_t)++it->g, it->i++, out);
-	return true;
-}
-
 /* The strings of the thread labels of walk's groups, in their order (the first of each only). */
-static void label_strings(struct writer *w, struct group_walk *walk, struct thread_split *ts, bool threads)
+static void label_strings(struct writer *w, struct hpa_paths *paths, struct thread_split *ts, bool threads)
 {
 	const struct hpa_profile *prof = w->prof;
 	struct hpa_hashmap known = HPA_HASHMAP_INIT;   /* the profile's thread ids -> 1, then 2 once seen */
+	struct hpa_path_walk walk = { 0, 0 };
 	struct hpa_path_group grp;
 	int32_t last_thread = HPA_THREAD_ALL;
 	size_t left = 0, i, j;
@@ -458,10 +395,10 @@ static void label_strings(struct writer *w, struct group_walk *walk, struct thre
 			hpa_hashmap_put(&known, (uint32_t)prof->threads[i].id, 1);
 			left++;
 		}
-	while (next_group(walk, &grp)) {
+	while (hpa_paths_next(paths, &walk, &grp)) {
 		bool order = threads && grp.thread == HPA_THREAD_ALL;
-		size_t nparts = order ? thread_order(ts, (uint32_t)walk->g) :
-			group_parts(ts, threads, (uint32_t)walk->g, &grp);
+		size_t nparts = order ? thread_order(ts, (uint32_t)walk.g) :
+			group_parts(ts, threads, (uint32_t)walk.g, &grp);
 
 		for (j = 0; j < nparts; j++) {
 			int32_t thread = order ? ts->tp[nparts - 1 - j].thread : ts->out[j].thread;
@@ -511,7 +448,6 @@ static void writer_init(struct writer *w, const struct hpa_profile *prof,
 	w->slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w->slot_loc));
 	w->slot0 = hpa_profile_slot0(prof);
 	w->whole = xcalloc(prof->locs_nr + 1, sizeof(*w->whole));
-	w->whole_vi = xcalloc(prof->locs_nr + 1, sizeof(*w->whole_vi));
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {
 		uint32_t id = prof->inputs[0].map_first + (uint32_t)m;
@@ -531,7 +467,6 @@ static void writer_release(struct writer *w)
 	free(w->slot_loc);
 	free(w->slot0);
 	free(w->whole);
-	free(w->whole_vi);
 	hpa_hashmap_release(&w->loc_by_key);
 	hpa_hashmap_release(&w->func_by_key);
 	hpa_strtab_release(&w->strs);
@@ -545,12 +480,8 @@ static void writer_release(struct writer *w)
  */
 struct sample_groups {
 	struct hpa_view_opts vo;
-	bool by_loc;                 /* no filters: lg's groups, keys made as written */
 	bool threads;                /* a sample per thread of each group */
-	struct hpa_path_group *samples;   /* with filters: the groups and their keys' bytes */
-	uint8_t *pool;
-	struct hpa_loc_groups lg;
-	size_t n;
+	struct hpa_paths *paths;
 	struct thread_split ts;
 };
 
@@ -559,27 +490,19 @@ static void sample_groups_make(struct sample_groups *sg, struct writer *w,
 {
 	const struct hpa_profile *prof = w->prof;
 	struct hpa_path_format fmt = { path_key, path_empty, w, path_loc_key, w->whole };
-	uint32_t *group_of;
 
 	memset(sg, 0, sizeof(*sg));
 	sg->vo = opts->view;
-	sg->by_loc = !hpa_view_filters(&sg->vo);
 	sg->threads = opts->view.thread == HPA_THREAD_ALL && hpa_profile_has_thread_samples(prof);
-	group_of = sg->threads && !sg->by_loc ? xcalloc(prof->samples_nr + 1, sizeof(*group_of)) : NULL;
-	if (sg->by_loc)
-		sg->n = hpa_group_loc_paths(prof, &sg->vo, &sg->lg);
-	else
-		sg->n = hpa_group_paths(prof, &sg->vo, &fmt, &sg->samples, &sg->pool, group_of);
+	sg->paths = hpa_group_paths(prof, &sg->vo, &fmt, sg->threads);
 	if (sg->threads)
-		thread_split_init(&sg->ts, prof, &sg->vo, sg->n, sg->by_loc ? sg->lg.group_of : group_of);
-	free(group_of);
+		thread_split_init(&sg->ts, prof, &sg->vo, hpa_paths_count(sg->paths),
+				  hpa_paths_group_of(sg->paths));
 }
 
 static void sample_groups_release(struct sample_groups *sg)
 {
-	free(sg->samples);
-	free(sg->pool);
-	hpa_loc_groups_release(&sg->lg);
+	hpa_paths_release(sg->paths);
 	thread_split_release(&sg->ts);
 }
 
@@ -594,11 +517,10 @@ static void sample_groups_release(struct sample_groups *sg)
 static void profile_fields(PbProfile *p, struct writer *w, struct sample_groups *sg)
 {
 	const struct hpa_profile *prof = w->prof;
-	struct group_walk walk = { prof, sg->samples, &sg->lg, sg->n, 0, 0 };
 	size_t i, k;
 
 	if (sg->threads || w->opts->view.thread != HPA_THREAD_ALL)
-		label_strings(w, &walk, &sg->ts, sg->threads);
+		label_strings(w, sg->paths, &sg->ts, sg->threads);
 	p->n_sample_type = 4;
 	p->sample_type = xcalloc(4, sizeof(*p->sample_type));
 	for (k = 0; k < 4; k++)
@@ -658,19 +580,14 @@ static size_t part_labels(struct writer *w, struct sample_state *st, int32_t thr
 /* Field 2: each group's samples (one per thread part), its location keys made as it goes. */
 static void write_samples(struct gz *gz, struct writer *w, struct sample_groups *sg)
 {
-	struct group_walk walk = { w->prof, sg->samples, &sg->lg, sg->n, 0, 0 };
+	struct hpa_path_walk walk = { 0, 0 };
 	struct sample_state st = { { 0 }, { 0 }, HPA_THREAD_ALL, { 0 } };
 	struct hpa_path_group grp;
-	struct hpa_view view;
-	uint8_t *keybuf = NULL;
-	size_t akeybuf = 0, j;
+	size_t j;
 
-	if (sg->by_loc)
-		hpa_view_init(&view, w->prof, &sg->vo);
-	while (!gz_failed(gz) && next_group(&walk, &grp)) {
-		size_t nparts = group_parts(&sg->ts, sg->threads, (uint32_t)walk.g, &grp);
-		size_t nkeys = sg->by_loc ? lead_keys(w, &view, &grp, &keybuf, &akeybuf) : grp.len;
-		const uint8_t *keys = sg->by_loc ? keybuf : sg->pool + grp.first;
+	while (!gz_failed(gz) && hpa_paths_next(sg->paths, &walk, &grp)) {
+		size_t nparts = group_parts(&sg->ts, sg->threads, (uint32_t)walk.g, &grp), nkeys;
+		const uint8_t *keys = hpa_paths_keys(sg->paths, &walk, &nkeys);
 
 		for (j = 0; j < nparts; j++) {
 			const struct thread_part *part = &sg->ts.out[j];
@@ -682,9 +599,6 @@ static void write_samples(struct gz *gz, struct writer *w, struct sample_groups 
 			put_sample(gz, keys, nkeys, values, nlabels ? st.label : (int64_t[4]){ 0 }, nlabels);
 		}
 	}
-	if (sg->by_loc)
-		hpa_view_release(&view);
-	free(keybuf);
 }
 
 /* Fields 3 to 6 (mappings with their flags, locations, functions, strings), then the rest. */

@@ -399,12 +399,10 @@ static void test_tree_paths_growth(void)
 	struct hpa_tree_opts to = { HPA_NAME_FULL, HPA_NAME_DISPLAY, false, true, false, 0, 0, 0 };
 	struct hpa_call_tree t;
 	struct hpa_path_format fmt = { loc_key, no_key, NULL, NULL, NULL };
-	struct hpa_path_group *g;
 	struct hpa_growth gr;
 	const char *name;
 	int len;
-	uint8_t *pool;
-	uint32_t c, group_of[8];
+	uint32_t c;
 	size_t n;
 	const double steps[] = { 1, 2, 1, 3 };
 
@@ -479,35 +477,51 @@ static void test_tree_paths_growth(void)
 	hpa_call_tree_release(&t);
 
 	/* Key paths: one group per distinct location list, every value type summed; keys as varints. */
-	n = hpa_group_paths(&p, &vo, &fmt, &g, &pool, group_of);
-	for (c = 0; c < p.samples_nr; c++)   /* each sample in its stack's group */
-		CHECK_INT_EQ(group_of[c], c < 2 ? c + 1 : c - 1);
-	CHECK_INT_EQ(n, 2);
-	CHECK_INT_EQ(g[0].len, 3);   /* three location ids under 128: a byte each, as varints */
-	CHECK(pool[g[0].first] < 0x80 && pool[g[0].first + 1] < 0x80 && pool[g[0].first + 2] < 0x80);
-	CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ pool[g[0].first], 0 }), "libfoo.so.1+0x2010");
-	CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ pool[g[1].first], 0 }), "libfoo.so.1+0x2040");
-	CHECK_INT_EQ(pool[g[0].first + 2], pool[g[1].first + 2]);
-	CHECK_DBL_EQ(g[0].v[HPA_INUSE_SPACE], 400, 1e-6);
-	CHECK_DBL_EQ(g[1].v[HPA_INUSE_SPACE], 70, 1e-6);
-	CHECK_DBL_EQ(g[0].v[HPA_INUSE_OBJECTS], 2, 1e-6);
 	{
+		struct hpa_paths *paths = hpa_group_paths(&p, &vo, &fmt, true), *lean;
 		/* By location instead of by frame (no filters): the same groups, the same bytes. */
 		struct hpa_path_format by_loc = { loc_key, no_key, NULL, whole_key, NULL };
-		struct hpa_path_group *g2;
-		uint8_t *pool2;
+		struct hpa_path_walk w = { 0, 0 }, w2 = { 0, 0 };
+		struct hpa_path_group g, g2;
+		const uint8_t *keys[2];
+		uint8_t saved[2][8];
+		size_t klen[2];
 
-		CHECK_INT_EQ(hpa_group_paths(&p, &vo, &by_loc, &g2, &pool2, NULL), 2);
+		CHECK_INT_EQ(hpa_paths_count(paths), 2);
+		for (c = 0; c < p.samples_nr; c++)   /* each sample in its stack's group */
+			CHECK_INT_EQ(hpa_paths_group_of(paths)[c], c < 2 ? c + 1 : c - 1);
 		for (c = 0; c < 2; c++) {
-			CHECK_INT_EQ(g2[c].len, g[c].len);
-			CHECK(!memcmp(pool2 + g2[c].first, pool + g[c].first, g[c].len));
-			CHECK_DBL_EQ(g2[c].v[HPA_INUSE_SPACE], g[c].v[HPA_INUSE_SPACE], 1e-9);
+			CHECK(hpa_paths_next(paths, &w, &g));
+			CHECK_INT_EQ(w.g, c + 1);
+			keys[c] = hpa_paths_keys(paths, &w, &klen[c]);
+			CHECK_INT_EQ(klen[c], 3);   /* three location ids under 128: a byte each, as varints */
+			CHECK(keys[c][0] < 0x80 && keys[c][1] < 0x80 && keys[c][2] < 0x80);
+			memcpy(saved[c], keys[c], 3);
+			CHECK_DBL_EQ(g.v[HPA_INUSE_SPACE], c ? 70 : 400, 1e-6);
+			if (!c)
+				CHECK_DBL_EQ(g.v[HPA_INUSE_OBJECTS], 2, 1e-6);
 		}
-		free(g2);
-		free(pool2);
+		CHECK(!hpa_paths_next(paths, &w, &g));
+		CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ saved[0][0], 0 }), "libfoo.so.1+0x2010");
+		CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ saved[1][0], 0 }), "libfoo.so.1+0x2040");
+		CHECK_INT_EQ(saved[0][2], saved[1][2]);
+
+		lean = hpa_group_paths(&p, &vo, &by_loc, false);
+		CHECK_INT_EQ(hpa_paths_count(lean), 2);
+		for (c = 0; c < 2; c++) {
+			size_t kn;
+			const uint8_t *k;
+
+			CHECK(hpa_paths_next(lean, &w2, &g2));
+			k = hpa_paths_keys(lean, &w2, &kn);
+			CHECK_INT_EQ(kn, 3);
+			CHECK(!memcmp(k, saved[c], 3));
+			CHECK_DBL_EQ(g2.v[HPA_INUSE_SPACE], c ? 70 : 400, 1e-6);
+		}
+		CHECK(!hpa_paths_next(lean, &w2, &g2));
+		hpa_paths_release(lean);
+		hpa_paths_release(paths);
 	}
-	free(g);
-	free(pool);
 
 	/* Growth: the stack that grew comes first though the other is larger. */
 	CHECK_DBL_EQ(hpa_steadiness(steps, 4, 1), 2.0 / 3, 1e-9);

@@ -801,7 +801,6 @@ struct hpa_view_opts hpa_opts_view(const struct hpa_opts *opts)
 
 	vo.value = opts->value;
 	vo.thread = opts->thread;
-	vo.keep_internal = opts->keep_internal;
 	vo.focus = &opts->focus;
 	vo.ignore = &opts->ignore;
 	vo.show = &opts->show;

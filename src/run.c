@@ -189,7 +189,8 @@ static int order_prefix(const struct hpa_profile *prof)
  * the one before, 0 for the others), the profile unchanged.
  * Names sort in dump order.
  */
-static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *opts)
+static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *opts,
+			const struct hpa_cuts *cut)
 {
 	bool svg = opts->mode == HPA_MODE_SVG, folded = opts->mode == HPA_MODE_COLLAPSE ||
 		opts->svg_and_collapse;
@@ -201,6 +202,7 @@ static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *o
 
 	wo.view.weights = weights;   /* which dumps each file shows: the profile stays as read */
 	wo.view.bases = bases;
+	wo.view.cuts = cut;
 	single = wo;
 	single.diff_columns = false;   /* a dump alone has no before column */
 	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
@@ -411,8 +413,11 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
 	return rc;
 }
 
-/* Symbols for every frame (unless --no-symbols), then every frame's names. */
-static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *opts)
+/*
+ * Symbols for every frame (unless --no-symbols), then every frame's names
+ * and the allocator cut (into *cuts: left empty without symbols).
+ */
+static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *opts, struct hpa_cuts *cuts)
 {
 	struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 				   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
@@ -422,7 +427,7 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 
 	if (opts->no_symbols) {
 		hpa_name_frames(prof);
-		hpa_name_distinct(prof, opts->keep_internal);
+		hpa_name_distinct(prof, NULL);
 		hpa_timing(t, "name frames");
 		return 0;
 	}
@@ -435,13 +440,13 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 	hpa_name_frames(prof);   /* every frame's names, once, for every writer */
 	hpa_timing(t, "name frames");
 	t = hpa_now();
-	hpa_mark_internal(prof);
+	hpa_mark_internal(prof, cuts);
 	hpa_timing(t, "mark allocator frames");
 	t = hpa_now();
-	hpa_name_distinct(prof, opts->keep_internal);
+	hpa_name_distinct(prof, opts->keep_internal ? NULL : cuts);
 	hpa_timing(t, "tell names apart");
-	hpa_warn_unsymbolized(prof, &so, opts->value, opts->keep_internal);
-	hpa_warn_allocator_only(prof, opts->value);
+	hpa_warn_unsymbolized(prof, &so, opts->value, opts->keep_internal ? NULL : cuts);
+	hpa_warn_allocator_only(prof, cuts, opts->value);
 	return 0;
 }
 
@@ -477,7 +482,7 @@ static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opt
 
 /* The selected report (after the RSS breakdown of --stats) to --output or standard output. */
 static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
-			const double *weights, struct run_stats *rs)
+			const double *weights, const struct hpa_cuts *cut, struct run_stats *rs)
 {
 	const struct hpa_writer *writer = hpa_writer_for(opts->mode, opts->growth);
 	struct hpa_write_opts wo = hpa_opts_write(opts);
@@ -493,6 +498,7 @@ static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
 	if (rc)
 		return rc;
 	wo.view.weights = weights;
+	wo.view.cuts = cut;
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
 		rc = memory ? 0 : -1;
@@ -512,10 +518,15 @@ static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
 	return rc;
 }
 
-/* Everything after reading: unsample, symbolize and name, the base, the report. */
+/*
+ * Everything after reading: unsample, symbolize and name, the allocator
+ * cut, the base, the report.  The views take the cut and the weights.
+ */
 static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct run_stats *rs)
 {
 	struct hpa_base_opts bo = hpa_opts_base(opts);
+	struct hpa_cuts cuts = { 0 };
+	const struct hpa_cuts *cut;
 	double t = hpa_now(), *weights;
 	int rc;
 
@@ -524,12 +535,16 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	hpa_unsample_profile(prof);
 	hpa_unify_locations(prof);
 	hpa_timing(t, "unsample and unify locations");
-	rc = symbolize_and_name(prof, opts);
-	if (rc)
+	rc = symbolize_and_name(prof, opts, &cuts);
+	if (rc) {
+		hpa_cuts_release(&cuts);
 		return rc;
+	}
+	cut = cuts.loc && !opts->keep_internal ? &cuts : NULL;
+	bo.view.cuts = cut;
 	t = hpa_now();
 	weights = xcalloc(prof->inputs_nr + 1, sizeof(*weights));   /* the base pass's: each input's */
-	rc = hpa_apply_base(prof, &bo, weights);
+	rc = hpa_apply_base(prof, &bo, cuts.loc ? &cuts : NULL, weights);
 	bo.view.weights = weights;
 	if (!rc && opts->mode != HPA_MODE_THREADS)   /* a filter that selects nothing says so */
 		hpa_view_check_filters(prof, &bo.view);
@@ -539,8 +554,9 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 			 "them, --outdir DIR draws one graph per dump and one per adjacent pair",
 			 opts->profiles_nr);
 	if (!rc)
-		rc = opts->outdir ? write_outdir(prof, opts) : write_report(prof, opts, weights, rs);
+		rc = opts->outdir ? write_outdir(prof, opts, cut) : write_report(prof, opts, weights, cut, rs);
 	free(weights);
+	hpa_cuts_release(&cuts);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 
 #include "hpa/compat.h"
 #include "hpa/profile.h"
+#include "hpa/strip.h"
 #include "hpa/symbolize.h"
 
 /*
@@ -17,6 +18,6 @@
  *   inuse_space); looked in /usr/lib/libfoo.so.1, /usr/lib/debug
  */
 void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
-			   enum hpa_value v, bool keep_internal);
+			   enum hpa_value v, const struct hpa_cuts *cut);
 
 #endif

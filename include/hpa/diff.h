@@ -27,8 +27,10 @@ struct hpa_base_opts {
  * and thread) with --normalize; with --drop_negative remove every stack
  * whose difference is negative (grouped as --collapse groups, with those
  * weights).  The views of the reports take the weights (hpa_view_opts).
- * Returns 0 (problems are warnings).
+ * The allocator cut `cuts` (or NULL) is worked out again for the stacks
+ * re-keyed.  Returns 0 (problems are warnings).
  */
-int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, double *weights);
+int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, struct hpa_cuts *cuts,
+		   double *weights);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "hpa/compat.h"
 #include "hpa/profile.h"
+#include "hpa/strip.h"
 
 /*
  * The name of a frame hpa could not symbolize; malloc'ed: "MODULE+0xOFFSET"
@@ -82,14 +83,14 @@ void hpa_name_frames(struct hpa_profile *prof);
 
 /*
  * Report rows are keyed by full names: where two full names of frames a
- * report can show (allocator frames only with `keep_internal`) share a short
+ * report can show (allocator frames only without the allocator cut) share a short
  * name (Go's html/template and text/template "template.(*Template).Parse",
  * C++ overloads), each gets the shortest of its hpa_lang_names() that no
  * other of them has at the same length (as go tool pprof does), in its
  * short and display names.  Run after hpa_name_frames() and the allocator
- * marking (strip.h), before any report.
+ * cut (strip.h; NULL: --keep-internal or no symbols), before any report.
  */
-void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal);
+void hpa_name_distinct(struct hpa_profile *prof, const struct hpa_cuts *cut);
 
 /* The names of frame `f` (hpa_name_frames() must have run). */
 const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, struct hpa_frame f);

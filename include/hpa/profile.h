@@ -120,8 +120,6 @@ struct hpa_location {
 	uint32_t line_first; /* index into lines[] of the innermost frame */
 	uint16_t line_nr;    /* inline chain length; 0 = not symbolized */
 	uint8_t source;      /* enum hpa_sym_source */
-	bool internal;       /* wholly allocator-internal (see strip.h) */
-	uint16_t internal_levels; /* innermost inline levels that are allocator code */
 };
 
 struct hpa_stack {
@@ -214,13 +212,6 @@ struct hpa_profile {
 	 * in); hpa_profile_end_reading() drops it: NULL after.
 	 */
 	struct hpa_build *build;
-	/*
-	 * Per stack, once its locations are marked (strip.h): how many leaf
-	 * frames a report cuts, and the inline levels of the next it cuts too.
-	 */
-	uint32_t *stack_cut;
-	uint16_t *stack_cut_levels;
-	size_t stack_cut_nr;
 
 	struct hpa_sample *samples;
 	size_t samples_nr, samples_alloc;

@@ -12,11 +12,25 @@
 #include "hpa/compat.h"
 #include "hpa/profile.h"
 
-/* Set `internal` and `internal_levels` on every location (and cache each stack's cut). */
-void hpa_mark_internal(struct hpa_profile *prof);
+/*
+ * The allocator cut, the output of hpa_mark_internal(), which the passes
+ * after it take as an argument (views: hpa_view_opts.cuts).
+ */
+struct hpa_cuts {
+	/* Per location: HPA_CUT_ALL (wholly allocator code), or its innermost inline levels that are. */
+	uint16_t *loc;
+	uint32_t *stack;             /* per stack: how many leaf frames a report cuts */
+	uint16_t *stack_levels;      /* and the inline levels of the next one it cuts too */
+	size_t locs_nr, stacks_nr;
+};
 
-/* Work out each stack's cut again, for hpa_visible_stack(): after stacks change. */
-void hpa_cache_stack_cuts(struct hpa_profile *prof);
+#define HPA_CUT_ALL UINT16_MAX
+
+/* Mark every location of a symbolized profile, and each stack's cut, into *out. */
+void hpa_mark_internal(const struct hpa_profile *prof, struct hpa_cuts *out);
+/* Work out each stack's cut again: after the base pass changed the base's stacks. */
+void hpa_cuts_restack(const struct hpa_profile *prof, struct hpa_cuts *cuts);
+void hpa_cuts_release(struct hpa_cuts *cuts);
 
 /* True if a (short) function name is an allocator entry point or internal. */
 bool hpa_is_allocator_name(const char *short_name);
@@ -24,11 +38,11 @@ bool hpa_is_allocator_name(const char *short_name);
 /*
  * The frames of stack `stack` that a report shows, leaf first: sets *frames
  * to the first of them (inside the profile's frame table) and returns their
- * number.  With `keep_internal` nothing is cut.  *skip is set to the number
- * of inline levels of frame 0 that are cut too (an allocator function
- * inlined into a caller that stays).
+ * number.  With `cuts` NULL (--keep-internal, or no symbols) nothing is
+ * cut.  *skip is set to the number of inline levels of frame 0 that are cut
+ * too (an allocator function inlined into a caller that stays).
  */
-size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool keep_internal,
+size_t hpa_visible_stack(const struct hpa_profile *prof, const struct hpa_cuts *cuts, uint32_t stack,
 			 const uint32_t **frames, unsigned *skip);
 
 /*
@@ -36,6 +50,6 @@ size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool ke
  * stacks made only of allocator frames: the unwinder stopped inside the
  * allocator, and no report can say who allocated.
  */
-void hpa_warn_allocator_only(const struct hpa_profile *prof, enum hpa_value v);
+void hpa_warn_allocator_only(const struct hpa_profile *prof, const struct hpa_cuts *cuts, enum hpa_value v);
 
 #endif

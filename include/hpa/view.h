@@ -13,6 +13,7 @@
 #include <regex.h>
 
 #include "hpa/profile.h"
+#include "hpa/strip.h"
 
 /* A compiled --focus/--ignore/--show/--hide expression. */
 struct hpa_filter_re {
@@ -28,7 +29,7 @@ struct hpa_filter_re {
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
 	int32_t thread;              /* HPA_THREAD_ALL, one jemalloc thread, or HPA_VIEW_EVERY_THREAD */
-	bool keep_internal;          /* keep allocator frames */
+	const struct hpa_cuts *cuts; /* the allocator cut (strip.h), or NULL: keep allocator frames */
 	int part;                    /* 0 every input; 1 the profiles only, -1 the --base only */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */
 	/*

@@ -115,9 +115,10 @@ static void location_sides(void *arg)
  * (function, file, line at every level) a location of the profile has,
  * becomes that location.  Locations already meet by module and offset
  * (hpa_unify_locations); this matches the same code in another build of
- * the program, so --addresses and --proto diff by symbol too.
+ * the program, so --addresses and --proto diff by symbol too.  Returns
+ * whether a stack changed.
  */
-static void rekey_base(struct hpa_profile *prof)
+static bool rekey_base(struct hpa_profile *prof)
 {
 	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;
 	uint8_t *used = xcalloc(prof->locs_nr, sizeof(*used));   /* 1 profile, 2 base */
@@ -134,7 +135,7 @@ static void rekey_base(struct hpa_profile *prof)
 		free(used);
 		free(side);
 		free(next);
-		return;
+		return false;
 	}
 	{   /* every frame once: the stacks in two halves side by side, each marking a table of its own */
 		uint8_t *used2 = xcalloc(prof->locs_nr, sizeof(*used2));
@@ -189,11 +190,11 @@ static void rekey_base(struct hpa_profile *prof)
 	free(next);
 	free(used);
 	free(side);
-	if (moved && prof->stack_cut)
-		hpa_cache_stack_cuts(prof);   /* the base's stacks changed */
+	return moved != 0;
 }
 
-int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, double *weights)
+int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, struct hpa_cuts *cuts,
+		   double *weights)
 {
 	size_t i, base = 0;
 
@@ -204,7 +205,8 @@ int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, d
 			base = i + 1;   /* --base, or a two-column folded file's first column */
 	if (!base)
 		return 0;
-	rekey_base(prof);
+	if (rekey_base(prof) && cuts)
+		hpa_cuts_restack(prof, cuts);   /* the base's stacks changed */
 	if (opts->normalize) {
 		double p = side_total(prof, opts, false), b = side_total(prof, opts, true);
 		if (b == 0) {

@@ -95,8 +95,6 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->locs);
 	free(prof->stacks);
 	free(prof->frames);
-	free(prof->stack_cut);
-	free(prof->stack_cut_levels);
 	free(prof->samples);
 	free(prof->threads);
 	free(prof->funcs);

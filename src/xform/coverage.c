@@ -143,7 +143,7 @@ static double *stack_values(const struct hpa_profile *prof, enum hpa_value v, do
 }
 
 /* The unnamed frames of every stack a report shows, counted by module. */
-static void count_unnamed(const struct hpa_profile *prof, enum hpa_value v, bool keep_internal,
+static void count_unnamed(const struct hpa_profile *prof, enum hpa_value v, const struct hpa_cuts *cut,
 			  struct unnamed_tab *ut)
 {
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
@@ -158,7 +158,7 @@ static void count_unnamed(const struct hpa_profile *prof, enum hpa_value v, bool
 	for (i = 1; i < prof->stacks_nr; i++) {
 		if (stack_value[i] < 0)
 			continue;
-		n = hpa_visible_stack(prof, (uint32_t)i, keep_internal, &frames, &skip);
+		n = hpa_visible_stack(prof, cut, (uint32_t)i, &frames, &skip);
 		for (f = 0; f < n; f++) {
 			const char *path;
 			struct unnamed *u;
@@ -221,7 +221,7 @@ static void warn_small(const struct hpa_profile *prof, const struct unnamed_tab 
 }
 
 void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
-			   enum hpa_value v, bool keep_internal)
+			   enum hpa_value v, const struct hpa_cuts *cut)
 {
 	struct unnamed_tab ut = { NULL, 0, 0, 0 };
 	bool base = false, empty = true;
@@ -233,7 +233,7 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	}
 	if (empty)   /* "no samples" was said: names would not change anything */
 		return;
-	count_unnamed(prof, v, keep_internal, &ut);
+	count_unnamed(prof, v, cut, &ut);
 	for (i = 0; i < ut.nr; i++)
 		if (!is_small(prof, &ut.tab[i], ut.total))
 			warn_module(prof, opts, &ut.tab[i], ut.total, v, base);

@@ -213,10 +213,10 @@ static void list_full(const struct hpa_profile *prof, size_t i, uint8_t *seen,
 
 /*
  * The full names of frames a report can show, sorted by short name, as
- * many as *nr: allocator frames only with `keep_internal`, of the locations
+ * many as *nr: allocator frames only without a cut, of the locations
  * used[loc] says a sample's stack shows.  True when two share a short name.
  */
-static bool list_shown(const struct hpa_profile *prof, bool keep_internal, const uint8_t *used,
+static bool list_shown(const struct hpa_profile *prof, const struct hpa_cuts *cut, const uint8_t *used,
 		       struct full_short **e, size_t *nr)
 {
 	uint8_t *seen = xcalloc(prof->strs.nr, 1);   /* by full name: listed */
@@ -227,14 +227,15 @@ static bool list_shown(const struct hpa_profile *prof, bool keep_internal, const
 	*nr = 0;
 	for (i = 1; i < prof->locs_nr; i++) {
 		const struct hpa_location *l = &prof->locs[i];
+		uint16_t c = cut ? cut->loc[i] : 0;
 
-		if (!used[i] || (l->internal && !keep_internal))
+		if (!used[i] || c == HPA_CUT_ALL)
 			continue;
 		if (!l->line_nr) {
 			list_full(prof, prof->lines_nr + i, seen, e, nr, &alloc);
 			continue;
 		}
-		for (lv = keep_internal ? 0 : l->internal_levels; lv < l->line_nr; lv++)
+		for (lv = c; lv < l->line_nr; lv++)
 			list_full(prof, l->line_first + lv, seen, e, nr, &alloc);
 	}
 	free(seen);
@@ -266,7 +267,7 @@ static bool names_meet(const struct hpa_profile *prof)
 }
 
 /* Per location: 1 when a report shows it, in the stack of a sample with a value. */
-static uint8_t *shown_locations(const struct hpa_profile *prof, bool keep_internal)
+static uint8_t *shown_locations(const struct hpa_profile *prof, const struct hpa_cuts *cut)
 {
 	uint8_t *used = xcalloc(prof->locs_nr, 1);
 	uint8_t *done = xcalloc(prof->stacks_nr, 1);   /* by stack: marked */
@@ -284,7 +285,7 @@ static uint8_t *shown_locations(const struct hpa_profile *prof, bool keep_intern
 		if (!any || done[sm->stack])
 			continue;
 		done[sm->stack] = 1;
-		n = hpa_visible_stack(prof, sm->stack, keep_internal, &fr, &skip);
+		n = hpa_visible_stack(prof, cut, sm->stack, &fr, &skip);
 		for (j = 0; j < n; j++)
 			used[fr[j]] = 1;
 	}
@@ -292,7 +293,7 @@ static uint8_t *shown_locations(const struct hpa_profile *prof, bool keep_intern
 	return used;
 }
 
-void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
+void hpa_name_distinct(struct hpa_profile *prof, const struct hpa_cuts *cut)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 	size_t strs = prof->strs.nr, i, nr, a, b;
@@ -306,8 +307,8 @@ void hpa_name_distinct(struct hpa_profile *prof, bool keep_internal)
 	if (!names_meet(prof))
 		return;   /* the common case: no two full names have one short name */
 	/* Names meet: do they among the frames a report can show? */
-	used = shown_locations(prof, keep_internal);
-	meet = list_shown(prof, keep_internal, used, &e, &nr);
+	used = shown_locations(prof, cut);
+	meet = list_shown(prof, cut, used, &e, &nr);
 	free(used);
 	if (!meet) {
 		free(e);

@@ -109,37 +109,36 @@ static bool func_is_allocator(const char *const *fname, uint8_t *known, uint32_t
 
 /* What the marking reads of the profile's strings, taken before it starts. */
 struct mark_job {
-	struct hpa_profile *prof;
+	const struct hpa_profile *prof;
 	const char **fname;          /* per function: its name */
 	uint8_t *map_alloc;          /* per mapping: 2 if an allocator's library */
 };
 
-static void mark_run(struct mark_job *job)
+/* Each location's part in the cut: HPA_CUT_ALL, or the inline levels cut. */
+static void mark_run(struct mark_job *job, uint16_t *cut)
 {
-	struct hpa_profile *prof = job->prof;
+	const struct hpa_profile *prof = job->prof;
 	uint8_t *known = xcalloc(prof->funcs_nr + 1, 1);
 	size_t i, j;
 
+	cut[0] = 0;
 	for (i = 1; i < prof->locs_nr; i++) {
-		struct hpa_location *loc = &prof->locs[i];
+		const struct hpa_location *loc = &prof->locs[i];
 
-		loc->internal = job->map_alloc[loc->mapping] == 2;
-		loc->internal_levels = 0;
+		cut[i] = job->map_alloc[loc->mapping] == 2 ? HPA_CUT_ALL : 0;
 		/* The outermost allocator level decides: it and all inside it go. */
-		for (j = loc->line_nr; !loc->internal && j-- > 0;) {
+		for (j = loc->line_nr; !cut[i] && j-- > 0;) {
 			if (func_is_allocator(job->fname, known, prof->lines[loc->line_first + j].func)) {
-				loc->internal_levels = (uint16_t)(j + 1);
-				loc->internal = j + 1 == loc->line_nr;
+				cut[i] = j + 1 == loc->line_nr ? HPA_CUT_ALL : (uint16_t)(j + 1);
 				break;
 			}
 		}
 	}
 	free(known);
-	hpa_cache_stack_cuts(prof);
 }
 
 /* The names and paths the marking reads, from the string table, before it starts. */
-static void mark_prepare(struct hpa_profile *prof, struct mark_job *job)
+static void mark_prepare(const struct hpa_profile *prof, struct mark_job *job)
 {
 	size_t i;
 
@@ -164,88 +163,89 @@ static void mark_release(struct mark_job *job)
 	free(job->map_alloc);
 }
 
-void hpa_mark_internal(struct hpa_profile *prof)
+void hpa_mark_internal(const struct hpa_profile *prof, struct hpa_cuts *out)
 {
 	struct mark_job job;
 
+	memset(out, 0, sizeof(*out));
+	out->loc = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*out->loc)));
+	out->locs_nr = prof->locs_nr;
 	mark_prepare(prof, &job);
-	mark_run(&job);
+	mark_run(&job, out->loc);
 	mark_release(&job);
-}
-
-/* A location's part in a cut, one small word each: CUT_ALL, or the inline levels cut. */
-#define CUT_ALL UINT16_MAX
-
-static uint16_t loc_cut(const struct hpa_location *l)
-{
-	return l->internal ? CUT_ALL : l->internal_levels;
+	hpa_cuts_restack(prof, out);
 }
 
 /*
  * Stack `stack`'s cut: the leaf frames a report leaves out, *levels of the
- * next one too.  `cuts` is loc_cut() of every location, or NULL.
+ * next one too.  `cut` is each location's part.
  */
-static size_t scan_cut(const struct hpa_profile *prof, const uint16_t *cuts, uint32_t stack,
+static size_t scan_cut(const struct hpa_profile *prof, const uint16_t *cut, uint32_t stack,
 		       unsigned *levels)
 {
-	size_t nr, cut = 0, i;
+	size_t nr, n = 0, i;
 	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
 
 	*levels = 0;
 	for (i = 0; i < nr; i++) {
-		uint16_t c = cuts ? cuts[locs[i]] : loc_cut(&prof->locs[locs[i]]);
+		uint16_t c = cut[locs[i]];
 
-		if (c == CUT_ALL) {
-			cut = i + 1;          /* this frame and all leafward go */
+		if (c == HPA_CUT_ALL) {
+			n = i + 1;            /* this frame and all leafward go */
 			*levels = 0;
 		} else if (c) {
-			cut = i;              /* leafward frames go, this one in part */
+			n = i;                /* leafward frames go, this one in part */
 			*levels = c;
 		}
 	}
-	return cut;
+	return n;
 }
 
-void hpa_cache_stack_cuts(struct hpa_profile *prof)
+void hpa_cuts_restack(const struct hpa_profile *prof, struct hpa_cuts *cuts)
 {
-	uint16_t *cuts;
 	size_t i;
 
-	free(prof->stack_cut);
-	free(prof->stack_cut_levels);
-	prof->stack_cut = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*prof->stack_cut)));
-	prof->stack_cut_levels = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*prof->stack_cut_levels)));
-	prof->stack_cut_nr = prof->stacks_nr;
-	cuts = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*cuts)));
-	for (i = 0; i < prof->locs_nr; i++)
-		cuts[i] = loc_cut(&prof->locs[i]);
+	if (cuts->locs_nr != prof->locs_nr)
+		HPA_BUG("a cut of %zu locations for %zu", cuts->locs_nr, prof->locs_nr);
+	free(cuts->stack);
+	free(cuts->stack_levels);
+	cuts->stack = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*cuts->stack)));
+	cuts->stack_levels = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*cuts->stack_levels)));
+	cuts->stacks_nr = prof->stacks_nr;
 	for (i = 0; i < prof->stacks_nr; i++) {
 		unsigned levels;
-		prof->stack_cut[i] = (uint32_t)scan_cut(prof, cuts, (uint32_t)i, &levels);
-		prof->stack_cut_levels[i] = (uint16_t)levels;
+		cuts->stack[i] = (uint32_t)scan_cut(prof, cuts->loc, (uint32_t)i, &levels);
+		cuts->stack_levels[i] = (uint16_t)levels;
 	}
-	free(cuts);
 }
 
-size_t hpa_visible_stack(const struct hpa_profile *prof, uint32_t stack, bool keep_internal,
+void hpa_cuts_release(struct hpa_cuts *cuts)
+{
+	free(cuts->loc);
+	free(cuts->stack);
+	free(cuts->stack_levels);
+	memset(cuts, 0, sizeof(*cuts));
+}
+
+size_t hpa_visible_stack(const struct hpa_profile *prof, const struct hpa_cuts *cuts, uint32_t stack,
 			 const uint32_t **frames, unsigned *skip)
 {
 	size_t nr, cut = 0;
 	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
 	unsigned levels = 0;
 
-	if (!keep_internal && stack < prof->stack_cut_nr) {
-		cut = prof->stack_cut[stack];
-		levels = prof->stack_cut_levels[stack];
-	} else if (!keep_internal) {
-		cut = scan_cut(prof, NULL, stack, &levels);
+	if (cuts && stack < cuts->stacks_nr) {
+		cut = cuts->stack[stack];
+		levels = cuts->stack_levels[stack];
+	} else if (cuts) {   /* a stack made after the cut */
+		cut = scan_cut(prof, cuts->loc, stack, &levels);
 	}
 	*frames = locs + cut;
 	*skip = levels;
 	return nr - cut;
 }
 
-void hpa_warn_allocator_only(const struct hpa_profile *prof, enum hpa_value v)
+void hpa_warn_allocator_only(const struct hpa_profile *prof, const struct hpa_cuts *cuts, enum hpa_value v)
 {
 	double total = 0, lost = 0;
 	const uint32_t *frames;
@@ -260,7 +260,7 @@ void hpa_warn_allocator_only(const struct hpa_profile *prof, enum hpa_value v)
 			continue;
 		value = fabs(s->v[v]);
 		total += value;
-		if (s->stack && !hpa_visible_stack(prof, s->stack, false, &frames, &skip))
+		if (s->stack && !hpa_visible_stack(prof, cuts, s->stack, &frames, &skip))
 			lost += value;
 	}
 	if (total > 0 && lost >= 0.95 * total)

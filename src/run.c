@@ -544,7 +544,9 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	bo.view.cuts = cut;
 	t = hpa_now();
 	weights = xcalloc(prof->inputs_nr + 1, sizeof(*weights));   /* the base pass's: each input's */
-	rc = hpa_apply_base(prof, &bo, cuts.loc ? &cuts : NULL, weights);
+	if (opts->base && hpa_unify_base_by_symbols(prof) && cuts.loc)
+		hpa_cuts_restack(prof, &cuts);   /* the base's stacks changed */
+	rc = hpa_apply_base(prof, &bo, weights);
 	bo.view.weights = weights;
 	if (!rc && opts->mode != HPA_MODE_THREADS)   /* a filter that selects nothing says so */
 		hpa_view_check_filters(prof, &bo.view);

@@ -20,17 +20,15 @@ struct hpa_base_opts {
 };
 
 /*
- * The base pass, after symbolizing and naming: re-key the base's frames by
- * symbols into the profile's locations; each input's weight in the reports
+ * The base pass, after symbolizing and naming (and the base's frames
+ * unified by symbols, hpa_unify_base_by_symbols): each input's weight in the reports
  * into weights[input - 1] (inputs_nr of them): its own (1, or -1 for the
  * base), the base's scaled to the profile's total (of the selected value
  * and thread) with --normalize; with --drop_negative remove every stack
  * whose difference is negative (grouped as --collapse groups, with those
  * weights).  The views of the reports take the weights (hpa_view_opts).
- * The allocator cut `cuts` (or NULL) is worked out again for the stacks
- * re-keyed.  Returns 0 (problems are warnings).
+ * Returns 0 (problems are warnings).
  */
-int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, struct hpa_cuts *cuts,
-		   double *weights);
+int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, double *weights);
 
 #endif

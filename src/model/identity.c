@@ -1,7 +1,8 @@
 /*
  * Location identity across inputs (profile.h, hpa_unify_locations): the
  * same code in two dumps is one location even when ASLR, or another path
- * to the same build, put it at another address.
+ * to the same build, put it at another address; and once symbolized, the
+ * same code of another build in the base (hpa_unify_base_by_symbols).
  */
 #include "hpa/compat.h"
 
@@ -11,7 +12,9 @@
 #include "hpa/diag.h"
 #include "hpa/profile.h"
 #include "build.h"
+#include "hpa/hashmap.h"
 #include "hpa/strbuf.h"
+#include "hpa/task.h"
 #include "hpa/xalloc.h"
 
 /* The module of mapping `m`: "build-id:HEX" when known, else its path; 0 for none. */
@@ -427,4 +430,141 @@ void hpa_unify_locations(struct hpa_profile *prof)
 void hpa_unify_locations_so_far(struct hpa_profile *prof)
 {
 	unify(prof, false);
+}
+
+/* A symbolized location's inline chain, for matching: hash of its (function, file, line)s. */
+static uint64_t chain_hash(const struct hpa_profile *prof, const struct hpa_location *l)
+{
+	uint64_t h = hpa_hash64(l->line_nr);
+	size_t k;
+
+	for (k = 0; k < l->line_nr; k++) {
+		const struct hpa_line *ln = &prof->lines[l->line_first + k];
+		h = hpa_hash64(h ^ prof->funcs[ln->func].name);
+		h = hpa_hash64(h ^ ((uint64_t)ln->file << 32 | ln->line));
+	}
+	return h;
+}
+
+static bool same_chain(const struct hpa_profile *prof, const struct hpa_location *a,
+		       const struct hpa_location *b)
+{
+	size_t k;
+
+	if (a->line_nr != b->line_nr)
+		return false;
+	for (k = 0; k < a->line_nr; k++) {
+		const struct hpa_line *x = &prof->lines[a->line_first + k];
+		const struct hpa_line *y = &prof->lines[b->line_first + k];
+		if (prof->funcs[x->func].name != prof->funcs[y->func].name || x->file != y->file ||
+		    x->line != y->line)
+			return false;
+	}
+	return true;
+}
+
+/* Stacks [lo, hi): each location's sides (used[]) from its stacks' (side[]). */
+struct sides_part {
+	const struct hpa_profile *prof;
+	const uint8_t *side;
+	uint8_t *used;
+	size_t lo, hi;
+};
+
+static void location_sides(void *arg)
+{
+	const struct sides_part *p = arg;
+	size_t i, k, nr;
+
+	for (i = p->lo; i < p->hi; i++) {
+		const uint32_t *f = hpa_profile_stack(p->prof, (uint32_t)i, &nr);
+		uint8_t s = p->side[i];
+
+		for (k = 0; k < nr && s; k++)
+			p->used[f[k]] |= s;
+	}
+}
+
+/*
+ * The base is re-keyed into the profile by symbolic identity: a frame of
+ * the base whose location the profile does not have, but whose inline chain
+ * (function, file, line at every level) a location of the profile has,
+ * becomes that location.  Locations already meet by module and offset
+ * (hpa_unify_locations); this matches the same code in another build of
+ * the program, so --addresses and --proto diff by symbol too.  Returns
+ * whether a stack changed.
+ */
+bool hpa_unify_base_by_symbols(struct hpa_profile *prof)
+{
+	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;
+	uint8_t *used = xcalloc(prof->locs_nr, sizeof(*used));   /* 1 profile, 2 base */
+	uint8_t *side = xcalloc(prof->stacks_nr, sizeof(*side));  /* the same, by stack */
+	uint32_t *next = xcalloc(prof->locs_nr, sizeof(*next)), *remap;
+	size_t i, k, moved = 0;
+
+	/* By stack, not by sample: dumps share most stacks, and threads too. */
+	for (i = 0; i < prof->samples_nr; i++)
+		side[prof->samples[i].stack] |= prof->inputs[prof->samples[i].input - 1].is_base ? 2 : 1;
+	for (i = 1; i < prof->stacks_nr && side[i] != 2; i++)
+		;
+	if (i == prof->stacks_nr) {   /* every stack of the base is the profile's too: no frame to move */
+		free(used);
+		free(side);
+		free(next);
+		return false;
+	}
+	{   /* every frame once: the stacks in two halves side by side, each marking a table of its own */
+		uint8_t *used2 = xcalloc(prof->locs_nr, sizeof(*used2));
+		size_t mid = prof->stacks_nr > 1 ? 1 + (prof->stacks_nr - 1) / 2 : 1;
+		struct sides_part part[2] = { { prof, side, used, 1, mid },
+					      { prof, side, used2, mid, prof->stacks_nr } };
+		struct hpa_task *task;
+
+		task = hpa_task_start(location_sides, &part[1]);
+		location_sides(&part[0]);
+		hpa_task_wait(task);
+		for (i = 1; i < prof->locs_nr; i++)
+			used[i] |= used2[i];
+		free(used2);
+	}
+	for (i = 1; i < prof->locs_nr; i++) {   /* the profile's symbolized locations, by chain */
+		const struct hpa_location *l = &prof->locs[i];
+		uint64_t h;
+		if (!(used[i] & 1) || !l->line_nr)
+			continue;
+		h = chain_hash(prof, l);
+		next[i] = hpa_hashmap_get(&by_chain, h);
+		hpa_hashmap_put(&by_chain, h, (uint32_t)i);
+	}
+	remap = xcalloc(prof->locs_nr, sizeof(*remap));
+	for (i = 1; i < prof->locs_nr; i++) {
+		const struct hpa_location *l = &prof->locs[i];
+		uint32_t id;
+		if (used[i] != 2 || !l->line_nr)
+			continue;   /* not the base's alone, or no symbols to match by */
+		for (id = hpa_hashmap_get(&by_chain, chain_hash(prof, l)); id; id = next[id])
+			if (same_chain(prof, &prof->locs[id], l))
+				break;
+		remap[i] = id;
+		moved += id != 0;
+	}
+	/*
+	 * Rewritten in place: a stack the profile shares holds no location of
+	 * the base's alone (hpa_unify_locations merges equal stacks of inputs).
+	 * The same build on both sides (the usual case) moves nothing.
+	 */
+	for (i = 1; i < prof->stacks_nr && moved; i++) {
+		uint32_t *f = prof->frames + prof->stacks[i].first;
+		if (!(side[i] & 2))
+			continue;
+		for (k = 0; k < prof->stacks[i].nr; k++)
+			if (remap[f[k]])
+				f[k] = remap[f[k]];
+	}
+	hpa_hashmap_release(&by_chain);
+	free(remap);
+	free(next);
+	free(used);
+	free(side);
+	return moved != 0;
 }

@@ -123,7 +123,7 @@ static void test_identity_and_grouping(void)
 
 	/* --drop_negative: the stack that shrank (50 -> 20) goes, whole. */
 	o.drop_negative = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, NULL, w), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, w), 0);
 	s = groups_text(&p, &o);
 	CHECK_STR_EQ(s, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2010; 100 300\n");
 	free(s);
@@ -138,7 +138,7 @@ static void test_identity_and_grouping(void)
 	hpa_name_frames(&p);
 	o = default_opts();
 	o.normalize = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, NULL, w), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, w), 0);
 	CHECK_DBL_EQ(w[0], 1, 1e-9);
 	CHECK_DBL_EQ(w[1], -320.0 / 150.0, 1e-6);
 	CHECK_DBL_EQ(p.inputs[1].weight, -1, 1e-9);   /* the profile keeps the input's own */

@@ -480,9 +480,13 @@ static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opt
 	return text;
 }
 
-/* The selected report (after the RSS breakdown of --stats) to --output or standard output. */
-static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
-			const double *weights, const struct hpa_cuts *cut, struct run_stats *rs)
+/*
+ * The selected report (after the RSS breakdown of --stats) to --output or
+ * standard output; its views take the allocator cut and what the base
+ * pass gave.
+ */
+static int write_report(const struct hpa_profile *prof, const struct hpa_opts *opts, const struct hpa_cuts *cut,
+			const struct hpa_base_out *base, struct run_stats *rs)
 {
 	const struct hpa_writer *writer = hpa_writer_for(opts->mode, opts->growth);
 	struct hpa_write_opts wo = hpa_opts_write(opts);
@@ -497,8 +501,9 @@ static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
 	free(inputs);
 	if (rc)
 		return rc;
-	wo.view.weights = weights;
 	wo.view.cuts = cut;
+	wo.view.weights = base->weights;
+	wo.view.dropped = base->dropped;
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
 		rc = memory ? 0 : -1;
@@ -507,7 +512,6 @@ static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
 		if (!rc && dumps)
 			fputc('\n', out.fp);
 	}
-	hpa_profile_end_reading(prof);   /* its index's memory to the report */
 	t = hpa_now();
 	if (!rc && dumps)
 		rc = writer->write(out.fp, prof, &wo);
@@ -519,35 +523,22 @@ static int write_report(struct hpa_profile *prof, const struct hpa_opts *opts,
 }
 
 /*
- * Everything after reading: unsample, symbolize and name, the allocator
- * cut, the base, the report.  The views take the cut and the weights.
+ * The passes after the model is made, none of which changes it: the base
+ * pass, the filter checks, the report.  The views take the allocator cut
+ * (NULL: none) and what the base pass gives.
  */
-static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct run_stats *rs)
+static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, const struct hpa_cuts *cut,
+		  struct run_stats *rs)
 {
 	struct hpa_base_opts bo = hpa_opts_base(opts);
-	struct hpa_cuts cuts = { 0 };
-	const struct hpa_cuts *cut;
-	double t = hpa_now(), *weights;
+	struct hpa_base_out base = { NULL, NULL };
+	double t = hpa_now();
 	int rc;
 
-	if (splits_threads(opts, prof))
-		hpa_profile_split_threads(prof);
-	hpa_unsample_profile(prof);
-	hpa_unify_locations(prof);
-	hpa_timing(t, "unsample and unify locations");
-	rc = symbolize_and_name(prof, opts, &cuts);
-	if (rc) {
-		hpa_cuts_release(&cuts);
-		return rc;
-	}
-	cut = cuts.loc && !opts->keep_internal ? &cuts : NULL;
 	bo.view.cuts = cut;
-	t = hpa_now();
-	weights = xcalloc(prof->inputs_nr + 1, sizeof(*weights));   /* the base pass's: each input's */
-	if (opts->base && hpa_unify_base_by_symbols(prof) && cuts.loc)
-		hpa_cuts_restack(prof, &cuts);   /* the base's stacks changed */
-	rc = hpa_apply_base(prof, &bo, weights);
-	bo.view.weights = weights;
+	rc = hpa_apply_base(prof, &bo, &base);
+	bo.view.weights = base.weights;
+	bo.view.dropped = base.dropped;
 	if (!rc && opts->mode != HPA_MODE_THREADS)   /* a filter that selects nothing says so */
 		hpa_view_check_filters(prof, &bo.view);
 	hpa_timing(t, "base and filter checks");
@@ -556,8 +547,34 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 			 "them, --outdir DIR draws one graph per dump and one per adjacent pair",
 			 opts->profiles_nr);
 	if (!rc)
-		rc = opts->outdir ? write_outdir(prof, opts, cut) : write_report(prof, opts, weights, cut, rs);
-	free(weights);
+		rc = opts->outdir ? write_outdir(prof, opts, cut) : write_report(prof, opts, cut, &base, rs);
+	hpa_base_out_release(&base);
+	return rc;
+}
+
+/*
+ * Everything after reading: the model is made (unsampled, unified,
+ * symbolized and named, the base's frames matched by symbol, the reading
+ * indexes dropped) with the allocator cut beside it; then the report.
+ */
+static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct run_stats *rs)
+{
+	struct hpa_cuts cuts = { 0 };
+	double t = hpa_now();
+	int rc;
+
+	if (splits_threads(opts, prof))
+		hpa_profile_split_threads(prof);
+	hpa_unsample_profile(prof);
+	hpa_unify_locations(prof);
+	hpa_timing(t, "unsample and unify locations");
+	rc = symbolize_and_name(prof, opts, &cuts);
+	if (!rc) {
+		if (opts->base && hpa_unify_base_by_symbols(prof) && cuts.loc)
+			hpa_cuts_restack(prof, &cuts);   /* the base's stacks changed */
+		hpa_profile_end_reading(prof);   /* the model is made: its indexes' memory to the report */
+		rc = report(prof, opts, cuts.loc && !opts->keep_internal ? &cuts : NULL, rs);
+	}
 	hpa_cuts_release(&cuts);
 	return rc;
 }

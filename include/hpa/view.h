@@ -46,6 +46,8 @@ struct hpa_view_opts {
 	 */
 	const double *weights;
 	const bool *bases;
+	/* When set, per sample: 1 for those --drop_negative left out (the base pass's). */
+	const uint8_t *dropped;
 };
 
 /* Input `input`'s weight by `weights` (a view's, or NULL: the inputs' own). */

@@ -27,19 +27,20 @@ static double side_total(const struct hpa_profile *prof, const struct hpa_base_o
 }
 
 /*
- * Remove the samples of every stack whose weighted sum is negative.  Stacks
+ * Drop the samples of every stack whose weighted sum is negative (into
+ * dropped[], per sample).  Stacks
  * are grouped by the engine and key --collapse uses (group.h), over the
  * view's frames, which are known by module and offset: so exactly the
  * stacks a writer would print negative go, whatever run they came from.
  */
-static void drop_negative(struct hpa_profile *prof, const struct hpa_base_opts *opts,
-			  const double *weights)
+static void drop_negative(const struct hpa_profile *prof, const struct hpa_base_opts *opts,
+			  const double *weights, uint8_t *dropped)
 {
 	struct hpa_view_opts vo = opts->view;
 	struct hpa_strtab texts;
 	struct hpa_stack_group *groups;
 	uint32_t *group_of = xcalloc(prof->samples_nr + 1, sizeof(*group_of));
-	size_t i, kept = 0;
+	size_t i;
 	double total;
 
 	vo.weights = weights;
@@ -47,19 +48,20 @@ static void drop_negative(struct hpa_profile *prof, const struct hpa_base_opts *
 	hpa_group_stacks(prof, &vo, &hpa_folded_format, &texts, &groups, &total, group_of, NULL);
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_stack_group *g = group_of[i] ? &groups[group_of[i] - 1] : NULL;
-		if (!g || g->after - g->before >= 0)
-			prof->samples[kept++] = prof->samples[i];
+		dropped[i] = g && g->after - g->before < 0;
 	}
-	prof->samples_nr = kept;
 	free(groups);
 	free(group_of);
 	hpa_strtab_release(&texts);
 }
 
-int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, double *weights)
+int hpa_apply_base(const struct hpa_profile *prof, const struct hpa_base_opts *opts, struct hpa_base_out *out)
 {
+	double *weights = xcalloc(prof->inputs_nr + 1, sizeof(*weights));
 	size_t i, base = 0;
 
+	out->weights = weights;
+	out->dropped = NULL;
 	for (i = 0; i < prof->inputs_nr; i++)
 		weights[i] = prof->inputs[i].weight;
 	for (i = 0; i < prof->inputs_nr && !base; i++)
@@ -79,7 +81,16 @@ int hpa_apply_base(struct hpa_profile *prof, const struct hpa_base_opts *opts, d
 					weights[i] = -(p / b);
 		}
 	}
-	if (opts->drop_negative)
-		drop_negative(prof, opts, weights);
+	if (opts->drop_negative) {
+		out->dropped = xcalloc(prof->samples_nr + 1, sizeof(*out->dropped));
+		drop_negative(prof, opts, weights, out->dropped);
+	}
 	return 0;
+}
+
+void hpa_base_out_release(struct hpa_base_out *out)
+{
+	free(out->weights);
+	free(out->dropped);
+	memset(out, 0, sizeof(*out));
 }

@@ -179,7 +179,8 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 	if (prof && prof->inputs_nr) {
 		seen = 0;
 		for (i = 0; i < prof->samples_nr; i++)
-			if (prof->samples[i].thread == HPA_THREAD_ALL)
+			if (prof->samples[i].thread == HPA_THREAD_ALL &&
+			    !(opts->view.dropped && opts->view.dropped[i]))
 				seen += prof->samples[i].v[HPA_INUSE_SPACE];
 		for (i = 0; i < prof->inputs_nr; i++)
 			var += prof->inputs[i].inuse_var;

@@ -132,7 +132,7 @@ int hpa_check_value_data(const struct hpa_profile *prof, const struct hpa_write_
 	if (opts->view.value != HPA_ALLOC_SPACE && opts->view.value != HPA_ALLOC_OBJECTS)
 		return 0;
 	for (i = 0; i < prof->samples_nr; i++)
-		if (prof->samples[i].v[opts->view.value] != 0)
+		if (prof->samples[i].v[opts->view.value] != 0 && !(opts->view.dropped && opts->view.dropped[i]))
 			return 0;
 	if (!prof->inputs_nr)
 		return hpa_error("no %s in the profile", what);

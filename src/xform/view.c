@@ -106,6 +106,8 @@ bool hpa_view_keeps(const struct hpa_view *v, size_t i)
 	const struct hpa_view_opts *o = &v->opts;
 	const struct hpa_sample *s = &prof->samples[i];
 
+	if (o->dropped && o->dropped[i])
+		return false;   /* --drop_negative */
 	if ((s->thread != o->thread && o->thread != HPA_VIEW_EVERY_THREAD) ||
 	    hpa_view_weight(o, prof, s->input) == 0)
 		return false;   /* another thread, or an input left out (--outdir) */
@@ -223,7 +225,7 @@ void hpa_view_check_filters(const struct hpa_profile *prof, const struct hpa_vie
 	for (k = 0; k < 4; k++)
 		any_set |= f[k]->set;
 	for (i = 0; i < prof->samples_nr && !any_thread; i++)
-		any_thread = prof->samples[i].thread == opts->thread;
+		any_thread = prof->samples[i].thread == opts->thread && !(opts->dropped && opts->dropped[i]);
 	if (!any_thread && opts->thread != HPA_THREAD_ALL) {
 		struct hpa_strbuf sb = HPA_STRBUF_INIT;
 		for (i = 0; i < prof->threads_nr && i < 20; i++)

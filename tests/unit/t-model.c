@@ -63,9 +63,9 @@ static struct hpa_opts default_opts(void)
 }
 
 /* The folded groups as "stack before after" lines, in order of first appearance. */
-static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
+/* The groups of view vo as text: "STACK before after" lines. */
+static char *view_groups_text(const struct hpa_profile *p, const struct hpa_view_opts *vo)
 {
-	struct hpa_view_opts vo;
 	struct hpa_strtab texts;
 	struct hpa_stack_group *g;
 	uint32_t *group_of = calloc(p->samples_nr + 1, sizeof(*group_of));
@@ -74,24 +74,31 @@ static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
 	char *out = calloc(1, 4096);
 
 	hpa_strtab_init(&texts);
-	vo = hpa_opts_view(o);
-	n = hpa_group_stacks(p, &vo, &hpa_folded_format, &texts, &g, &total, group_of, NULL);
+	n = hpa_group_stacks(p, vo, &hpa_folded_format, &texts, &g, &total, group_of, NULL);
 	for (i = 0; i < n; i++)
 		len += (size_t)snprintf(out + len, 4096 - len, "%s %g %g\n",
 					hpa_strtab_get(&texts, g[i].text), g[i].before, g[i].after);
-	for (i = 0; i < p->samples_nr; i++)   /* every sample in a group of its stack */
-		CHECK(group_of[i] >= 1 && group_of[i] <= n);
+	for (i = 0; i < p->samples_nr; i++)   /* every sample in a group of its stack, but those dropped */
+		CHECK(vo->dropped && vo->dropped[i] ? !group_of[i] : group_of[i] >= 1 && group_of[i] <= n);
 	free(g);
 	free(group_of);
 	hpa_strtab_release(&texts);
 	return out;
 }
 
+static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
+{
+	struct hpa_view_opts vo = hpa_opts_view(o);
+
+	return view_groups_text(p, &vo);
+}
+
 static void test_identity_and_grouping(void)
 {
 	struct hpa_profile p;
 	struct hpa_opts o = default_opts();
-	double w[2];
+	struct hpa_base_out out;
+	const double *w;
 	char *s;
 
 	hpa_profile_init(&p);
@@ -121,13 +128,21 @@ static void test_identity_and_grouping(void)
 	free(s);
 	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 170, 1e-6);
 
-	/* --drop_negative: the stack that shrank (50 -> 20) goes, whole. */
+	/* --drop_negative: the stack that shrank (50 -> 20) goes, whole, from the views; the profile stays. */
 	o.drop_negative = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, w), 0);
-	s = groups_text(&p, &o);
-	CHECK_STR_EQ(s, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2010; 100 300\n");
-	free(s);
-	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 200, 1e-6);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, &out), 0);
+	CHECK(out.dropped != NULL);
+	{
+		struct hpa_view_opts vo = hpa_opts_view(&o);
+
+		vo.weights = out.weights;
+		vo.dropped = out.dropped;
+		s = view_groups_text(&p, &vo);
+		CHECK_STR_EQ(s, "srv+0x1030;libfoo.so.1+0x2020;libfoo.so.1+0x2010; 100 300\n");
+		free(s);
+	}
+	CHECK_DBL_EQ(hpa_profile_total(&p, HPA_INUSE_SPACE, HPA_THREAD_ALL), 170, 1e-6);
+	hpa_base_out_release(&out);
 	hpa_profile_release(&p);
 
 	/* --normalize: the base scaled to the profile's total (320 / 150). */
@@ -138,7 +153,9 @@ static void test_identity_and_grouping(void)
 	hpa_name_frames(&p);
 	o = default_opts();
 	o.normalize = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, w), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, &out), 0);
+	CHECK(out.dropped == NULL);
+	w = out.weights;
 	CHECK_DBL_EQ(w[0], 1, 1e-9);
 	CHECK_DBL_EQ(w[1], -320.0 / 150.0, 1e-6);
 	CHECK_DBL_EQ(p.inputs[1].weight, -1, 1e-9);   /* the profile keeps the input's own */
@@ -156,6 +173,7 @@ static void test_identity_and_grouping(void)
 		hpa_view_release(&v);
 		CHECK_DBL_EQ(total, 0, 1e-9);   /* the base scaled to the profile's total */
 	}
+	hpa_base_out_release(&out);
 	hpa_profile_release(&p);
 }
 

@@ -183,6 +183,24 @@ static int order_prefix(const struct hpa_profile *prof)
 }
 
 /*
+ * What the passes that make the model give the passes after it, beside
+ * the profile: every frame's names and the allocator cut (`cut`: NULL when
+ * nothing is cut, with --keep-internal or without symbols).
+ */
+struct model_out {
+	struct hpa_names names;
+	struct hpa_cuts cuts;
+	const struct hpa_cuts *cut;
+};
+
+/* A view of the report's, given the model's outputs. */
+static void view_of_model(struct hpa_view_opts *vo, const struct model_out *mo)
+{
+	vo->names = &mo->names;
+	vo->cuts = mo->cut;
+}
+
+/*
  * --outdir: per dump a flame graph (--svg) and folded stacks (--collapse),
  * and per adjacent pair their differential ones, from one model
  * symbolized once: each file's view selects its dumps (weights 1, -1 for
@@ -190,7 +208,7 @@ static int order_prefix(const struct hpa_profile *prof)
  * Names sort in dump order.
  */
 static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *opts,
-			const struct hpa_cuts *cut)
+			const struct model_out *mo)
 {
 	bool svg = opts->mode == HPA_MODE_SVG, folded = opts->mode == HPA_MODE_COLLAPSE ||
 		opts->svg_and_collapse;
@@ -202,7 +220,7 @@ static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *o
 
 	wo.view.weights = weights;   /* which dumps each file shows: the profile stays as read */
 	wo.view.bases = bases;
-	wo.view.cuts = cut;
+	view_of_model(&wo.view, mo);
 	single = wo;
 	single.diff_columns = false;   /* a dump alone has no before column */
 	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
@@ -415,9 +433,9 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
 
 /*
  * Symbols for every frame (unless --no-symbols), then every frame's names
- * and the allocator cut (into *cuts: left empty without symbols).
+ * and the allocator cut into *mo (the cut left empty without symbols).
  */
-static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *opts, struct hpa_cuts *cuts)
+static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *opts, struct model_out *mo)
 {
 	struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 				   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
@@ -426,8 +444,8 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 	int rc;
 
 	if (opts->no_symbols) {
-		hpa_name_frames(prof);
-		hpa_name_distinct(prof, NULL);
+		hpa_name_frames(prof, &mo->names);
+		hpa_name_distinct(prof, &mo->names, NULL);
 		hpa_timing(t, "name frames");
 		return 0;
 	}
@@ -437,16 +455,17 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 	if (rc)
 		return rc;
 	t = hpa_now();
-	hpa_name_frames(prof);   /* every frame's names, once, for every writer */
+	hpa_name_frames(prof, &mo->names);   /* every frame's names, once, for every writer */
 	hpa_timing(t, "name frames");
 	t = hpa_now();
-	hpa_mark_internal(prof, cuts);
+	hpa_mark_internal(prof, &mo->cuts);
+	mo->cut = opts->keep_internal ? NULL : &mo->cuts;
 	hpa_timing(t, "mark allocator frames");
 	t = hpa_now();
-	hpa_name_distinct(prof, opts->keep_internal ? NULL : cuts);
+	hpa_name_distinct(prof, &mo->names, mo->cut);
 	hpa_timing(t, "tell names apart");
-	hpa_warn_unsymbolized(prof, &so, opts->value, opts->keep_internal ? NULL : cuts);
-	hpa_warn_allocator_only(prof, cuts, opts->value);
+	hpa_warn_unsymbolized(prof, &so, opts->value, mo->cut);
+	hpa_warn_allocator_only(prof, &mo->cuts, opts->value);
 	return 0;
 }
 
@@ -485,7 +504,7 @@ static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opt
  * standard output; its views take the allocator cut and what the base
  * pass gave.
  */
-static int write_report(const struct hpa_profile *prof, const struct hpa_opts *opts, const struct hpa_cuts *cut,
+static int write_report(const struct hpa_profile *prof, const struct hpa_opts *opts, const struct model_out *mo,
 			const struct hpa_base_out *base, struct run_stats *rs)
 {
 	const struct hpa_writer *writer = hpa_writer_for(opts->mode, opts->growth);
@@ -501,7 +520,7 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 	free(inputs);
 	if (rc)
 		return rc;
-	wo.view.cuts = cut;
+	view_of_model(&wo.view, mo);
 	wo.view.weights = base->weights;
 	wo.view.dropped = base->dropped;
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
@@ -527,7 +546,7 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
  * pass, the filter checks, the report.  The views take the allocator cut
  * (NULL: none) and what the base pass gives.
  */
-static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, const struct hpa_cuts *cut,
+static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, const struct model_out *mo,
 		  struct run_stats *rs)
 {
 	struct hpa_base_opts bo = hpa_opts_base(opts);
@@ -535,7 +554,7 @@ static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, c
 	double t = hpa_now();
 	int rc;
 
-	bo.view.cuts = cut;
+	view_of_model(&bo.view, mo);
 	rc = hpa_apply_base(prof, &bo, &base);
 	bo.view.weights = base.weights;
 	bo.view.dropped = base.dropped;
@@ -547,7 +566,7 @@ static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, c
 			 "them, --outdir DIR draws one graph per dump and one per adjacent pair",
 			 opts->profiles_nr);
 	if (!rc)
-		rc = opts->outdir ? write_outdir(prof, opts, cut) : write_report(prof, opts, cut, &base, rs);
+		rc = opts->outdir ? write_outdir(prof, opts, mo) : write_report(prof, opts, mo, &base, rs);
 	hpa_base_out_release(&base);
 	return rc;
 }
@@ -559,7 +578,7 @@ static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, c
  */
 static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct run_stats *rs)
 {
-	struct hpa_cuts cuts = { 0 };
+	struct model_out mo;
 	double t = hpa_now();
 	int rc;
 
@@ -568,14 +587,16 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	hpa_unsample_profile(prof);
 	hpa_unify_locations(prof);
 	hpa_timing(t, "unsample and unify locations");
-	rc = symbolize_and_name(prof, opts, &cuts);
+	memset(&mo, 0, sizeof(mo));
+	rc = symbolize_and_name(prof, opts, &mo);
 	if (!rc) {
-		if (opts->base && hpa_unify_base_by_symbols(prof) && cuts.loc)
-			hpa_cuts_restack(prof, &cuts);   /* the base's stacks changed */
+		if (opts->base && hpa_unify_base_by_symbols(prof) && mo.cuts.loc)
+			hpa_cuts_restack(prof, &mo.cuts);   /* the base's stacks changed */
 		hpa_profile_end_reading(prof);   /* the model is made: its indexes' memory to the report */
-		rc = report(prof, opts, cuts.loc && !opts->keep_internal ? &cuts : NULL, rs);
+		rc = report(prof, opts, &mo, rs);
 	}
-	hpa_cuts_release(&cuts);
+	hpa_names_release(&mo.names);
+	hpa_cuts_release(&mo.cuts);
 	return rc;
 }
 

@@ -27,7 +27,7 @@ enum hpa_granularity {
 
 /* How hpa_group_stacks() writes a stack as text. */
 struct hpa_stack_format {
-	char *(*name)(const struct hpa_profile *prof, struct hpa_frame f); /* malloc'ed */
+	char *(*name)(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f); /* malloc'ed */
 	bool root_first;       /* frame order */
 	const char *prefix;    /* before each frame name */
 	const char *suffix;    /* after each frame name */
@@ -267,7 +267,8 @@ const uint8_t *hpa_paths_keys(struct hpa_paths *p, const struct hpa_path_walk *w
 enum hpa_name_kind { HPA_NAME_FULL, HPA_NAME_SHORT, HPA_NAME_DISPLAY, HPA_NAME_FOLDED, HPA_NAME_GRAPH };
 
 /* One of a frame's names, as a profile string id. */
-uint32_t hpa_frame_name_id(const struct hpa_profile *prof, struct hpa_frame f, enum hpa_name_kind kind);
+uint32_t hpa_frame_name_id(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f,
+			   enum hpa_name_kind kind);
 
 /*
  * The view's samples as a call tree: stacks merged on common prefixes, a

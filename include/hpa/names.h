@@ -1,8 +1,10 @@
 /*
  * What a frame is called in reports, decided once: after symbolization,
  * hpa_name_frames() gives every frame (location and inline level) its
- * names as interned strings, and every writer and filter reads them from
- * there.  Language-aware short names belong in that one place.
+ * names as strings interned in the profile's table, in a struct hpa_names
+ * of their own that the passes after it take (views: hpa_view_opts.names),
+ * and every writer and filter reads them from there.  Language-aware short
+ * names belong in that one place.
  */
 #ifndef HPA_NAMES_H
 #define HPA_NAMES_H
@@ -24,10 +26,6 @@ char *hpa_frame_label(const struct hpa_profile *prof, struct hpa_frame f);
  */
 void hpa_folded_name(char *name);
 
-/* A frame's name in folded stacks (full, "[inline]" marked, made safe); malloc'ed. */
-char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f);
-/* The same with the short name (--short-names). */
-char *hpa_folded_short_frame(const struct hpa_profile *prof, struct hpa_frame f);
 
 /* The names of one frame; strings are ids in the profile's string table. */
 struct hpa_frame_name {
@@ -39,6 +37,18 @@ struct hpa_frame_name {
 	bool inlined;       /* an inlined callee, not its location's outermost function */
 	bool known;         /* symbolized (else the names are its label) */
 };
+
+/* Every frame's names, by frame slot (view.h). */
+struct hpa_names {
+	struct hpa_frame_name *by_slot;
+	size_t nr;          /* the profile's lines_nr + locs_nr when they were made */
+};
+
+/* A frame's name in folded stacks (full, "[inline]" marked, made safe); malloc'ed. */
+char *hpa_folded_frame(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f);
+/* The same with the short name (--short-names). */
+char *hpa_folded_short_frame(const struct hpa_profile *prof, const struct hpa_names *names,
+			     struct hpa_frame f);
 
 /*
  * The language of a function named `name` (demangled) and `system_name`
@@ -78,8 +88,12 @@ struct hpa_name_view {
 size_t hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang,
 		      struct hpa_name_view out[HPA_NAMES_MAX]);
 
-/* Name every frame of the profile; run after symbolization, before any report. */
-void hpa_name_frames(struct hpa_profile *prof);
+/*
+ * Name every frame of the profile into *out (the strings interned in the
+ * profile's table); run after symbolization, before any report.
+ */
+void hpa_name_frames(struct hpa_profile *prof, struct hpa_names *out);
+void hpa_names_release(struct hpa_names *names);
 
 /*
  * Report rows are keyed by full names: where two full names of frames a
@@ -90,13 +104,15 @@ void hpa_name_frames(struct hpa_profile *prof);
  * short and display names.  Run after hpa_name_frames() and the allocator
  * cut (strip.h; NULL: --keep-internal or no symbols), before any report.
  */
-void hpa_name_distinct(struct hpa_profile *prof, const struct hpa_cuts *cut);
+void hpa_name_distinct(struct hpa_profile *prof, struct hpa_names *names, const struct hpa_cuts *cut);
 
-/* The names of frame `f` (hpa_name_frames() must have run). */
-const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, struct hpa_frame f);
+/* The names of frame `f` (names: what hpa_name_frames() gave for this profile). */
+const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, const struct hpa_names *names,
+					    struct hpa_frame f);
 
 /* Shorthands: one of a frame's names as a string. */
-const char *hpa_frame_full(const struct hpa_profile *prof, struct hpa_frame f);
-const char *hpa_frame_display(const struct hpa_profile *prof, struct hpa_frame f);
+const char *hpa_frame_full(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f);
+const char *hpa_frame_display(const struct hpa_profile *prof, const struct hpa_names *names,
+			      struct hpa_frame f);
 
 #endif

@@ -232,10 +232,6 @@ struct hpa_profile {
 	 */
 	bool no_thread_samples;
 
-	/* By frame slot (view.h): the names hpa_name_frames() gave (names.h). */
-	struct hpa_frame_name *names;
-	size_t names_nr;
-
 	struct hpa_hashmap thread_by_id;   /* past a few threads: id -> place + 1 in threads[] (threads.c) */
 };
 

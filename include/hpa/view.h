@@ -12,6 +12,7 @@
 
 #include <regex.h>
 
+#include "hpa/names.h"
 #include "hpa/profile.h"
 #include "hpa/strip.h"
 
@@ -29,6 +30,7 @@ struct hpa_filter_re {
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
 	int32_t thread;              /* HPA_THREAD_ALL, one jemalloc thread, or HPA_VIEW_EVERY_THREAD */
+	const struct hpa_names *names;   /* every frame's names (names.h) */
 	const struct hpa_cuts *cuts; /* the allocator cut (strip.h), or NULL: keep allocator frames */
 	int part;                    /* 0 every input; 1 the profiles only, -1 the --base only */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */

@@ -22,6 +22,7 @@
 
 struct keys {
 	const struct hpa_profile *prof;
+	const struct hpa_names *frame_names;   /* the view's */
 	enum hpa_granularity granularity;
 	struct hpa_strtab names;   /* key id = string id */
 	uint32_t *slot_key;        /* per frame slot: key id, 0 = not yet, NO_KEY = none */
@@ -212,7 +213,7 @@ static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, s
 		k->slot_key[slot] = NO_KEY;
 		return NO_KEY;
 	}
-	names = hpa_frame_name(prof, f);
+	names = hpa_frame_name(prof, k->frame_names, f);
 	display = hpa_profile_str(prof, names->display);
 	if (!l->line_nr) {
 		if (k->granularity != HPA_BY_ADDRESS || !l->module)
@@ -725,6 +726,7 @@ void hpa_graph_build(const struct hpa_profile *prof, const struct hpa_view_opts 
 
 		memset(k, 0, sizeof(*k));
 		k->prof = prof;
+		k->frame_names = opts->names;
 		k->granularity = spec->grans[g];
 		k->nv = nv;
 		k->calls = g == 0 && spec->calls;

@@ -23,9 +23,9 @@ double hpa_steadiness(const double *v, size_t n, int dir)
 	return n > 1 ? (double)k / (double)(n - 1) : 0;
 }
 
-static char *display_frame(const struct hpa_profile *prof, struct hpa_frame f)
+static char *display_frame(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)
 {
-	return xstrdup(hpa_frame_display(prof, f));
+	return xstrdup(hpa_frame_display(prof, names, f));
 }
 
 /* Values v[0 .. n) with dust made zero (in place): their gain and rank score. */
@@ -228,7 +228,8 @@ static void keep_group(void *ctx, const char *text, size_t len, const uint32_t *
  * (the folded format), or, for " < ", no name with a '<' (then every '<'
  * is a separator).
  */
-static bool texts_own(const struct hpa_profile *prof, const struct hpa_stack_format *fmt)
+static bool texts_own(const struct hpa_profile *prof, const struct hpa_names *names,
+		      const struct hpa_stack_format *fmt)
 {
 	size_t i;
 
@@ -236,8 +237,8 @@ static bool texts_own(const struct hpa_profile *prof, const struct hpa_stack_for
 		return true;
 	if (strcmp(fmt->suffix, " < ") || fmt->name != display_frame || *fmt->prefix)
 		return false;
-	for (i = 0; i < prof->names_nr; i++)
-		if (strchr(hpa_profile_str(prof, prof->names[i].display), '<'))
+	for (i = 0; i < names->nr; i++)
+		if (strchr(hpa_profile_str(prof, names->by_slot[i].display), '<'))
 			return false;
 	return true;
 }
@@ -446,7 +447,7 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 	struct hpa_series *out;
 	struct lazy z = { prof, g->dumps, NULL, NULL, 0, 0, 0 };
 	const struct ties by_order = { NULL, NULL, NULL };
-	bool lazy = texts_own(prof, fmt);
+	bool lazy = texts_own(prof, vo->names, fmt);
 	double total;
 	size_t i, cut = strlen(fmt->suffix);
 

@@ -219,7 +219,7 @@ void hpa_stack_seqs(struct hpa_seqs *s, const struct hpa_profile *prof,
 	*slot_name = xcalloc(s->nslots, sizeof(**slot_name));
 	for (i = 0; i + 1 < s->nslots; i++)
 		if (s->slot_used[i]) {
-			char *name = fmt->name(prof, s->slot_frame[i]);
+			char *name = fmt->name(prof, opts->names, s->slot_frame[i]);
 			(*slot_name)[i] = hpa_strtab_intern(names, name);
 			free(name);
 		}
@@ -314,7 +314,7 @@ const char *hpa_stack_text(struct hpa_stack_namer *n, uint32_t sample, size_t *l
 		size_t slot = hpa_view_slot(&n->view, f), l;
 
 		if (!n->slot_text[slot]) {   /* the frame's prefix + name + suffix, made once */
-			char *name = fmt->name(n->prof, f);
+			char *name = fmt->name(n->prof, n->view.opts.names, f);
 			char *text = hpa_xasprintf("%s%s%s", fmt->prefix, name, fmt->suffix);
 			/* strtab texts stay where they are */
 			n->slot_text[slot] = hpa_strtab_get(&n->names, hpa_strtab_intern(&n->names, text));

@@ -17,9 +17,10 @@
 #include "hpa/xalloc.h"
 #include "seqs.h"
 
-uint32_t hpa_frame_name_id(const struct hpa_profile *prof, struct hpa_frame f, enum hpa_name_kind kind)
+uint32_t hpa_frame_name_id(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f,
+			   enum hpa_name_kind kind)
 {
-	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
+	const struct hpa_frame_name *n = hpa_frame_name(prof, names, f);
 
 	switch (kind) {
 	case HPA_NAME_SHORT:
@@ -412,8 +413,8 @@ void hpa_group_tree(const struct hpa_profile *prof, const struct hpa_view_opts *
 	b.slot_label = xcalloc(sp.nslots, sizeof(*b.slot_label));
 	for (i = 0; i < sp.nslots; i++)
 		if (sp.slot_used[i]) {
-			b.slot_name[i] = hpa_frame_name_id(prof, sp.slot_frame[i], topts->name);
-			b.slot_label[i] = hpa_frame_name_id(prof, sp.slot_frame[i], topts->label);
+			b.slot_name[i] = hpa_frame_name_id(prof, opts->names, sp.slot_frame[i], topts->name);
+			b.slot_label[i] = hpa_frame_name_id(prof, opts->names, sp.slot_frame[i], topts->label);
 		}
 	hpa_seqs_rank(&sp, b.slot_name, profile_str, prof, "");
 	kept_values(&b, prof, opts);

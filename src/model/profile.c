@@ -100,7 +100,6 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->funcs);
 	free(prof->func_next);
 	free(prof->lines);
-	free(prof->names);
 	hpa_hashmap_release(&prof->func_by_hash);
 	hpa_hashmap_release(&prof->thread_by_id);
 	hpa_strtab_release(&prof->strs);

@@ -66,7 +66,7 @@ struct lister {
 static bool match_function(void *ctx, const struct hpa_profile *prof, struct hpa_frame f)
 {
 	const struct hpa_write_opts *opts = ctx;
-	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
+	const struct hpa_frame_name *n = hpa_frame_name(prof, opts->view.names, f);
 
 	return regexec(&opts->list->re, hpa_profile_str(prof, n->full), 0, NULL, 0) == 0 ||
 	       regexec(&opts->list->re, hpa_profile_str(prof, n->shortn), 0, NULL, 0) == 0;

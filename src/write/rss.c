@@ -21,9 +21,9 @@ static enum hpa_unit unit_of(const struct hpa_write_opts *opts)
 	return opts->unit != HPA_UNIT_DEFAULT ? opts->unit : opts->show_bytes ? HPA_UNIT_B : HPA_UNIT_AUTO;
 }
 
-static char *name_of(const struct hpa_profile *prof, struct hpa_frame f)
+static char *name_of(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)
 {
-	return xstrdup(hpa_frame_display(prof, f));
+	return xstrdup(hpa_frame_display(prof, names, f));
 }
 
 struct site {

@@ -19,7 +19,7 @@
  * "function[ (inline)][ file[:line]]", or the label of an unknown frame;
  * a line break in a name becomes '?', so every stack's text is its own.
  */
-static char *frame_text(const struct hpa_profile *prof, struct hpa_frame f)
+static char *frame_text(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)
 {
 	const struct hpa_location *l = &prof->locs[f.loc];
 	const struct hpa_line *ln;
@@ -27,13 +27,13 @@ static char *frame_text(const struct hpa_profile *prof, struct hpa_frame f)
 	char line[16] = "", *s, *p;
 
 	if (!l->line_nr) {
-		s = xstrdup(hpa_frame_display(prof, f));
+		s = xstrdup(hpa_frame_display(prof, names, f));
 	} else {
 		ln = &prof->lines[l->line_first + f.level];
 		file = hpa_profile_str(prof, ln->file);
 		if (*file && ln->line)
 			snprintf(line, sizeof(line), ":%u", ln->line);
-		s = hpa_xasprintf("%s%s%s%s", hpa_frame_display(prof, f), *file ? " " : "", file, line);
+		s = hpa_xasprintf("%s%s%s%s", hpa_frame_display(prof, names, f), *file ? " " : "", file, line);
 	}
 	for (p = s; (p = strpbrk(p, "\r\n")); p++)
 		*p = '?';

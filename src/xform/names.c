@@ -44,14 +44,15 @@ void hpa_folded_name(char *name)
 		p[-1] = '_';
 }
 
-char *hpa_folded_frame(const struct hpa_profile *prof, struct hpa_frame f)
+char *hpa_folded_frame(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)
 {
-	return xstrdup(hpa_profile_str(prof, hpa_frame_name(prof, f)->folded));
+	return xstrdup(hpa_profile_str(prof, hpa_frame_name(prof, names, f)->folded));
 }
 
-char *hpa_folded_short_frame(const struct hpa_profile *prof, struct hpa_frame f)
+char *hpa_folded_short_frame(const struct hpa_profile *prof, const struct hpa_names *names,
+			     struct hpa_frame f)
 {
-	const struct hpa_frame_name *n = hpa_frame_name(prof, f);
+	const struct hpa_frame_name *n = hpa_frame_name(prof, names, f);
 	char *s = hpa_xasprintf("%s%s", hpa_profile_str(prof, n->shortn), n->inlined ? "[inline]" : "");
 
 	hpa_folded_name(s);
@@ -196,10 +197,10 @@ static void tell_apart(struct hpa_profile *prof, const struct full_short *g, siz
 }
 
 /* Slot i's full name into e[], once per name (seen[full]). */
-static void list_full(const struct hpa_profile *prof, size_t i, uint8_t *seen,
+static void list_full(const struct hpa_profile *prof, const struct hpa_names *names, size_t i, uint8_t *seen,
 		      struct full_short **e, size_t *nr, size_t *alloc)
 {
-	const struct hpa_frame_name *n = &prof->names[i];
+	const struct hpa_frame_name *n = &names->by_slot[i];
 
 	if (!n->full || seen[n->full])
 		return;
@@ -216,7 +217,8 @@ static void list_full(const struct hpa_profile *prof, size_t i, uint8_t *seen,
  * many as *nr: allocator frames only without a cut, of the locations
  * used[loc] says a sample's stack shows.  True when two share a short name.
  */
-static bool list_shown(const struct hpa_profile *prof, const struct hpa_cuts *cut, const uint8_t *used,
+static bool list_shown(const struct hpa_profile *prof, const struct hpa_names *names,
+		       const struct hpa_cuts *cut, const uint8_t *used,
 		       struct full_short **e, size_t *nr)
 {
 	uint8_t *seen = xcalloc(prof->strs.nr, 1);   /* by full name: listed */
@@ -232,11 +234,11 @@ static bool list_shown(const struct hpa_profile *prof, const struct hpa_cuts *cu
 		if (!used[i] || c == HPA_CUT_ALL)
 			continue;
 		if (!l->line_nr) {
-			list_full(prof, prof->lines_nr + i, seen, e, nr, &alloc);
+			list_full(prof, names, prof->lines_nr + i, seen, e, nr, &alloc);
 			continue;
 		}
 		for (lv = c; lv < l->line_nr; lv++)
-			list_full(prof, l->line_first + lv, seen, e, nr, &alloc);
+			list_full(prof, names, l->line_first + lv, seen, e, nr, &alloc);
 	}
 	free(seen);
 	if (*nr > 1)
@@ -247,14 +249,14 @@ static bool list_shown(const struct hpa_profile *prof, const struct hpa_cuts *cu
 }
 
 /* Whether two full names of any frames share a short name: one pass, no sort. */
-static bool names_meet(const struct hpa_profile *prof)
+static bool names_meet(const struct hpa_profile *prof, const struct hpa_names *names)
 {
 	uint32_t *full_of = xcalloc(prof->strs.nr, sizeof(*full_of));   /* by short name */
 	bool meet = false;
 	size_t i;
 
-	for (i = 0; i < prof->names_nr && !meet; i++) {
-		const struct hpa_frame_name *n = &prof->names[i];
+	for (i = 0; i < names->nr && !meet; i++) {
+		const struct hpa_frame_name *n = &names->by_slot[i];
 		uint32_t *f = &full_of[n->shortn];
 
 		if (!n->full)
@@ -293,7 +295,7 @@ static uint8_t *shown_locations(const struct hpa_profile *prof, const struct hpa
 	return used;
 }
 
-void hpa_name_distinct(struct hpa_profile *prof, const struct hpa_cuts *cut)
+void hpa_name_distinct(struct hpa_profile *prof, struct hpa_names *names, const struct hpa_cuts *cut)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 	size_t strs = prof->strs.nr, i, nr, a, b;
@@ -302,13 +304,13 @@ void hpa_name_distinct(struct hpa_profile *prof, const struct hpa_cuts *cut)
 	struct full_short *e;
 	bool meet;
 
-	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
+	if (names->nr != prof->lines_nr + prof->locs_nr)
 		HPA_BUG("hpa_name_distinct() before hpa_name_frames()");
-	if (!names_meet(prof))
+	if (!names_meet(prof, names))
 		return;   /* the common case: no two full names have one short name */
 	/* Names meet: do they among the frames a report can show? */
 	used = shown_locations(prof, cut);
-	meet = list_shown(prof, cut, used, &e, &nr);
+	meet = list_shown(prof, names, cut, used, &e, &nr);
 	free(used);
 	if (!meet) {
 		free(e);
@@ -325,8 +327,8 @@ void hpa_name_distinct(struct hpa_profile *prof, const struct hpa_cuts *cut)
 			tell_apart(prof, e + a, b - a, short_of, strs, renamed);
 	}
 	inline_display = xcalloc(strs, sizeof(*inline_display));   /* by full name */
-	for (i = 0; i < prof->names_nr; i++) {
-		struct hpa_frame_name *n = &prof->names[i];
+	for (i = 0; i < names->nr; i++) {
+		struct hpa_frame_name *n = &names->by_slot[i];
 		uint32_t id = n->full < strs ? renamed[n->full] : 0;
 
 		if (!id)
@@ -348,23 +350,24 @@ void hpa_name_distinct(struct hpa_profile *prof, const struct hpa_cuts *cut)
 	free(e);
 }
 
-void hpa_name_frames(struct hpa_profile *prof)
+void hpa_name_frames(struct hpa_profile *prof, struct hpa_names *out)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 	/* a function's names depend only on it and the inline flag: made once */
 	uint32_t *made = xcalloc(prof->funcs_nr ? prof->funcs_nr * 2 : 1, sizeof(*made));
 	size_t i, lv;
 
-	free(prof->names);
-	prof->names_nr = prof->lines_nr + prof->locs_nr;
-	prof->names = xcalloc(prof->names_nr, sizeof(*prof->names));
+	struct hpa_frame_name *by_slot;
+
+	out->nr = prof->lines_nr + prof->locs_nr;
+	out->by_slot = by_slot = xcalloc(out->nr + 1, sizeof(*out->by_slot));
 	for (i = 1; i < prof->locs_nr; i++) {
 		const struct hpa_location *l = &prof->locs[i];
 		struct hpa_frame f = { (uint32_t)i, 0 };
 
 		if (!l->line_nr) {
 			char *label = hpa_frame_label(prof, f);
-			name_one(prof, &sb, &prof->names[prof->lines_nr + i], label, NULL, false);
+			name_one(prof, &sb, &by_slot[prof->lines_nr + i], label, NULL, false);
 			free(label);
 			continue;
 		}
@@ -376,10 +379,10 @@ void hpa_name_frames(struct hpa_profile *prof)
 			uint32_t *seen = &made[(size_t)func * 2 + inlined];
 
 			if (*seen) {
-				prof->names[slot] = prof->names[*seen - 1];
+				by_slot[slot] = by_slot[*seen - 1];
 				continue;
 			}
-			name_one(prof, &sb, &prof->names[slot], hpa_profile_str(prof, fn->name), fn,
+			name_one(prof, &sb, &by_slot[slot], hpa_profile_str(prof, fn->name), fn,
 				 inlined);
 			*seen = (uint32_t)slot + 1;
 		}
@@ -388,21 +391,29 @@ void hpa_name_frames(struct hpa_profile *prof)
 	hpa_sb_release(&sb);
 }
 
-const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, struct hpa_frame f)
+void hpa_names_release(struct hpa_names *names)
 {
-	if (prof->names_nr != prof->lines_nr + prof->locs_nr)
+	free(names->by_slot);
+	memset(names, 0, sizeof(*names));
+}
+
+const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, const struct hpa_names *names,
+					    struct hpa_frame f)
+{
+	if (!names || names->nr != prof->lines_nr + prof->locs_nr)
 		HPA_BUG("frame %u/%u: names %s", f.loc, f.level,
-			prof->names ? "out of date (frames changed since hpa_name_frames())"
-				    : "not made (hpa_name_frames() has not run)");
-	return &prof->names[hpa_frame_slot(prof, f)];
+			names ? "out of date (frames changed since hpa_name_frames())"
+			      : "not given (hpa_name_frames() gives them)");
+	return &names->by_slot[hpa_frame_slot(prof, f)];
 }
 
-const char *hpa_frame_full(const struct hpa_profile *prof, struct hpa_frame f)
+const char *hpa_frame_full(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)
 {
-	return hpa_profile_str(prof, hpa_frame_name(prof, f)->full);
+	return hpa_profile_str(prof, hpa_frame_name(prof, names, f)->full);
 }
 
-const char *hpa_frame_display(const struct hpa_profile *prof, struct hpa_frame f)
+const char *hpa_frame_display(const struct hpa_profile *prof, const struct hpa_names *names,
+			      struct hpa_frame f)
 {
-	return hpa_profile_str(prof, hpa_frame_name(prof, f)->display);
+	return hpa_profile_str(prof, hpa_frame_name(prof, names, f)->display);
 }

@@ -73,7 +73,7 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 	if (v->bits[slot] & M_KNOWN)
 		return v->bits[slot];
 	l = &prof->locs[f.loc];
-	n = hpa_frame_name(prof, f);
+	n = hpa_frame_name(prof, v->opts.names, f);
 	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)l->addr);
 	texts[0] = addr;
 	texts[1] = hpa_profile_loc_module(prof, f.loc);

@@ -44,6 +44,7 @@ int main(void)
 	struct hpa_profile p;
 	struct hpa_opts o;
 	struct hpa_write_opts w;
+	struct hpa_names names;
 	char *longname = malloc(5200), *svg;
 	uint32_t stack[3];
 	double v[HPA_NVALUES] = { 1, 1000, 1, 1000 };
@@ -67,7 +68,8 @@ int main(void)
 	o.thread = HPA_THREAD_ALL;
 	o.keep_internal = true;
 	w = hpa_opts_write(&o);
-	hpa_name_frames(&p);
+	hpa_name_frames(&p, &names);
+	w.view.names = &names;
 	fp = fopen("flame-names.svg", "w+");
 	CHECK_INT_EQ(hpa_report_svg(fp, &p, &w), 0);
 	svg = slurp(fp);
@@ -87,7 +89,8 @@ int main(void)
 	hpa_profile_release(&p);
 	hpa_profile_init(&p);
 	hpa_profile_add_input(&p, "empty");
-	hpa_name_frames(&p);
+	hpa_names_release(&names);
+	hpa_name_frames(&p, &names);
 	fp = fopen("flame-empty.svg", "w+");
 	CHECK_INT_EQ(hpa_report_svg(fp, &p, &w), 0);
 	svg = slurp(fp);
@@ -96,6 +99,7 @@ int main(void)
 	CHECK(strstr(svg, "</svg>") != NULL);
 	free(svg);
 	hpa_profile_release(&p);
+	hpa_names_release(&names);
 	free(longname);
 	TEST_MAIN_END();
 }

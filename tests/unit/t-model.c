@@ -50,6 +50,47 @@ static void add_input(struct hpa_profile *p, unsigned long long lib, unsigned lo
 	}
 }
 
+/*
+ * The names hpa_name_frames() gave each profile under test (a few at a
+ * time; a profile named again, as one at the same place, replaces its own).
+ */
+static struct {
+	const struct hpa_profile *p;
+	struct hpa_names names;
+} named[4];
+
+static const struct hpa_names *names_of(const struct hpa_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(named); i++)
+		if (named[i].p == p)
+			return &named[i].names;
+	return NULL;
+}
+
+static void name_frames(struct hpa_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(named) && named[i].p && named[i].p != p; i++)
+		;
+	if (i == HPA_ARRAY_SIZE(named))
+		i = 0;
+	hpa_names_release(&named[i].names);
+	named[i].p = p;
+	hpa_name_frames(p, &named[i].names);
+}
+
+/* The command line's view of profile p, with p's names. */
+static struct hpa_view_opts view_opts(const struct hpa_profile *p, const struct hpa_opts *o)
+{
+	struct hpa_view_opts vo = hpa_opts_view(o);
+
+	vo.names = names_of(p);
+	return vo;
+}
+
 static struct hpa_opts default_opts(void)
 {
 	struct hpa_opts o;
@@ -88,7 +129,7 @@ static char *view_groups_text(const struct hpa_profile *p, const struct hpa_view
 
 static char *groups_text(const struct hpa_profile *p, const struct hpa_opts *o)
 {
-	struct hpa_view_opts vo = hpa_opts_view(o);
+	struct hpa_view_opts vo = view_opts(p, o);
 
 	return view_groups_text(p, &vo);
 }
@@ -114,10 +155,10 @@ static void test_identity_and_grouping(void)
 	CHECK_INT_EQ(p.locs_nr - 1, 4);    /* one location per module and offset */
 	CHECK_INT_EQ(p.locs[1].offset, 0x2010);
 	CHECK_STR_EQ(hpa_profile_str(&p, p.locs[1].module), "/usr/lib/libfoo.so.1");
-	hpa_name_frames(&p);
+	name_frames(&p);
 	{
 		struct hpa_frame f = { 1, 0 };
-		const struct hpa_frame_name *n = hpa_frame_name(&p, f);
+		const struct hpa_frame_name *n = hpa_frame_name(&p, names_of(&p), f);
 		CHECK_STR_EQ(hpa_profile_str(&p, n->full), "libfoo.so.1+0x2010");
 		CHECK_STR_EQ(hpa_profile_str(&p, n->display), "libfoo.so.1+0x2010");
 		CHECK(!n->known && !n->inlined);
@@ -130,10 +171,10 @@ static void test_identity_and_grouping(void)
 
 	/* --drop_negative: the stack that shrank (50 -> 20) goes, whole, from the views; the profile stays. */
 	o.drop_negative = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, &out), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ view_opts(&p, &o), NULL, o.normalize, o.drop_negative }, &out), 0);
 	CHECK(out.dropped != NULL);
 	{
-		struct hpa_view_opts vo = hpa_opts_view(&o);
+		struct hpa_view_opts vo = view_opts(&p, &o);
 
 		vo.weights = out.weights;
 		vo.dropped = out.dropped;
@@ -150,17 +191,17 @@ static void test_identity_and_grouping(void)
 	add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
 	add_input(&p, 0x7f1230000000ULL, 0x555600000000ULL, 100, 50, true);
 	hpa_unify_locations(&p);
-	hpa_name_frames(&p);
+	name_frames(&p);
 	o = default_opts();
 	o.normalize = true;
-	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ hpa_opts_view(&o), NULL, o.normalize, o.drop_negative }, &out), 0);
+	CHECK_INT_EQ(hpa_apply_base(&p, &(struct hpa_base_opts){ view_opts(&p, &o), NULL, o.normalize, o.drop_negative }, &out), 0);
 	CHECK(out.dropped == NULL);
 	w = out.weights;
 	CHECK_DBL_EQ(w[0], 1, 1e-9);
 	CHECK_DBL_EQ(w[1], -320.0 / 150.0, 1e-6);
 	CHECK_DBL_EQ(p.inputs[1].weight, -1, 1e-9);   /* the profile keeps the input's own */
 	{
-		struct hpa_view_opts vo = hpa_opts_view(&o);
+		struct hpa_view_opts vo = view_opts(&p, &o);
 		struct hpa_view v;
 		double total = 0;
 		size_t i;
@@ -360,15 +401,15 @@ static void test_pprof_round_trip(void)
 		hpa_profile_init(&p);
 		add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
 		hpa_unify_locations(&p);
-		hpa_name_frames(&p);
-		CHECK_INT_EQ(hpa_report_pprof(fp, &p, &(struct hpa_write_opts){ .view = hpa_opts_view(&o), .peek = &o.peek, .list = &o.list }), 0);
+		name_frames(&p);
+		CHECK_INT_EQ(hpa_report_pprof(fp, &p, &(struct hpa_write_opts){ .view = view_opts(&p, &o), .peek = &o.peek, .list = &o.list }), 0);
 		CHECK(ftell(fp) > 7 * 4);   /* many chunks on the second pass */
 		rewind(fp);
 		hpa_profile_init(&q);
 		CHECK_INT_EQ(hpa_read_stream(&q, fp, "round.pb.gz"), 0);
 		fclose(fp);
 		hpa_unify_locations(&q);
-		hpa_name_frames(&q);
+		name_frames(&q);
 		a = groups_text(&p, &o);
 		b = groups_text(&q, &o);
 		CHECK_STR_EQ(b, a);
@@ -429,9 +470,9 @@ static void test_tree_paths_growth(void)
 	add_input(&p, 0x7f0000000000ULL, 0x555500000000ULL, 300, 20, false);
 	add_input(&p, 0x7f1230000000ULL, 0x555600000000ULL, 100, 50, false);
 	hpa_unify_locations(&p);
-	hpa_name_frames(&p);
+	name_frames(&p);
 	o.base = NULL;
-	vo = hpa_opts_view(&o);
+	vo = view_opts(&p, &o);
 
 	/* Root first: all -> srv -> libfoo+0x2020 -> {0x2010, 0x2040}. */
 	hpa_group_tree(&p, &vo, &to, &t);
@@ -520,8 +561,8 @@ static void test_tree_paths_growth(void)
 				CHECK_DBL_EQ(g.v[HPA_INUSE_OBJECTS], 2, 1e-6);
 		}
 		CHECK(!hpa_paths_next(paths, &w, &g));
-		CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ saved[0][0], 0 }), "libfoo.so.1+0x2010");
-		CHECK_STR_EQ(hpa_frame_full(&p, (struct hpa_frame){ saved[1][0], 0 }), "libfoo.so.1+0x2040");
+		CHECK_STR_EQ(hpa_frame_full(&p, names_of(&p), (struct hpa_frame){ saved[0][0], 0 }), "libfoo.so.1+0x2010");
+		CHECK_STR_EQ(hpa_frame_full(&p, names_of(&p), (struct hpa_frame){ saved[1][0], 0 }), "libfoo.so.1+0x2040");
 		CHECK_INT_EQ(saved[0][2], saved[1][2]);
 
 		lean = hpa_group_paths(&p, &vo, &by_loc, false);
@@ -639,9 +680,9 @@ static void test_line_parts(void)
 	set_lines(&p, loc[3], 1, fm, am, lm);
 	set_lines(&p, loc[4], 1, fg, ag, lg);    /* no file */
 	set_lines(&p, loc[6], 1, fg, bg, lb);    /* 0x1050 has no lines */
-	hpa_name_frames(&p);
+	name_frames(&p);
 	o.base = NULL;
-	vo = hpa_opts_view(&o);
+	vo = view_opts(&p, &o);
 	hpa_graph_build(&p, &vo, &both, &g);
 	CHECK(lines->parts != NULL && g.nodes[1].parts == NULL);
 	CHECK(lines->flat[HPA_ALLOC_SPACE] == NULL && lines->flat[HPA_INUSE_OBJECTS] != NULL);
@@ -730,8 +771,8 @@ static void test_tree_omitted(void)
 		fprintf(fp, "@%s 0x%llx 0x%llx 0x%llx\n  t*: 1: 1 [0: 0]\n", i ? "" : " 0x555500002000",
 			exe + 0x1000 + i * 0x10, exe + 0x800, exe + 0x30);
 	read_srv(&p, fp, exe);
-	hpa_name_frames(&p);
-	vo = hpa_opts_view(&o);
+	name_frames(&p);
+	vo = view_opts(&p, &o);
 	hpa_group_tree(&p, &vo, &to, &t);
 	CHECK_INT_EQ(t.nr, 4);   /* the root, main, A, the leaf */
 	CHECK_INT_EQ(t.omitted, 2);   /* B and H, not what is under them */
@@ -806,8 +847,8 @@ static void test_tree_left_out_forked(void)
 				1000 + (i * 7919) % 50000);
 	}
 	read_srv(&p, fp, exe);
-	hpa_name_frames(&p);
-	vo = hpa_opts_view(&o);
+	name_frames(&p);
+	vo = view_opts(&p, &o);
 	hpa_group_tree(&p, &vo, &to, &m);
 	to.min_share = 0;
 	hpa_group_tree(&p, &vo, &to, &f);

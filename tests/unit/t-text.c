@@ -62,6 +62,8 @@ static void formats(void)
 static char *report(const char *text, const struct hpa_opts *o)
 {
 	struct hpa_profile p;
+	struct hpa_names names;
+	struct hpa_write_opts w = *wo(o);
 	FILE *in = tmpfile(), *out = tmpfile();
 	char *buf = calloc(1, 4096);
 
@@ -71,13 +73,15 @@ static char *report(const char *text, const struct hpa_opts *o)
 	CHECK_INT_EQ(hpa_read_stream(&p, in, "t.heap"), 0);
 	hpa_unsample_profile(&p);
 	hpa_unify_locations(&p);
-	hpa_name_frames(&p);
-	CHECK_INT_EQ(hpa_report_text(out, &p, wo(o)), 0);
+	hpa_name_frames(&p, &names);
+	w.view.names = &names;
+	CHECK_INT_EQ(hpa_report_text(out, &p, &w), 0);
 	rewind(out);
 	if (fread(buf, 1, 4095, out) == 0)
 		buf[0] = '\0';
 	fclose(in);
 	fclose(out);
+	hpa_names_release(&names);
 	hpa_profile_release(&p);
 	return buf;
 }

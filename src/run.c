@@ -440,6 +440,8 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 	struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 				   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
 				   !shows_lines(opts) };
+	struct hpa_symbols *syms;
+	struct hpa_remote_names rn;
 	double t = hpa_now();
 	int rc;
 
@@ -449,8 +451,13 @@ static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *o
 		hpa_timing(t, "name frames");
 		return 0;
 	}
-	rc = hpa_symbolize(prof, &so);
-	hpa_symbolize_remote(prof, &opts->http);
+	rc = hpa_symbolize(prof, &so, &syms);
+	if (syms) {   /* the model takes what the symbolizer found */
+		hpa_symbols_apply(prof, syms);
+		hpa_symbols_free(syms);
+	}
+	hpa_symbolize_remote(prof, &opts->http, &rn);
+	hpa_remote_names_apply(prof, &rn);
 	hpa_timing(t, "symbolize (all modules)");
 	if (rc)
 		return rc;

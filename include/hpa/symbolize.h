@@ -22,10 +22,18 @@ struct hpa_sym_opts {
 };
 
 /*
- * Symbolize every location of `prof` that lies in a mapped file.  Problems
- * with single modules are warnings; returns -1 only for setup failures.
+ * Symbolize every location of `prof` that lies in a mapped file, the
+ * profile unchanged: what is found, into *out, is the model's once
+ * hpa_symbols_apply() gives it (the file, build-id and error of each
+ * mapping, every location's inline chain, the build folders).  Problems
+ * with single modules are warnings; returns -1 (*out NULL) only for setup
+ * failures.
  */
-int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts);
+struct hpa_symbols;
+
+int hpa_symbolize(const struct hpa_profile *prof, const struct hpa_sym_opts *opts, struct hpa_symbols **out);
+void hpa_symbols_apply(struct hpa_profile *prof, struct hpa_symbols *syms);
+void hpa_symbols_free(struct hpa_symbols *syms);
 
 /*
  * Whether the ELF file `path` is stripped: no .symtab and no DWARF, so
@@ -61,8 +69,17 @@ void hpa_short_name(char *name);
 
 /*
  * For inputs fetched from a gperftools/brpc server: ask its /pprof/symbol
- * for the addresses local symbolization left unnamed.  Problems are warnings.
+ * for the addresses local symbolization left unnamed, into *out, which
+ * hpa_remote_names_apply() gives the model.  Problems are warnings.
  */
-void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *ho);
+struct hpa_remote_names {
+	uint32_t *loc;               /* a location */
+	char **names;                /* and the server's line for it: "a--b--c", outer first */
+	size_t n, aloc, anames;
+};
+
+void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_opts *ho,
+			  struct hpa_remote_names *out);
+void hpa_remote_names_apply(struct hpa_profile *prof, struct hpa_remote_names *rn);
 
 #endif

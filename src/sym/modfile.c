@@ -150,7 +150,7 @@ int find_debuginfo_guarded(Dwfl_Module *mod, void **userdata, const char *modnam
 static char *check_file(const struct symbolizer *s, const struct module *m, const char *file,
 			uint64_t *bias)
 {
-	const struct hpa_input *in = hpa_profile_input(s->prof, m->input);
+	const struct hpa_input *in = &s->prof->inputs[m->input - 1];
 	struct elf_view v;
 	char *why;
 
@@ -172,7 +172,7 @@ static char *check_file(const struct symbolizer *s, const struct module *m, cons
 /* The build-id a mapping of the module's file carries in the profile (pprof), or "". */
 static const char *mapping_build_id(const struct symbolizer *s, const struct module *m)
 {
-	const struct hpa_input *in = hpa_profile_input(s->prof, m->input);
+	const struct hpa_input *in = &s->prof->inputs[m->input - 1];
 	uint32_t i;
 
 	for (i = 0; i < in->map_nr; i++) {
@@ -230,7 +230,7 @@ static char *search_binary_path(const struct symbolizer *s, const struct module 
  */
 void report_module(const struct symbolizer *s, struct module *m)
 {
-	const struct hpa_input *in = hpa_profile_input(s->prof, m->input);
+	const struct hpa_input *in = &s->prof->inputs[m->input - 1];
 	const char *main = main_path(s->prof, in);
 	const char *base = strrchr(m->map_path, '/');
 	bool given = s->opts->binary && main && !strcmp(m->map_path, main);

@@ -57,10 +57,35 @@ static void set_remote_names(struct hpa_profile *prof, uint32_t loc, const char 
 	free(copy);
 }
 
-void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *ho)
+/* Location loc's names as one symbol-service line gave them, for hpa_remote_names_apply(). */
+static void remote_names_add(struct hpa_remote_names *rn, uint32_t loc, const char *names)
 {
+	HPA_GROW(rn->loc, rn->n + 1, rn->aloc);
+	HPA_GROW(rn->names, rn->n + 1, rn->anames);
+	rn->loc[rn->n] = loc;
+	rn->names[rn->n++] = xstrdup(names);
+}
+
+void hpa_remote_names_apply(struct hpa_profile *prof, struct hpa_remote_names *rn)
+{
+	size_t i;
+
+	for (i = 0; i < rn->n; i++) {
+		set_remote_names(prof, rn->loc[i], rn->names[i]);
+		free(rn->names[i]);
+	}
+	free(rn->loc);
+	free(rn->names);
+	memset(rn, 0, sizeof(*rn));
+}
+
+void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_opts *ho,
+			  struct hpa_remote_names *out)
+{
+	uint8_t *taken = xcalloc(prof->locs_nr + 1, 1);   /* per location: named by a line already */
 	size_t in;
 
+	memset(out, 0, sizeof(*out));
 	for (in = 0; in < prof->inputs_nr; in++) {
 		const char *url = prof->inputs[in].symbol_url;
 		struct hpa_hashmap by_addr = HPA_HASHMAP_INIT;
@@ -117,8 +142,9 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *
 				if (sscanf(line, "0x%llx %n", &a, &off) != 1 || !off || !line[off])
 					continue;
 				loc = hpa_hashmap_get(&by_addr, a + 1);
-				if (loc && !prof->locs[loc].line_nr) {
-					set_remote_names(prof, loc, line + off);
+				if (loc && !prof->locs[loc].line_nr && !taken[loc]) {
+					remote_names_add(out, loc, line + off);
+					taken[loc] = 1;
 					named++;
 				}
 			}
@@ -131,4 +157,5 @@ void hpa_symbolize_remote(struct hpa_profile *prof, const struct hpa_http_opts *
 		free(addrs);
 		free(shown);
 	}
+	free(taken);
 }

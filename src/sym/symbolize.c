@@ -291,8 +291,8 @@ static void split_module(struct symbolizer *s, size_t idx, uint32_t *where)
 /* Collect the modules of one input: each mapped file that holds one of its locations. */
 static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *where)
 {
-	struct hpa_profile *prof = s->prof;
-	const struct hpa_input *in = hpa_profile_input(prof, input);
+	const struct hpa_profile *prof = s->prof;
+	const struct hpa_input *in = &prof->inputs[input - 1];
 	size_t first = s->nmods, i;
 	uint32_t *mod_of_map;
 	size_t last;
@@ -398,9 +398,9 @@ static uint32_t profile_func(struct hpa_profile *prof, struct module *m, uint32_
 }
 
 /* The mappings of an input's modules [first, last): the file read, its build-id, what went wrong. */
-static void apply_mappings(struct symbolizer *s, const struct hpa_input *in, size_t first, size_t last)
+static void apply_mappings(struct symbolizer *s, struct hpa_profile *prof, const struct hpa_input *in,
+			   size_t first, size_t last)
 {
-	struct hpa_profile *prof = s->prof;
 	uint32_t *build_ids = xcalloc(last - first, sizeof(*build_ids));
 	size_t i, j;
 
@@ -425,10 +425,9 @@ static void apply_mappings(struct symbolizer *s, const struct hpa_input *in, siz
 }
 
 /* Location loc's inline chain as module m (or the part that named it) found it. */
-static void apply_location(struct symbolizer *s, struct module *m, uint32_t loc,
+static void apply_location(struct symbolizer *s, struct hpa_profile *prof, struct module *m, uint32_t loc,
 			   struct hpa_line **chain, size_t *achain)
 {
-	struct hpa_profile *prof = s->prof;
 	size_t k = m->cursor++, f, nr;   /* a module's locations were collected in location order */
 	struct module *r;
 
@@ -482,9 +481,8 @@ static void time_modules(const struct symbolizer *s, size_t first, size_t last)
  * for each mapping, its build-id and what went wrong, then every location's
  * chain in location order.
  */
-static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *where)
+static void apply_input(struct symbolizer *s, struct hpa_profile *prof, uint32_t input, const uint32_t *where)
 {
-	struct hpa_profile *prof = s->prof;
 	struct hpa_line *chain = NULL;
 	size_t achain = 0, i, j, first = SIZE_MAX, last = 0;
 
@@ -496,10 +494,10 @@ static void apply_input(struct symbolizer *s, uint32_t input, const uint32_t *wh
 		}
 	if (first == SIZE_MAX)
 		return;
-	apply_mappings(s, hpa_profile_input(prof, input), first, last);
+	apply_mappings(s, prof, hpa_profile_input(prof, input), first, last);
 	for (i = 1; i < prof->locs_nr; i++)
 		if (where[i] && s->mods[where[i] - 1].input == input)
-			apply_location(s, &s->mods[where[i] - 1], (uint32_t)i, &chain, &achain);
+			apply_location(s, prof, &s->mods[where[i] - 1], (uint32_t)i, &chain, &achain);
 	free(chain);
 	time_modules(s, first, last);
 }
@@ -563,16 +561,20 @@ static void module_release(struct module *m)
 	hpa_strtab_release(&m->strs);
 }
 
-int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
-{
+/* What the symbolizer found, until the model takes it (hpa_symbols_apply). */
+struct hpa_symbols {
 	struct symbolizer s;
-	uint32_t *where;
-	size_t i;
-	int rc = 0;
+	uint32_t *where;             /* per location: its module + 1, 0 for none */
+};
 
-	memset(&s, 0, sizeof(s));
-	s.prof = prof;
-	s.opts = opts;
+int hpa_symbolize(const struct hpa_profile *prof, const struct hpa_sym_opts *opts, struct hpa_symbols **out)
+{
+	struct hpa_symbols *syms = xcalloc(1, sizeof(*syms));
+	struct symbolizer *s = &syms->s;
+	size_t i;
+
+	s->prof = prof;
+	s->opts = opts;
 	if (opts->debuginfod) {
 		/* Bounded: without progress, and per download, unless set. */
 		setenv("DEBUGINFOD_TIMEOUT", "10", 0);
@@ -582,26 +584,48 @@ int hpa_symbolize(struct hpa_profile *prof, const struct hpa_sym_opts *opts)
 				 "(apt-get install libdebuginfod1); only local debug files are used");
 	}
 	elf_version(EV_CURRENT);
-	s.debuginfo_path = debuginfo_path(opts);
-	s.callbacks.find_elf = dwfl_build_id_find_elf;
-	s.callbacks.find_debuginfo = find_debuginfo_guarded;
-	s.callbacks.section_address = dwfl_offline_section_address;
-	s.callbacks.debuginfo_path = &s.debuginfo_path;
-	s.nthreads = hpa_processors();
-	where = xcalloc(prof->locs_nr + 1, sizeof(*where));
+	s->debuginfo_path = debuginfo_path(opts);
+	s->callbacks.find_elf = dwfl_build_id_find_elf;
+	s->callbacks.find_debuginfo = find_debuginfo_guarded;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->nthreads = hpa_processors();
+	syms->where = xcalloc(prof->locs_nr + 1, sizeof(*syms->where));
 	for (i = 1; i <= prof->inputs_nr; i++)
-		collect_modules(&s, (uint32_t)i, where);
-	if (s.nmods)
-		run_workers(&s);
-	for (i = 0; i < s.nmods && !rc; i++)
-		if (s.mods[i].no_dwfl)
-			rc = hpa_error("cannot start %s", s.mods[i].why);
-	for (i = 1; i <= prof->inputs_nr && !rc; i++)
-		apply_input(&s, (uint32_t)i, where);
-	for (i = 0; i < s.nmods; i++)
-		module_release(&s.mods[i]);
-	free(s.mods);
-	free(where);
-	free(s.debuginfo_path);
-	return rc;
+		collect_modules(s, (uint32_t)i, syms->where);
+	if (s->nmods)
+		run_workers(s);
+	*out = syms;
+	for (i = 0; i < s->nmods; i++)
+		if (s->mods[i].no_dwfl) {
+			hpa_error("cannot start %s", s->mods[i].why);
+			hpa_symbols_free(syms);
+			*out = NULL;
+			return -1;
+		}
+	return 0;
+}
+
+void hpa_symbols_apply(struct hpa_profile *prof, struct hpa_symbols *syms)
+{
+	size_t i;
+
+	if (syms->s.prof != prof)
+		HPA_BUG("symbols of another profile");
+	for (i = 1; i <= prof->inputs_nr; i++)
+		apply_input(&syms->s, prof, (uint32_t)i, syms->where);
+}
+
+void hpa_symbols_free(struct hpa_symbols *syms)
+{
+	size_t i;
+
+	if (!syms)
+		return;
+	for (i = 0; i < syms->s.nmods; i++)
+		module_release(&syms->s.mods[i]);
+	free(syms->s.mods);
+	free(syms->where);
+	free(syms->s.debuginfo_path);
+	free(syms);
 }

@@ -153,7 +153,7 @@ struct module {
 };
 
 struct symbolizer {
-	struct hpa_profile *prof;
+	const struct hpa_profile *prof;   /* read only: what is found goes to the model in hpa_symbols_apply */
 	const struct hpa_sym_opts *opts;
 	char *debuginfo_path;
 	Dwfl_Callbacks callbacks;

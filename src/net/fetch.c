@@ -205,6 +205,56 @@ static bool tried_other(const char *detail, const char *hp, char *other, size_t 
 	return strcmp(other, hp) != 0;
 }
 
+/* A failed TLS handshake, or a connection that broke while sending or receiving, in words. */
+static void describe_handshake(char *msg, size_t size, CURLcode rc, const char *detail, bool tls,
+			       const struct hpa_http_opts *ho)
+{
+	if (tls && !ho->cert && (strstr(detail, "certificate required") ||
+				 strstr(detail, "handshake failure")))
+		snprintf(msg, size, "TLS: the server wants a client certificate (%s); "
+			 "give it with --cert FILE --key FILE", detail);
+	else if (tls && ho->cert && strstr(detail, "alert") &&
+		 (strstr(detail, "unknown ca") || strstr(detail, "bad certificate") ||
+		  strstr(detail, "certificate unknown") || strstr(detail, "certificate expired") ||
+		  strstr(detail, "certificate revoked") || strstr(detail, "unsupported certificate")))
+		snprintf(msg, size, "TLS: the server refused the client certificate %s (%s)",
+			 ho->cert, detail);
+	else if (rc == CURLE_SSL_CONNECT_ERROR)
+		snprintf(msg, size, "TLS: handshake failed (%s)", detail);
+	else if (tls && (strstr(detail, "SSL") || strstr(detail, "alert")))
+		snprintf(msg, size, "TLS: %s", detail);
+	else
+		snprintf(msg, size, "%s", detail);
+}
+
+/* A connection refused or not made in time (rc), in words. */
+static void describe_connect(char *msg, size_t size, CURL *h, CURLcode rc, const char *detail, const char *url,
+			     double total)
+{
+	char hp[300], other[300];
+	long oserr = 0;
+	curl_off_t connected = 0;
+
+	host_port(h, url, hp, sizeof(hp));
+	if (rc == CURLE_OPERATION_TIMEDOUT) {
+		lc.curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
+		if (!connected)
+			snprintf(msg, size, "no connection to %s within %g s", hp,
+				 total < HPA_HTTP_CONNECT_MAX ? total : HPA_HTTP_CONNECT_MAX);
+		else
+			snprintf(msg, size, "no complete answer within %g s", total);
+		return;
+	}
+	lc.curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
+	if (tried_other(detail, hp, other, sizeof(other)))   /* the proxy */
+		snprintf(msg, size, "cannot connect to the proxy %s: %s", other,
+			 oserr ? strerror((int)oserr) : detail);
+	else if (oserr)
+		snprintf(msg, size, "cannot connect to %s: %s", hp, strerror((int)oserr));
+	else
+		snprintf(msg, size, "cannot connect to %s (%s)", hp, detail);
+}
+
 /* What went wrong, in words, into msg. */
 static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *errbuf,
 		     const struct sink *sink, const struct hpa_http_opts *ho, const char *url,
@@ -212,11 +262,7 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 {
 	const char *detail = or_curl(errbuf, rc);
 	bool tls = !strncasecmp(url, "https", 5);
-	char hp[300], other[300];
-	long oserr = 0;
-	curl_off_t connected = 0;
 
-	host_port(h, url, hp, sizeof(hp));
 	switch (rc) {
 	case CURLE_COULDNT_RESOLVE_HOST:
 		snprintf(msg, size, "cannot resolve the host name (%s)", detail);
@@ -225,22 +271,8 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 		snprintf(msg, size, "cannot resolve the proxy's host name (%s)", detail);
 		break;
 	case CURLE_COULDNT_CONNECT:
-		lc.curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
-		if (tried_other(detail, hp, other, sizeof(other)))   /* the proxy */
-			snprintf(msg, size, "cannot connect to the proxy %s: %s", other,
-				 oserr ? strerror((int)oserr) : detail);
-		else if (oserr)
-			snprintf(msg, size, "cannot connect to %s: %s", hp, strerror((int)oserr));
-		else
-			snprintf(msg, size, "cannot connect to %s (%s)", hp, detail);
-		break;
 	case CURLE_OPERATION_TIMEDOUT:
-		lc.curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
-		if (!connected)
-			snprintf(msg, size, "no connection to %s within %g s", hp,
-				 total < HPA_HTTP_CONNECT_MAX ? total : HPA_HTTP_CONNECT_MAX);
-		else
-			snprintf(msg, size, "no complete answer within %g s", total);
+		describe_connect(msg, size, h, rc, detail, url, total);
 		break;
 	case CURLE_PEER_FAILED_VERIFICATION:
 		if (strstr(detail, "host name") || strstr(detail, "hostname"))
@@ -261,22 +293,7 @@ static void describe(char *msg, size_t size, CURL *h, CURLcode rc, const char *e
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_RECV_ERROR:
 	case CURLE_SEND_ERROR:
-		if (tls && !ho->cert && (strstr(detail, "certificate required") ||
-					 strstr(detail, "handshake failure")))
-			snprintf(msg, size, "TLS: the server wants a client certificate (%s); "
-				 "give it with --cert FILE --key FILE", detail);
-		else if (tls && ho->cert && strstr(detail, "alert") &&
-			 (strstr(detail, "unknown ca") || strstr(detail, "bad certificate") ||
-			  strstr(detail, "certificate unknown") || strstr(detail, "certificate expired") ||
-			  strstr(detail, "certificate revoked") || strstr(detail, "unsupported certificate")))
-			snprintf(msg, size, "TLS: the server refused the client certificate %s (%s)",
-				 ho->cert, detail);
-		else if (rc == CURLE_SSL_CONNECT_ERROR)
-			snprintf(msg, size, "TLS: handshake failed (%s)", detail);
-		else if (tls && (strstr(detail, "SSL") || strstr(detail, "alert")))
-			snprintf(msg, size, "TLS: %s", detail);
-		else
-			snprintf(msg, size, "%s", detail);
+		describe_handshake(msg, size, rc, detail, tls, ho);
 		break;
 	case CURLE_FILESIZE_EXCEEDED:
 		snprintf(msg, size, "answer larger than %zu MiB", HPA_HTTP_MAX >> 20);

@@ -80,9 +80,36 @@ static void add_arena(struct json_object *a, struct hpa_alloc_stats *st, uint64_
 	}
 }
 
-int hpa_je_json_parse(const char *name, const char *data, size_t len, struct hpa_alloc_stats *st)
+/* The JSON document data[0 .. len), or NULL after saying what is wrong at pos (its line set). */
+static struct json_object *parse_json(const char *data, size_t len, struct hpa_pos *pos)
 {
 	struct json_tokener *tok = json_tokener_new_ex(64);
+	struct json_object *root;
+
+	if (!tok) {
+		hpa_error_at(pos, "out of memory reading JSON");
+		return NULL;
+	}
+	if (len > (size_t)INT32_MAX) {
+		json_tokener_free(tok);
+		hpa_error_at(pos, "JSON statistics larger than 2 GiB");
+		return NULL;
+	}
+	root = json_tokener_parse_ex(tok, data, (int)len);
+	pos->line = line_at(data, json_tokener_get_parse_end(tok));
+	if (!root) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+		if (e == json_tokener_continue)
+			hpa_error_at(pos, "JSON statistics cut short");
+		else
+			hpa_error_at(pos, "bad JSON: %s", json_tokener_error_desc(e));
+	}
+	json_tokener_free(tok);
+	return root;
+}
+
+int hpa_je_json_parse(const char *name, const char *data, size_t len, struct hpa_alloc_stats *st)
+{
 	struct json_object *root, *j, *stats, *arenas, *sa, *merged, *bin, *v;
 	struct hpa_pos pos = { name, 0 };
 	uint64_t pdirty = 0, pmuzzy = 0, *curregs = NULL, *curslabs = NULL;
@@ -92,25 +119,9 @@ int hpa_je_json_parse(const char *name, const char *data, size_t len, struct hpa
 	st->allocator = HPA_ALLOC_JEMALLOC;
 	st->format = xstrdup("jemalloc statistics (JSON)");
 	st->lg_prof_sample = -1;
-	if (!tok)
-		return hpa_error_at(&pos, "out of memory reading JSON");
-	if (len > (size_t)INT32_MAX) {
-		json_tokener_free(tok);
-		return hpa_error_at(&pos, "JSON statistics larger than 2 GiB");
-	}
-	root = json_tokener_parse_ex(tok, data, (int)len);
-	if (!root) {
-		enum json_tokener_error e = json_tokener_get_error(tok);
-		pos.line = line_at(data, json_tokener_get_parse_end(tok));
-		if (e == json_tokener_continue)
-			hpa_error_at(&pos, "JSON statistics cut short");
-		else
-			hpa_error_at(&pos, "bad JSON: %s", json_tokener_error_desc(e));
-		json_tokener_free(tok);
+	root = parse_json(data, len, &pos);
+	if (!root)
 		return -1;
-	}
-	pos.line = line_at(data, json_tokener_get_parse_end(tok));
-	json_tokener_free(tok);
 	j = get(root, "jemalloc");
 	stats = get(j, "stats");
 	if (!j || !stats || !u64(stats, "allocated", &st->allocated) || !u64(stats, "active", &st->active)) {

@@ -767,6 +767,29 @@ static const unsigned char *ref_target(const struct die_unit *u, const struct di
 
 enum { FA_NAME, FA_LINKAGE, FA_MIPS, FA_FILE, FA_LINE, FA_ORIGIN, FA_SPEC, FA_N };
 
+/* Which of die_fn_attrs()'s attributes DW_AT_ `name` is; -1 for none. */
+static int fa_of(unsigned name)
+{
+	switch (name) {
+	case DW_AT_name:
+		return FA_NAME;
+	case DW_AT_linkage_name:
+		return FA_LINKAGE;
+	case DW_AT_MIPS_linkage_name:
+		return FA_MIPS;
+	case DW_AT_decl_file:
+		return FA_FILE;
+	case DW_AT_decl_line:
+		return FA_LINE;
+	case DW_AT_abstract_origin:
+		return FA_ORIGIN;
+	case DW_AT_specification:
+		return FA_SPEC;
+	default:
+		return -1;
+	}
+}
+
 int die_fn_attrs(const struct die_unit *u, uint64_t off, struct die_fn_attrs *out)
 {
 	struct die_attr found[FA_N];
@@ -796,32 +819,8 @@ int die_fn_attrs(const struct die_unit *u, uint64_t off, struct die_fn_attrs *ou
 			int k;
 
 			attr_value(&c, sp);
-			switch (sp->name) {
-			case DW_AT_name:
-				k = FA_NAME;
-				break;
-			case DW_AT_linkage_name:
-				k = FA_LINKAGE;
-				break;
-			case DW_AT_MIPS_linkage_name:
-				k = FA_MIPS;
-				break;
-			case DW_AT_decl_file:
-				k = FA_FILE;
-				break;
-			case DW_AT_decl_line:
-				k = FA_LINE;
-				break;
-			case DW_AT_abstract_origin:
-				k = FA_ORIGIN;
-				break;
-			case DW_AT_specification:
-				k = FA_SPEC;
-				break;
-			default:
-				continue;
-			}
-			if (!here[k].at)   /* libdw takes a DIE's first */
+			k = fa_of(sp->name);
+			if (k >= 0 && !here[k].at)   /* libdw takes a DIE's first */
 				here[k] = (struct die_attr){ sp->form, at, sp->implicit };
 		}
 		if (c.bad)

@@ -98,6 +98,35 @@ static size_t links_of(const struct by_end *b, uint32_t n, const struct hpa_call
 	return nl;
 }
 
+/*
+ * The rows: the nodes with a value that --peek's expression matches (all
+ * of them for --tree), by flat; --tree keeps the first `limit` (*dropped:
+ * how many it leaves out).  Their number into *nr.
+ */
+static uint32_t *select_nodes(const struct hpa_graph_rows *g, const struct hpa_write_opts *opts, bool tree,
+			      size_t limit, size_t *nr, size_t *dropped)
+{
+	uint32_t *nodes = xmalloc(st_mult(g->names->nr + 1, sizeof(*nodes)));
+	size_t i, n = 0;
+
+	for (i = 1; i < g->names->nr; i++) {
+		if ((g->flat[i] != 0 || g->cum[i] != 0) &&
+		    (tree || regexec(&opts->peek->re, hpa_strtab_get(g->names, (uint32_t)i), 0, NULL, 0) == 0))
+			nodes[n++] = (uint32_t)i;
+	}
+	sort_names = g->names;
+	sort_flat = g->flat;
+	if (n > 1)
+		qsort(nodes, n, sizeof(*nodes), cmp_nodes);
+	*dropped = 0;
+	if (tree && n > limit) {   /* --tree: the first --nodecount functions (pprof's 80) */
+		*dropped = n - limit;
+		n = limit;
+	}
+	*nr = n;
+	return nodes;
+}
+
 int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	static const char *const rule = "----------------------------------------------------------+-------------\n";
@@ -110,7 +139,7 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	struct link *in = NULL, *out = NULL;
 	struct by_end to, from;   /* edges by callee, by caller */
 	uint32_t *nodes;
-	size_t nedges, nnodes = 0, i, nin, nout, dropped = 0;
+	size_t nedges, nnodes, i, nin, nout, dropped;
 	size_t limit = opts->nodecount ? opts->nodecount : 80;
 	bool tree = opts->mode == HPA_MODE_TREE;
 	double total, running = 0;
@@ -125,20 +154,7 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	cum = g.cum;
 	edges = g.edges;
 	nedges = g.nedges;
-	nodes = xmalloc(st_mult(names->nr + 1, sizeof(*nodes)));
-	for (i = 1; i < names->nr; i++) {
-		if ((flat[i] != 0 || cum[i] != 0) &&
-		    (tree || regexec(&opts->peek->re, hpa_strtab_get(names, (uint32_t)i), 0, NULL, 0) == 0))
-			nodes[nnodes++] = (uint32_t)i;
-	}
-	sort_names = names;
-	sort_flat = flat;
-	if (nnodes > 1)
-		qsort(nodes, nnodes, sizeof(*nodes), cmp_nodes);
-	if (tree && nnodes > limit) {   /* --tree: the first --nodecount functions (pprof's 80) */
-		dropped = nnodes - limit;
-		nnodes = limit;
-	}
+	nodes = select_nodes(&g, opts, tree, limit, &nnodes, &dropped);
 	in = xmalloc(st_mult(nedges + 1, sizeof(*in)));
 	out = xmalloc(st_mult(nedges + 1, sizeof(*out)));
 	index_edges(&to, edges, nedges, names->nr, true);

@@ -236,11 +236,42 @@ static uint64_t take_off(uint64_t p[NPARTS], const enum part *order, size_t n, u
 }
 
 /* The rows outside the allocator: `outside` bytes, split by what the kernel says. */
+/* The parts of RSS outside the allocator, as outside_rows() shows them. */
+enum { OWN, STACKS, BSS, FILES, UNCOUNTED, NOUT };
+
+/*
+ * From smaps: each mapping's resident pages into part[] (the allocator's
+ * own left out when smaps tells them apart), and the mappings that hold
+ * file pages (files) and the program's own anonymous memory (own).
+ */
+static void smaps_parts(const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm, uint64_t *part,
+			struct named *files, size_t *nfiles, struct named *own, size_t *nown)
+{
+	bool by_vma = allocator_vmas(st, pm);
+	size_t i;
+
+	for (i = 0; i < pm->vmas_nr; i++) {
+		const struct hpa_vma *v = &pm->vmas[i];
+		part[FILES] += v->rss - v->anonymous;
+		if (v->rss > v->anonymous && *v->name)
+			files[(*nfiles)++] = (struct named){ v->name, v->start, v->end, v->rss - v->anonymous };
+		if (by_vma && is_allocator(pm, i))
+			continue;
+		if (is_stack(pm, i)) {
+			part[STACKS] += v->anonymous;
+		} else if (v->inode || is_bss(pm, i)) {
+			part[BSS] += v->anonymous;
+		} else {
+			part[OWN] += v->anonymous;
+			own[(*nown)++] = (struct named){ NULL, v->start, v->end, v->anonymous };
+		}
+	}
+}
+
 static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_stats *st,
 			 const struct hpa_proc_mem *pm, uint64_t outside, uint64_t alloc_kernel,
 			 uint64_t alloc_rows)
 {
-	enum { OWN, STACKS, BSS, FILES, UNCOUNTED, NOUT };
 	static const char *const label[NOUT] = {
 		"the program's own anonymous mappings (mmap)", "thread stacks",
 		".bss and copy-on-write pages of binaries",
@@ -260,31 +291,15 @@ static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_sta
 	};
 	uint64_t part[NOUT] = { 0 }, sum = 0;
 	struct named *files = NULL, *own = NULL;
-	size_t i, nfiles = 0, nown = 0;
+	size_t nfiles = 0, nown = 0;
 	int k;
 
 	if (pm && pm->has_smaps && !pm->rollup) {
-		bool by_vma = allocator_vmas(st, pm);
 		files = xcalloc(pm->vmas_nr, sizeof(*files));
 		own = xcalloc(pm->vmas_nr, sizeof(*own));
-		for (i = 0; i < pm->vmas_nr; i++) {
-			const struct hpa_vma *v = &pm->vmas[i];
-			part[FILES] += v->rss - v->anonymous;
-			if (v->rss > v->anonymous && *v->name)
-				files[nfiles++] = (struct named){ v->name, v->start, v->end, v->rss - v->anonymous };
-			if (by_vma && is_allocator(pm, i))
-				continue;
-			if (is_stack(pm, i)) {
-				part[STACKS] += v->anonymous;
-			} else if (v->inode || is_bss(pm, i)) {
-				part[BSS] += v->anonymous;
-			} else {
-				part[OWN] += v->anonymous;
-				own[nown++] = (struct named){ NULL, v->start, v->end, v->anonymous };
-			}
-		}
+		smaps_parts(st, pm, part, files, &nfiles, own, &nown);
 		/* Without the allocator's own mappings, its share is in the unnamed ones. */
-		if (by_vma)
+		if (allocator_vmas(st, pm))
 			part[UNCOUNTED] = sub0(alloc_kernel, alloc_rows);
 		else
 			part[OWN] = sub0(part[OWN], alloc_rows);
@@ -331,6 +346,55 @@ static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_sta
 			"slightly different moments");
 }
 
+/* RSS from what was given (the allocator's own figure `own` without any), and where it came from. */
+static void rss_of(const struct hpa_proc_mem *pm, uint64_t own, int tc, struct hpa_rss_breakdown *out)
+{
+	if (pm && pm->has_status) {
+		out->rss = pm->vm_rss;
+		out->rss_source = "VmRSS from status";
+	} else if (pm && pm->has_smaps) {
+		out->rss = pm->smaps_rss;
+		out->rss_source = "the Rss of smaps";
+	} else if (pm && pm->has_rss) {
+		out->rss = pm->rss;
+		out->rss_source = "--rss";
+	} else {
+		out->rss = own;
+		out->rss_source = tc ? "tcmalloc's 'Actual memory used' (no RSS given)" :
+				       "jemalloc's resident (no RSS given)";
+	}
+}
+
+/*
+ * The kernel's bound on what the allocator has resident: the Rss of its
+ * own mappings when smaps tells them apart, else the process's anonymous
+ * Rss, else RSS (`rss`); what it is into *what.
+ */
+static uint64_t kernel_bound(const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm, uint64_t rss,
+			     const char **what)
+{
+	uint64_t kernel = 0;
+	size_t v;
+
+	if (allocator_vmas(st, pm)) {
+		for (v = 0; v < pm->vmas_nr; v++)
+			if (is_allocator(pm, v))
+				kernel += pm->vmas[v].rss;
+		*what = "the Rss of its mappings (MAP_NORESERVE, VmFlags nr)";
+		return kernel;
+	}
+	if (pm && pm->has_smaps) {
+		*what = "the anonymous Rss of the process";
+		return pm->smaps_anon;
+	}
+	if (pm && pm->has_status && pm->rss_anon) {
+		*what = "RssAnon";
+		return pm->rss_anon;
+	}
+	*what = "RSS";
+	return rss;
+}
+
 int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm,
 		      double seen, double seen_se, struct hpa_rss_breakdown *out)
 {
@@ -347,36 +411,8 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 	memcpy(said, p, sizeof(said));
 
 	/* RSS, and the kernel's bound on what the allocator has resident. */
-	if (pm && pm->has_status) {
-		out->rss = pm->vm_rss;
-		out->rss_source = "VmRSS from status";
-	} else if (pm && pm->has_smaps) {
-		out->rss = pm->smaps_rss;
-		out->rss_source = "the Rss of smaps";
-	} else if (pm && pm->has_rss) {
-		out->rss = pm->rss;
-		out->rss_source = "--rss";
-	} else {
-		out->rss = own;
-		out->rss_source = tc ? "tcmalloc's 'Actual memory used' (no RSS given)" :
-				       "jemalloc's resident (no RSS given)";
-	}
-	kernel = out->rss;
-	kernel_what = "RSS";
-	if (allocator_vmas(st, pm)) {
-		size_t v;
-		kernel = 0;
-		for (v = 0; v < pm->vmas_nr; v++)
-			if (is_allocator(pm, v))
-				kernel += pm->vmas[v].rss;
-		kernel_what = "the Rss of its mappings (MAP_NORESERVE, VmFlags nr)";
-	} else if (pm && pm->has_smaps) {
-		kernel = pm->smaps_anon;
-		kernel_what = "the anonymous Rss of the process";
-	} else if (pm && pm->has_status && pm->rss_anon) {
-		kernel = pm->rss_anon;
-		kernel_what = "RssAnon";
-	}
+	rss_of(pm, own, tc, out);
+	kernel = kernel_bound(st, pm, out->rss, &kernel_what);
 	alloc_kernel = kernel;
 	kernel = min64(kernel, out->rss);
 	alloc = own;

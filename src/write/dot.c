@@ -1,8 +1,8 @@
 /*
  * --dot: the call graph as GraphViz DOT text, for users who have GraphViz
- * (hpa never runs it).  Nodes are --text's keys with flat and cum, edges
- * the calls between them (group.h, hpa_group_calls) with the value through
- * each.  Like jeprof: the first --nodecount nodes (80) by cum whose cum is
+ * (hpa never runs it).  Nodes are the graph's (group.h, hpa_graph_of_rows),
+ * --text's rows with flat and cum, edges the calls between them with the
+ * value through each.  Like jeprof: the first --nodecount nodes (80) by cum whose cum is
  * above --nodefraction of the total (0.005), edges above --edgefraction
  * (0.001); node boxes grow with flat, edges with their value.
  */

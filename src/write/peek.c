@@ -3,7 +3,7 @@
  * callees with the value that went through each call, the way pprof -peek
  * prints them; --tree: the same for the first --nodecount functions (pprof
  * -tree).  Rows are --text's keys (functions, or lines, ... with
- * --lines ...), from the grouping engine's frames and calls (group.h): a
+ * --lines ...), from the grouping engine's graph, its nodes and calls (group.h): a
  * caller's value is the samples where it called the function, counted once
  * per sample, so the callers sum to the function's cum unless it is a root
  * or calls itself through others.

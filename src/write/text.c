@@ -1,9 +1,9 @@
 /*
  * The text top list (jeprof --text, FORMATS.md sections 7.5 and 8).
  *
- * A row is a key of the grouping engine (group.h, hpa_group_frames): a
- * function, a function and line, an address, or a file, with its flat and
- * cum.  Total, flat and cum all come from the samples of the view, so
+ * A row is a node of the grouping engine's graph (group.h,
+ * hpa_graph_of_rows): a function, a function and line, an address, or a
+ * file, with its flat and cum.  Total, flat and cum all come from the samples of the view, so
  * percentages add up to 100 (jeprof mixes filtered and unfiltered sums).
  */
 #include "hpa/compat.h"

@@ -579,9 +579,10 @@ static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, c
 }
 
 /*
- * Everything after reading: the model is made (unsampled, unified,
- * symbolized and named, the base's frames matched by symbol, the reading
- * indexes dropped) with the allocator cut beside it; then the report.
+ * Everything after the dumps are read: reading ends (unsampled, unified, the
+ * reading indexes dropped), the model is made (symbolized and named, the
+ * base's frames matched by symbol) with the allocator cut beside it; then
+ * the report on a model no pass changes.
  */
 static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct run_stats *rs)
 {
@@ -594,12 +595,12 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	hpa_unsample_profile(prof);
 	hpa_unify_locations(prof);
 	hpa_timing(t, "unsample and unify locations");
+	hpa_profile_end_reading(prof);   /* reading ends: its indexes' memory to the passes after */
 	memset(&mo, 0, sizeof(mo));
 	rc = symbolize_and_name(prof, opts, &mo);
 	if (!rc) {
 		if (opts->base && hpa_unify_base_by_symbols(prof) && mo.cuts.loc)
 			hpa_cuts_restack(prof, &mo.cuts);   /* the base's stacks changed */
-		hpa_profile_end_reading(prof);   /* the model is made: its indexes' memory to the report */
 		rc = report(prof, opts, &mo, rs);
 	}
 	hpa_names_release(&mo.names);

@@ -193,11 +193,16 @@ struct model_out {
 	const struct hpa_cuts *cut;
 };
 
-/* A view of the report's, given the model's outputs. */
-static void view_of_model(struct hpa_view_opts *vo, const struct model_out *mo)
+/*
+ * A view of the report's, given what the passes before it gave: the
+ * model's names and cut, the base pass's weights and drops.
+ */
+static void view_given(struct hpa_view_opts *vo, const struct model_out *mo, const struct hpa_base_out *base)
 {
 	vo->names = &mo->names;
 	vo->cuts = mo->cut;
+	vo->weights = base->weights;
+	vo->dropped = base->dropped;
 }
 
 /*
@@ -208,7 +213,7 @@ static void view_of_model(struct hpa_view_opts *vo, const struct model_out *mo)
  * Names sort in dump order.
  */
 static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *opts,
-			const struct model_out *mo)
+			const struct model_out *mo, const struct hpa_base_out *base)
 {
 	bool svg = opts->mode == HPA_MODE_SVG, folded = opts->mode == HPA_MODE_COLLAPSE ||
 		opts->svg_and_collapse;
@@ -218,9 +223,9 @@ static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *o
 	int w = order_prefix(prof), rc = 0;
 	size_t i, j;
 
+	view_given(&wo.view, mo, base);   /* --drop_negative's drops of a two-column folded file too */
 	wo.view.weights = weights;   /* which dumps each file shows: the profile stays as read */
 	wo.view.bases = bases;
-	view_of_model(&wo.view, mo);
 	single = wo;
 	single.diff_columns = false;   /* a dump alone has no before column */
 	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
@@ -527,9 +532,7 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 	free(inputs);
 	if (rc)
 		return rc;
-	view_of_model(&wo.view, mo);
-	wo.view.weights = base->weights;
-	wo.view.dropped = base->dropped;
+	view_given(&wo.view, mo, base);
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
 		rc = memory ? 0 : -1;
@@ -561,10 +564,9 @@ static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, c
 	double t = hpa_now();
 	int rc;
 
-	view_of_model(&bo.view, mo);
+	view_given(&bo.view, mo, &base);   /* no weights or drops yet: the inputs' own */
 	rc = hpa_apply_base(prof, &bo, &base);
-	bo.view.weights = base.weights;
-	bo.view.dropped = base.dropped;
+	view_given(&bo.view, mo, &base);
 	if (!rc && opts->mode != HPA_MODE_THREADS)   /* a filter that selects nothing says so */
 		hpa_view_check_filters(prof, &bo.view);
 	hpa_timing(t, "base and filter checks");
@@ -573,7 +575,7 @@ static int report(const struct hpa_profile *prof, const struct hpa_opts *opts, c
 			 "them, --outdir DIR draws one graph per dump and one per adjacent pair",
 			 opts->profiles_nr);
 	if (!rc)
-		rc = opts->outdir ? write_outdir(prof, opts, mo) : write_report(prof, opts, mo, &base, rs);
+		rc = opts->outdir ? write_outdir(prof, opts, mo, &base) : write_report(prof, opts, mo, &base, rs);
 	hpa_base_out_release(&base);
 	return rc;
 }

@@ -1,0 +1,1 @@
+--collapse --outdir "$D/o" --drop_negative folded/shrank.diff.collapse >/dev/null && cd "$D/o" && for f in *; do echo "== $f"; cat "$f"; done

@@ -128,7 +128,6 @@ struct hpa_line_parts {
  * appearance, from 1.
  */
 struct hpa_graph_nodes {
-	enum hpa_granularity granularity;
 	/*
 	 * Node id = string id (id 0, "", unused): its text.  A line node
 	 * (parts[id].is_line) is found by its parts and has the text "" until
@@ -193,7 +192,7 @@ void hpa_graph_zero_dust(struct hpa_graph *g);
 
 /* What a writer of rows reads of a graph: one granularity's nodes and one value type. */
 struct hpa_graph_rows {
-	const struct hpa_strtab *names;      /* node id -> its text */
+	const struct hpa_strtab *keys;       /* node id -> its text */
 	const double *flat, *cum;            /* by node id */
 	double total;
 	const struct hpa_call_edge *edges;   /* with calls */

@@ -73,9 +73,11 @@ void hpa_short_name(char *name);
  * hpa_remote_names_apply() gives the model.  Problems are warnings.
  */
 struct hpa_remote_names {
-	uint32_t *loc;               /* a location */
-	char **names;                /* and the server's line for it: "a--b--c", outer first */
-	size_t n, aloc, anames;
+	struct hpa_remote_name {
+		uint32_t loc;
+		char *names;         /* the server's line for it: "a--b--c", outer first */
+	} *v;
+	size_t n, alloc;
 };
 
 void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_opts *ho,

@@ -7,9 +7,7 @@
 #include "hpa/diag.h"
 #include "hpa/diff.h"
 #include "hpa/group.h"
-#include "hpa/strip.h"
 #include "hpa/strtab.h"
-#include "hpa/task.h"
 #include "hpa/view.h"
 #include "hpa/xalloc.h"
 

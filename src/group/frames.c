@@ -637,7 +637,7 @@ static void accumulate(struct keys *ks, size_t nk, struct hpa_view *view, const 
 	slot_walk_release(&w);
 }
 
-/* k's nodes into n, value j as type vidx[j]; k is spent (its calls stay for take_edges). */
+/* k's nodes into n, value j as type vidx[j]; k is spent (take_edges() first, for its calls). */
 static void take_nodes(struct keys *k, const unsigned *vidx, struct hpa_graph_nodes *n,
 		       const double *total)
 {
@@ -646,7 +646,6 @@ static void take_nodes(struct keys *k, const unsigned *vidx, struct hpa_graph_no
 
 	if (k->granularity == HPA_BY_LINE)
 		parts_cover(k, nr);   /* the keys after the last line's */
-	n->granularity = k->granularity;
 	n->keys = k->names;
 	n->parts = k->parts;
 	for (v = 0; v < nv; v++) {
@@ -667,6 +666,10 @@ static void take_nodes(struct keys *k, const unsigned *vidx, struct hpa_graph_no
 	}
 	free(k->flat);
 	free(k->cum);
+	free(k->edges);
+	free(k->edge_vals);
+	hpa_hashmap_release(&k->edge_of);
+	free(k->edge_by_slot);
 	free(k->part_next);
 	hpa_hashmap_release(&k->part_of);
 	free(k->slot_key);
@@ -690,11 +693,8 @@ static void take_edges(struct keys *k, const unsigned *vidx, struct hpa_graph *g
 		g->edges[vidx[v]] = to;
 	}
 	g->nedges = k->nedges;
-	if (nv != 1)
-		free(k->edges);
-	free(k->edge_vals);
-	hpa_hashmap_release(&k->edge_of);
-	free(k->edge_by_slot);
+	if (nv == 1)
+		k->edges = NULL;   /* the graph's now */
 }
 
 /*
@@ -742,14 +742,8 @@ void hpa_graph_build(const struct hpa_profile *prof, const struct hpa_view_opts 
 	hpa_view_release(&view);
 	if (spec->calls)
 		take_edges(&ks[0], vidx, out);
-	for (g = 0; g < spec->ngrans; g++) {
-		if (!ks[g].calls) {
-			free(ks[g].edges);
-			free(ks[g].edge_vals);
-			hpa_hashmap_release(&ks[g].edge_of);
-		}
+	for (g = 0; g < spec->ngrans; g++)
 		take_nodes(&ks[g], vidx, &out->nodes[g], total);
-	}
 }
 
 void hpa_graph_name_lines(struct hpa_graph *g, const struct hpa_profile *prof)
@@ -830,7 +824,7 @@ struct hpa_graph_rows hpa_graph_of_rows(const struct hpa_profile *prof, const st
 	hpa_graph_build(prof, opts, &spec, out);
 	hpa_graph_name_lines(out, prof);
 	hpa_graph_zero_dust(out);
-	r.names = &n->keys;
+	r.keys = &n->keys;
 	r.flat = n->flat[v];
 	r.cum = n->cum[v];
 	r.total = n->total[v];

@@ -60,10 +60,8 @@ static void set_remote_names(struct hpa_profile *prof, uint32_t loc, const char 
 /* Location loc's names as one symbol-service line gave them, for hpa_remote_names_apply(). */
 static void remote_names_add(struct hpa_remote_names *rn, uint32_t loc, const char *names)
 {
-	HPA_GROW(rn->loc, rn->n + 1, rn->aloc);
-	HPA_GROW(rn->names, rn->n + 1, rn->anames);
-	rn->loc[rn->n] = loc;
-	rn->names[rn->n++] = xstrdup(names);
+	HPA_GROW(rn->v, rn->n + 1, rn->alloc);
+	rn->v[rn->n++] = (struct hpa_remote_name){ loc, xstrdup(names) };
 }
 
 void hpa_remote_names_apply(struct hpa_profile *prof, struct hpa_remote_names *rn)
@@ -71,11 +69,10 @@ void hpa_remote_names_apply(struct hpa_profile *prof, struct hpa_remote_names *r
 	size_t i;
 
 	for (i = 0; i < rn->n; i++) {
-		set_remote_names(prof, rn->loc[i], rn->names[i]);
-		free(rn->names[i]);
+		set_remote_names(prof, rn->v[i].loc, rn->v[i].names);
+		free(rn->v[i].names);
 	}
-	free(rn->loc);
-	free(rn->names);
+	free(rn->v);
 	memset(rn, 0, sizeof(*rn));
 }
 

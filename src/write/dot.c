@@ -24,7 +24,7 @@ static int cmp_cum(const void *pa, const void *pb)
 
 	if (x != y)
 		return x > y ? -1 : 1;
-	return strcmp(hpa_strtab_get(sort_groups->names, a), hpa_strtab_get(sort_groups->names, b));
+	return strcmp(hpa_strtab_get(sort_groups->keys, a), hpa_strtab_get(sort_groups->keys, b));
 }
 
 /* A DOT string's inside: quotes and backslashes escaped, control bytes dropped. */
@@ -54,9 +54,9 @@ int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 		return -1;
 	g = hpa_graph_of_rows(prof, &vo, opts->granularity, true, &graph);
 	total = g.total;
-	nodes = xmalloc(st_mult(g.names->nr + 1, sizeof(*nodes)));
-	shown_id = xcalloc(g.names->nr + 1, sizeof(*shown_id));
-	for (i = 1; i < g.names->nr; i++) {
+	nodes = xmalloc(st_mult(g.keys->nr + 1, sizeof(*nodes)));
+	shown_id = xcalloc(g.keys->nr + 1, sizeof(*shown_id));
+	for (i = 1; i < g.keys->nr; i++) {
 		nonzero += g.cum[i] != 0;
 		if (g.cum[i] != 0 && fabs(g.cum[i]) > nodefrac * fabs(total))
 			nodes[nnodes++] = (uint32_t)i;
@@ -95,7 +95,7 @@ int hpa_report_dot(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 		hpa_format_value(num[2], sizeof(num[2]), g.cum[n], opts);
 		hpa_format_percent(num[3], sizeof(num[3]), g.cum[n], total);
 		fprintf(fp, "N%zu [label=\"", i + 1);
-		put_dot(fp, hpa_strtab_get(g.names, n));
+		put_dot(fp, hpa_strtab_get(g.keys, n));
 		fprintf(fp, "\\n%s (%s)\\nof %s (%s)\",shape=box,fontsize=%.1f];\n", num[0], num[1],
 			num[2], num[3], fs);
 	}

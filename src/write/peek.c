@@ -106,15 +106,15 @@ static size_t links_of(const struct by_end *b, uint32_t n, const struct hpa_call
 static uint32_t *select_nodes(const struct hpa_graph_rows *g, const struct hpa_write_opts *opts, bool tree,
 			      size_t limit, size_t *nr, size_t *dropped)
 {
-	uint32_t *nodes = xmalloc(st_mult(g->names->nr + 1, sizeof(*nodes)));
+	uint32_t *nodes = xmalloc(st_mult(g->keys->nr + 1, sizeof(*nodes)));
 	size_t i, n = 0;
 
-	for (i = 1; i < g->names->nr; i++) {
+	for (i = 1; i < g->keys->nr; i++) {
 		if ((g->flat[i] != 0 || g->cum[i] != 0) &&
-		    (tree || regexec(&opts->peek->re, hpa_strtab_get(g->names, (uint32_t)i), 0, NULL, 0) == 0))
+		    (tree || regexec(&opts->peek->re, hpa_strtab_get(g->keys, (uint32_t)i), 0, NULL, 0) == 0))
 			nodes[n++] = (uint32_t)i;
 	}
-	sort_names = g->names;
+	sort_names = g->keys;
 	sort_flat = g->flat;
 	if (n > 1)
 		qsort(nodes, n, sizeof(*nodes), cmp_nodes);
@@ -149,7 +149,7 @@ int hpa_report_peek(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		return -1;
 	g = hpa_graph_of_rows(prof, &vo, opts->granularity, true, &graph);
 	total = g.total;
-	names = g.names;
+	names = g.keys;
 	flat = g.flat;
 	cum = g.cum;
 	edges = g.edges;

@@ -167,8 +167,8 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		return -1;
 	k = hpa_graph_of_rows(prof, &vo, opts->granularity, false, &graph);
 	total = k.total;
-	rows = xmalloc(st_mult(k.names->nr, sizeof(*rows)));
-	for (i = 1; i < k.names->nr; i++) {
+	rows = xmalloc(st_mult(k.keys->nr, sizeof(*rows)));
+	for (i = 1; i < k.keys->nr; i++) {
 		if (k.flat[i] == 0 && k.cum[i] == 0)
 			continue;
 		rows[nr].key = (uint32_t)i;
@@ -177,7 +177,7 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		nr++;
 	}
 	sort_by_cum = opts->cum;
-	sort_names = k.names;
+	sort_names = k.keys;
 	qsort(rows, nr, sizeof(*rows), cmp_rows);
 
 	/* --nodecount / --nodefraction: keep the first rows whose |cum| is large enough. */
@@ -205,7 +205,7 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		hpa_format_value(num[3], sizeof(num[3]), rows[i].cum, opts);
 		fprintf(fp, "%8s %6s %6s %8s ", num[0], num[1], num[2], num[3]);
 		hpa_format_percent(num[0], sizeof(num[0]), rows[i].cum, total);
-		fprintf(fp, "%6s %s\n", num[0], hpa_strtab_get(k.names, rows[i].key));
+		fprintf(fp, "%6s %s\n", num[0], hpa_strtab_get(k.keys, rows[i].key));
 	}
 	if (shown < nr)
 		fprintf(fp, "Dropped %zu of %zu rows (--nodecount %zu, --nodefraction %g)\n",

@@ -234,11 +234,11 @@ size_t hpa_visible_stack(const struct hpa_profile *prof, const struct hpa_cuts *
 	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
 	unsigned levels = 0;
 
-	if (cuts && stack < cuts->stacks_nr) {
+	if (cuts) {
+		if (stack >= cuts->stacks_nr)
+			HPA_BUG("stack %u made after the allocator cut (hpa_cuts_restack)", stack);
 		cut = cuts->stack[stack];
 		levels = cuts->stack_levels[stack];
-	} else if (cuts) {   /* a stack made after the cut */
-		cut = scan_cut(prof, cuts->loc, stack, &levels);
 	}
 	*frames = locs + cut;
 	*skip = levels;

@@ -184,10 +184,12 @@ static int order_prefix(const struct hpa_profile *prof)
 
 /*
  * What the passes that make the model give the passes after it, beside
- * the profile: every frame's names and the allocator cut (`cut`: NULL when
- * nothing is cut, with --keep-internal or without symbols).
+ * the profile: the symbols, every frame's names and the allocator cut
+ * (`cut`: NULL when nothing is cut, with --keep-internal or without
+ * symbols).
  */
 struct model_out {
+	struct hpa_symbols syms;
 	struct hpa_names names;
 	struct hpa_cuts cuts;
 	const struct hpa_cuts *cut;
@@ -199,6 +201,7 @@ struct model_out {
  */
 static void view_given(struct hpa_view_opts *vo, const struct model_out *mo, const struct hpa_base_out *base)
 {
+	vo->symbols = &mo->syms;
 	vo->names = &mo->names;
 	vo->cuts = mo->cut;
 	vo->weights = base->weights;
@@ -440,43 +443,37 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
  * Symbols for every frame (unless --no-symbols), then every frame's names
  * and the allocator cut into *mo (the cut left empty without symbols).
  */
-static int symbolize_and_name(struct hpa_profile *prof, const struct hpa_opts *opts, struct model_out *mo)
+static int symbolize_and_name(const struct hpa_profile *prof, const struct hpa_opts *opts, struct model_out *mo)
 {
 	struct hpa_sym_opts so = { opts->binary, opts->sysroot, opts->debug_dirs,
 				   opts->debug_dirs_nr, opts->debuginfod, getenv("PPROF_BINARY_PATH"),
 				   !shows_lines(opts) };
-	struct hpa_symbols *syms;
-	struct hpa_remote_names rn;
 	double t = hpa_now();
 	int rc;
 
 	if (opts->no_symbols) {
-		hpa_name_frames(prof, &mo->names);
+		hpa_name_frames(prof, &mo->syms, &mo->names);
 		hpa_name_distinct(prof, &mo->names, NULL);
 		hpa_timing(t, "name frames");
 		return 0;
 	}
-	rc = hpa_symbolize(prof, &so, &syms);
-	if (syms) {   /* the model takes what the symbolizer found */
-		hpa_symbols_apply(prof, syms);
-		hpa_symbols_free(syms);
-	}
-	hpa_symbolize_remote(prof, &opts->http, &rn);
-	hpa_remote_names_apply(prof, &rn);
+	rc = hpa_symbolize(prof, &so, &mo->syms);
+	if (!rc)
+		hpa_symbolize_remote(prof, &opts->http, &mo->syms);
 	hpa_timing(t, "symbolize (all modules)");
 	if (rc)
 		return rc;
 	t = hpa_now();
-	hpa_name_frames(prof, &mo->names);   /* every frame's names, once, for every writer */
+	hpa_name_frames(prof, &mo->syms, &mo->names);   /* every frame's names, once, for every writer */
 	hpa_timing(t, "name frames");
 	t = hpa_now();
-	hpa_mark_internal(prof, &mo->cuts);
+	hpa_mark_internal(prof, &mo->syms, &mo->cuts);
 	mo->cut = opts->keep_internal ? NULL : &mo->cuts;
 	hpa_timing(t, "mark allocator frames");
 	t = hpa_now();
 	hpa_name_distinct(prof, &mo->names, mo->cut);
 	hpa_timing(t, "tell names apart");
-	hpa_warn_unsymbolized(prof, &so, opts->value, mo->cut);
+	hpa_warn_unsymbolized(prof, &mo->syms, &so, opts->value, mo->cut);
 	hpa_warn_allocator_only(prof, &mo->cuts, opts->value);
 	return 0;
 }
@@ -597,16 +594,17 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	hpa_unsample_profile(prof);
 	hpa_unify_locations(prof);
 	hpa_timing(t, "unsample and unify locations");
-	hpa_profile_end_reading(prof);   /* reading ends: its indexes' memory to the passes after */
 	memset(&mo, 0, sizeof(mo));
+	hpa_profile_end_reading(prof, &mo.syms);   /* reading ends: its indexes' memory to the passes after */
 	rc = symbolize_and_name(prof, opts, &mo);
 	if (!rc) {
-		if (opts->base && hpa_unify_base_by_symbols(prof) && mo.cuts.loc)
+		if (opts->base && hpa_unify_base_by_symbols(prof, &mo.syms) && mo.cuts.loc)
 			hpa_cuts_restack(prof, &mo.cuts);   /* the base's stacks changed */
 		rc = report(prof, opts, &mo, rs);
 	}
 	hpa_names_release(&mo.names);
 	hpa_cuts_release(&mo.cuts);
+	hpa_symbols_release(&mo.syms);
 	return rc;
 }
 

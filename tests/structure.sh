@@ -18,7 +18,7 @@ layer_of() {
 	include/hpa/strbuf.h|include/hpa/strtab.h|include/hpa/task.h|\
 	include/hpa/tempfile.h|include/hpa/timing.h|include/hpa/xalloc.h)
 		echo 0 base ;;
-	src/model/*|include/hpa/profile.h|include/hpa/unsample.h)
+	src/model/*|include/hpa/profile.h|include/hpa/symbols.h|include/hpa/unsample.h)
 		echo 1 model ;;
 	src/net/*|include/hpa/fetch.h)
 		echo 2 net ;;

@@ -9,6 +9,7 @@
 #include "hpa/compat.h"
 #include "hpa/profile.h"
 #include "hpa/strip.h"
+#include "hpa/symbols.h"
 #include "hpa/symbolize.h"
 
 /*
@@ -17,7 +18,7 @@
  *   hpa: warning: libfoo.so.1: 3 addresses without symbols (12.3% of
  *   inuse_space); looked in /usr/lib/libfoo.so.1, /usr/lib/debug
  */
-void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
-			   enum hpa_value v, const struct hpa_cuts *cut);
+void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_symbols *syms,
+			   const struct hpa_sym_opts *opts, enum hpa_value v, const struct hpa_cuts *cut);
 
 #endif

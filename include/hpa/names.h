@@ -12,6 +12,7 @@
 #include "hpa/compat.h"
 #include "hpa/profile.h"
 #include "hpa/strip.h"
+#include "hpa/symbols.h"
 
 /*
  * The name of a frame hpa could not symbolize; malloc'ed: "MODULE+0xOFFSET"
@@ -40,8 +41,9 @@ struct hpa_frame_name {
 
 /* Every frame's names, by frame slot (view.h). */
 struct hpa_names {
+	const struct hpa_symbols *syms;   /* the symbols they name */
 	struct hpa_frame_name *by_slot;
-	size_t nr;          /* the profile's lines_nr + locs_nr when they were made */
+	size_t nr;          /* the symbols' slots when they were made */
 };
 
 /* A frame's name in folded stacks (full, "[inline]" marked, made safe); malloc'ed. */
@@ -92,7 +94,7 @@ size_t hpa_lang_names(const char *name, const char *shortn, enum hpa_lang lang,
  * Name every frame of the profile into *out (the strings interned in the
  * profile's table); run after symbolization, before any report.
  */
-void hpa_name_frames(struct hpa_profile *prof, struct hpa_names *out);
+void hpa_name_frames(const struct hpa_profile *prof, const struct hpa_symbols *syms, struct hpa_names *out);
 void hpa_names_release(struct hpa_names *names);
 
 /*
@@ -104,7 +106,7 @@ void hpa_names_release(struct hpa_names *names);
  * short and display names.  Run after hpa_name_frames() and the allocator
  * cut (strip.h; NULL: --keep-internal or no symbols), before any report.
  */
-void hpa_name_distinct(struct hpa_profile *prof, struct hpa_names *names, const struct hpa_cuts *cut);
+void hpa_name_distinct(const struct hpa_profile *prof, struct hpa_names *names, const struct hpa_cuts *cut);
 
 /* The names of frame `f` (names: what hpa_name_frames() gave for this profile). */
 const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, const struct hpa_names *names,

@@ -15,8 +15,9 @@
  *                hpa_unsample_profile(), estimates after
  *   mapping      one line of an input's maps section
  *   input        one profile file that was read into the model
- *   function     (name, system name, file), interned; names are strtab ids
- *   line         one frame of a location's inline chain: function + file:line
+ *
+ * What is known of the code at each location (functions, inline chains,
+ * file:line) is a table of its own: symbols.h.
  */
 #ifndef HPA_PROFILE_H
 #define HPA_PROFILE_H
@@ -75,40 +76,7 @@ struct hpa_mapping {
 	char *path;                     /* "" for anonymous mappings */
 	bool deleted;                   /* path ended in " (deleted)" */
 	uint32_t input;                 /* input id the line came from */
-	uint32_t sym_file;              /* strtab: file symbolization opened, 0 = none */
-	uint32_t sym_error;             /* strtab: why the file could not be used, 0 = ok */
-	uint32_t build_id;              /* strtab: lowercase hex GNU build-id, 0 = unknown */
-};
-
-/* Where a location's names came from. */
-enum hpa_sym_source {
-	HPA_SYM_NONE,      /* not symbolized (no module, no debug info, no symbol) */
-	HPA_SYM_DWARF,     /* DWARF: functions, inline frames, file:line */
-	HPA_SYM_SYMTAB     /* ELF symbol table (.symtab or .dynsym): function only */
-};
-
-/* A function's source language, when its names need one to be shortened right. */
-enum hpa_lang {
-	HPA_LANG_UNKNOWN,      /* decided from the name's shape */
-	HPA_LANG_C,
-	HPA_LANG_CXX,
-	HPA_LANG_RUST,
-	HPA_LANG_GO,
-	HPA_LANG_OTHER         /* known, and none of the above: names kept whole */
-};
-
-struct hpa_function {
-	uint32_t name;         /* demangled name (strtab id) */
-	uint32_t system_name;  /* name in the binary, e.g. mangled (strtab id) */
-	uint32_t filename;     /* source file (strtab id), 0 if unknown */
-	uint32_t start_line;   /* line of its declaration, 0 if unknown */
-	uint8_t lang;          /* enum hpa_lang, from DWARF when hpa symbolized it */
-};
-
-struct hpa_line {
-	uint32_t func;     /* function id */
-	uint32_t file;     /* source file of this frame (strtab id), 0 if unknown */
-	uint32_t line;     /* 0 if unknown */
+	uint32_t build_id;              /* string id: lowercase hex GNU build-id as read, 0 = unknown */
 };
 
 struct hpa_location {
@@ -117,9 +85,6 @@ struct hpa_location {
 	uint32_t input;      /* the input whose address `addr` is */
 	uint32_t module;     /* strtab: build-id or path of its file, 0 = none */
 	uint32_t mapping;    /* containing mapping, or 0 */
-	uint32_t line_first; /* index into lines[] of the innermost frame */
-	uint16_t line_nr;    /* inline chain length; 0 = not symbolized */
-	uint8_t source;      /* enum hpa_sym_source */
 };
 
 struct hpa_stack {
@@ -178,26 +143,18 @@ struct hpa_input {
 struct hpa_build;
 
 struct hpa_profile {
-	struct hpa_strtab strs;
-
-	struct hpa_function *funcs;     /* [0] unused */
-	size_t funcs_nr, funcs_alloc;
-	struct hpa_hashmap func_by_hash;
-	uint32_t *func_next;            /* same-hash chain */
-
-	struct hpa_line *lines;
-	size_t lines_nr, lines_alloc;
+	/*
+	 * The string pool of the profile and of what the passes after
+	 * reading make of it (its symbols, the frames' names): append-only,
+	 * an id names one string for good.  The profile owns it.
+	 */
+	struct hpa_strtab *strs;
 
 	struct hpa_input *inputs;
 	size_t inputs_nr, inputs_alloc;
 
 	struct hpa_mapping *mappings;   /* [0] unused */
 	size_t mappings_nr, mappings_alloc;
-	/* The folders the binaries' DWARF records (each unit that named a frame:
-	 * its DW_AT_comp_dir and the folder of each source file it names), as
-	 * string ids: where --list may read. */
-	uint32_t *source_dirs;
-	size_t source_dirs_nr, source_dirs_alloc;
 
 	struct hpa_location *locs;      /* [0] unused */
 	size_t locs_nr, locs_alloc;
@@ -238,11 +195,17 @@ struct hpa_profile {
 void hpa_profile_init(struct hpa_profile *prof);
 void hpa_profile_release(struct hpa_profile *prof);
 /*
- * No stack is added from here on: the index that finds a stack by its
- * frames (5 MiB on 180k stacks) is freed, for what the report makes to
- * reuse before the heap grows.  Adding a stack after this is a bug.
+ * Reading ends: no stack is added from here on.  The reading indexes (the
+ * one that finds a stack by its frames is 5 MiB on 180k stacks) are freed,
+ * for what the passes after make to reuse before the heap grows, and the
+ * symbols the files carried go to *syms (symbols.h), one chain for every
+ * location.  Adding a stack after this is a bug.
  */
-void hpa_profile_end_reading(struct hpa_profile *prof);
+struct hpa_symbols;
+void hpa_profile_end_reading(struct hpa_profile *prof, struct hpa_symbols *syms);
+
+/* While the profile is read: the symbols its files carry (pprof functions, folded names). */
+struct hpa_symbols *hpa_profile_symbols(struct hpa_profile *prof);
 
 /* Append an input record; returns its id.  `path` is copied. */
 uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path);
@@ -356,20 +319,10 @@ static inline const uint32_t *hpa_profile_stack(const struct hpa_profile *prof, 
  */
 uint32_t hpa_profile_intern_text(struct hpa_profile *prof, const char *s);
 
-/* Intern a function (its strings as hpa_profile_intern_text()); NULL strings count as "".  Returns its id. */
-uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
-				     const char *system_name, const char *filename);
-
-/*
- * Give location `loc` its inline chain (innermost first, the physical
- * function last), copied from `lines`.
- */
-void hpa_profile_set_lines(struct hpa_profile *prof, uint32_t loc, const struct hpa_line *lines,
-			   size_t nr, enum hpa_sym_source source);
 
 static inline const char *hpa_profile_str(const struct hpa_profile *prof, uint32_t id)
 {
-	return hpa_strtab_get(&prof->strs, id);
+	return hpa_strtab_get(prof->strs, id);
 }
 
 /* Path of a location's module ("" if anonymous), or NULL when in no mapping. */
@@ -408,7 +361,7 @@ void hpa_unify_locations_so_far(struct hpa_profile *prof);
  * a diff against another build of the program matches by symbol
  * (--addresses and --proto too).  Returns whether a stack changed.
  */
-bool hpa_unify_base_by_symbols(struct hpa_profile *prof);
+bool hpa_unify_base_by_symbols(struct hpa_profile *prof, const struct hpa_symbols *syms);
 
 /* One frame: inline level `level` (0 = innermost) of location `loc`. */
 struct hpa_frame {
@@ -422,15 +375,6 @@ static inline double hpa_dust_to_zero(double v)
 	return v < 1e-6 && v > -1e-6 ? 0 : v;
 }
 
-/* A frame's slot: its index in lines[], or past them for unknown frames. */
-static inline size_t hpa_frame_slot(const struct hpa_profile *prof, struct hpa_frame f)
-{
-	const struct hpa_location *l = &prof->locs[f.loc];
-	return l->line_nr ? l->line_first + f.level : prof->lines_nr + f.loc;
-}
-
-/* Per location, the slot of its level 0 (a new array): hpa_frame_slot() without reading locations. */
-uint32_t *hpa_profile_slot0(const struct hpa_profile *prof);
 
 /*
  * Sum of value `v` over the samples of `thread` (HPA_THREAD_ALL: the

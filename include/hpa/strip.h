@@ -11,6 +11,7 @@
 
 #include "hpa/compat.h"
 #include "hpa/profile.h"
+#include "hpa/symbols.h"
 
 /*
  * The allocator cut, the output of hpa_mark_internal(), which the passes
@@ -27,7 +28,8 @@ struct hpa_cuts {
 #define HPA_CUT_ALL UINT16_MAX
 
 /* Mark every location of a symbolized profile, and each stack's cut, into *out. */
-void hpa_mark_internal(const struct hpa_profile *prof, struct hpa_cuts *out);
+void hpa_mark_internal(const struct hpa_profile *prof, const struct hpa_symbols *syms,
+		       struct hpa_cuts *out);
 /* Work out each stack's cut again: after the base pass changed the base's stacks. */
 void hpa_cuts_restack(const struct hpa_profile *prof, struct hpa_cuts *cuts);
 void hpa_cuts_release(struct hpa_cuts *cuts);

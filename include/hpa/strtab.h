@@ -27,6 +27,11 @@ void hpa_strtab_release(struct hpa_strtab *t);
 /* Id of `s` (first `len` bytes), adding a copy when new. */
 uint32_t hpa_strtab_intern_len(struct hpa_strtab *t, const char *s, size_t len);
 uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s);
+/*
+ * Id of `s` (NULL: ""), as text to show: its control bytes written as \xNN
+ * (hpa_sb_add_shown()), so no report, message or page ever carries one.
+ */
+uint32_t hpa_strtab_intern_shown(struct hpa_strtab *t, const char *s);
 
 /* A new id whose text is "" and which interning never returns: a name kept elsewhere. */
 uint32_t hpa_strtab_add_blank(struct hpa_strtab *t);

@@ -9,6 +9,7 @@
 #include "hpa/compat.h"
 #include "hpa/fetch.h"
 #include "hpa/profile.h"
+#include "hpa/symbols.h"
 
 struct hpa_sym_opts {
 	const char *binary;        /* main executable to use instead of the mapped path */
@@ -22,18 +23,14 @@ struct hpa_sym_opts {
 };
 
 /*
- * Symbolize every location of `prof` that lies in a mapped file, the
- * profile unchanged: what is found, into *out, is the model's once
- * hpa_symbols_apply() gives it (the file, build-id and error of each
- * mapping, every location's inline chain, the build folders).  Problems
- * with single modules are warnings; returns -1 (*out NULL) only for setup
- * failures.
+ * Symbolize every location of `prof` that lies in a mapped file and has no
+ * chain in `syms` yet, the profile unchanged: what is found goes into
+ * `syms` (each mapping's file, build-id and error, every location's inline
+ * chain, the build folders), its strings into the profile's pool.
+ * Problems with single modules are warnings; returns -1 (`syms` as it was)
+ * only for setup failures.
  */
-struct hpa_symbols;
-
-int hpa_symbolize(const struct hpa_profile *prof, const struct hpa_sym_opts *opts, struct hpa_symbols **out);
-void hpa_symbols_apply(struct hpa_profile *prof, struct hpa_symbols *syms);
-void hpa_symbols_free(struct hpa_symbols *syms);
+int hpa_symbolize(const struct hpa_profile *prof, const struct hpa_sym_opts *opts, struct hpa_symbols *syms);
 
 /*
  * Whether the ELF file `path` is stripped: no .symtab and no DWARF, so
@@ -69,19 +66,10 @@ void hpa_short_name(char *name);
 
 /*
  * For inputs fetched from a gperftools/brpc server: ask its /pprof/symbol
- * for the addresses local symbolization left unnamed, into *out, which
- * hpa_remote_names_apply() gives the model.  Problems are warnings.
+ * for the addresses local symbolization left unnamed, their names into
+ * `syms` as hpa_symbolize() does.  Problems are warnings.
  */
-struct hpa_remote_names {
-	struct hpa_remote_name {
-		uint32_t loc;
-		char *names;         /* the server's line for it: "a--b--c", outer first */
-	} *v;
-	size_t n, alloc;
-};
-
 void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_opts *ho,
-			  struct hpa_remote_names *out);
-void hpa_remote_names_apply(struct hpa_profile *prof, struct hpa_remote_names *rn);
+			  struct hpa_symbols *syms);
 
 #endif

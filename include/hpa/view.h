@@ -15,6 +15,7 @@
 #include "hpa/names.h"
 #include "hpa/profile.h"
 #include "hpa/strip.h"
+#include "hpa/symbols.h"
 
 /* A compiled --focus/--ignore/--show/--hide expression. */
 struct hpa_filter_re {
@@ -30,7 +31,8 @@ struct hpa_filter_re {
 struct hpa_view_opts {
 	enum hpa_value value;        /* the value summed */
 	int32_t thread;              /* HPA_THREAD_ALL, one jemalloc thread, or HPA_VIEW_EVERY_THREAD */
-	const struct hpa_names *names;   /* every frame's names (names.h) */
+	const struct hpa_symbols *symbols;   /* the profile's symbols (symbols.h) */
+	const struct hpa_names *names;   /* every frame's names (names.h), made of those symbols */
 	const struct hpa_cuts *cuts; /* the allocator cut (strip.h), or NULL: keep allocator frames */
 	int part;                    /* 0 every input; 1 the profiles only, -1 the --base only */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */
@@ -78,6 +80,7 @@ bool hpa_view_has_base(const struct hpa_view_opts *o, const struct hpa_profile *
 
 struct hpa_view {
 	const struct hpa_profile *prof;
+	const struct hpa_symbols *syms;  /* opts.symbols */
 	struct hpa_view_opts opts;
 	uint8_t *bits;               /* per frame slot: filter matches, once known */
 	uint16_t *levels;            /* per location: its frames (inline levels, at least 1) */

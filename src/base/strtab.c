@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/xalloc.h"
 
@@ -129,4 +130,19 @@ void hpa_strtab_name_blank(struct hpa_strtab *t, uint32_t id, const char *s, siz
 uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s)
 {
 	return hpa_strtab_intern_len(t, s, strlen(s));
+}
+
+uint32_t hpa_strtab_intern_shown(struct hpa_strtab *t, const char *s)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	uint32_t id;
+
+	if (!s)
+		s = "";
+	if (!hpa_has_controls(s, strlen(s)))
+		return hpa_strtab_intern(t, s);
+	hpa_sb_add_shown(&sb, s, strlen(s));
+	id = hpa_strtab_intern(t, sb.buf);
+	hpa_sb_release(&sb);
+	return id;
 }

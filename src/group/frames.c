@@ -154,7 +154,7 @@ static void grow_values(struct keys *k)
 static uint32_t str_key(struct keys *k, uint32_t str)
 {
 	if (!k->str_key)
-		k->str_key = xcalloc(k->prof->strs.nr + 1, sizeof(*k->str_key));
+		k->str_key = xcalloc(k->prof->strs->nr + 1, sizeof(*k->str_key));
 	if (!k->str_key[str]) {
 		k->str_key[str] = hpa_strtab_intern(&k->names, hpa_profile_str(k->prof, str)) + 1;
 		grow_values(k);
@@ -203,6 +203,7 @@ static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, s
 {
 	const struct hpa_profile *prof = k->prof;
 	const struct hpa_location *l;
+	const struct hpa_chain *c = hpa_chain_of(k->frame_names->syms, f.loc);
 	const struct hpa_frame_name *names;
 	const char *display;
 	char *key = NULL;
@@ -215,12 +216,12 @@ static HPA_NOINLINE uint32_t frame_key_new(struct keys *k, struct hpa_frame f, s
 	}
 	names = hpa_frame_name(prof, k->frame_names, f);
 	display = hpa_profile_str(prof, names->display);
-	if (!l->line_nr) {
+	if (!c->nr) {
 		if (k->granularity != HPA_BY_ADDRESS || !l->module)
 			return k->slot_key[slot] = str_key(k, names->display);
 		key = hpa_xasprintf("0x%llx %s", (unsigned long long)l->addr, display);   /* the runtime address too */
 	} else {
-		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
+		const struct hpa_line *ln = &k->frame_names->syms->lines[c->first + f.level];
 		const char *file = hpa_profile_str(prof, ln->file);
 
 		switch (k->granularity) {
@@ -470,7 +471,7 @@ static void slot_walk_init(struct slot_walk *w, struct hpa_view *view)
 	memset(w, 0, sizeof(*w));
 	w->view = view;
 	w->filtering = hpa_view_filters(&view->opts);
-	w->slot_frame = xmalloc(st_mult(prof->lines_nr + prof->locs_nr + 1, sizeof(*w->slot_frame)));
+	w->slot_frame = xmalloc(st_mult(hpa_symbols_slots(view->syms) + 1, sizeof(*w->slot_frame)));
 	for (loc = 0; loc < prof->locs_nr; loc++)
 		for (k = 0; k < view->levels[loc]; k++)
 			w->slot_frame[view->slot0[loc] + k] = (struct hpa_frame){ (uint32_t)loc, k };
@@ -733,9 +734,9 @@ void hpa_graph_build(const struct hpa_profile *prof, const struct hpa_view_opts 
 		hpa_hashmap_init(&k->edge_of);
 		hpa_hashmap_init(&k->part_of);
 		hpa_strtab_init(&k->names);
-		k->slot_key = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->slot_key));
+		k->slot_key = xcalloc(hpa_symbols_slots(opts->symbols), sizeof(*k->slot_key));
 		if (k->calls)
-			k->edge_by_slot = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*k->edge_by_slot));
+			k->edge_by_slot = xcalloc(hpa_symbols_slots(opts->symbols), sizeof(*k->edge_by_slot));
 	}
 	hpa_view_init(&view, prof, opts);
 	accumulate(ks, spec->ngrans, &view, vidx, total);

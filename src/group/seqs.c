@@ -468,7 +468,7 @@ void hpa_seqs_collect(struct hpa_seqs *s, const struct hpa_profile *prof,
 	memset(&cs, 0, sizeof(cs));
 	s->prof = prof;
 	s->no_values = !values;
-	s->nslots = prof->lines_nr + prof->locs_nr + 1;
+	s->nslots = hpa_symbols_slots(opts->symbols) + 1;
 	cs.s = s;
 	cs.leaf_first = leaf_first;
 	cs.leaf_only = leaf_only;

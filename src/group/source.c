@@ -23,6 +23,7 @@ struct table {
 
 struct source {
 	const struct hpa_profile *prof;
+	const struct hpa_symbols *syms;
 	hpa_func_match_fn *match;
 	void *ctx;
 	uint8_t *func_state;         /* by function id: 0 not asked, 1 listed, 2 not */
@@ -89,19 +90,17 @@ static uint32_t line_of(struct source *s, uint32_t routine, uint32_t line)
 /* The line (1-based) of frame `f`, or NO_ENTRY. */
 static uint32_t frame_entry(struct source *s, struct hpa_frame f)
 {
-	const struct hpa_profile *prof = s->prof;
-	const struct hpa_location *l = &prof->locs[f.loc];
 	const struct hpa_line *ln;
 	size_t slot;
 
-	if (!l->line_nr)
+	if (!hpa_chain_of(s->syms, f.loc)->nr)
 		return NO_ENTRY;   /* not symbolized: no function to list */
-	slot = hpa_frame_slot(prof, f);
+	slot = hpa_frame_slot(s->syms, f);
 	if (s->slot_entry[slot])
 		return s->slot_entry[slot];
-	ln = &prof->lines[slot];
+	ln = &s->syms->lines[slot];
 	if (!s->func_state[ln->func])
-		s->func_state[ln->func] = s->match(s->ctx, prof, f) ? 1 : 2;
+		s->func_state[ln->func] = s->match(s->ctx, s->prof, f) ? 1 : 2;
 	s->slot_entry[slot] = s->func_state[ln->func] == 1 ?
 		line_of(s, routine_of(s, ln->func, ln->file), ln->line) : NO_ENTRY;
 	return s->slot_entry[slot];
@@ -119,10 +118,11 @@ void hpa_group_source(const struct hpa_profile *prof, const struct hpa_view_opts
 
 	memset(&s, 0, sizeof(s));
 	s.prof = prof;
+	s.syms = opts->symbols;
 	s.match = match;
 	s.ctx = ctx;
-	s.func_state = xcalloc(prof->funcs_nr + 1, 1);
-	s.slot_entry = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*s.slot_entry));
+	s.func_state = xcalloc(s.syms->funcs_nr + 1, 1);
+	s.slot_entry = xcalloc(hpa_symbols_slots(s.syms), sizeof(*s.slot_entry));
 	hpa_hashmap_init(&s.rt.by_key);
 	hpa_hashmap_init(&s.lt.by_key);
 	hpa_view_init(&view, prof, opts);

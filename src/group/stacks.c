@@ -291,8 +291,8 @@ void hpa_stack_namer_init(struct hpa_stack_namer *n, const struct hpa_profile *p
 	n->fmt = fmt;
 	hpa_view_init(&n->view, prof, opts);
 	hpa_strtab_init(&n->names);
-	n->slot_text = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*n->slot_text));
-	n->slot_len = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*n->slot_len));
+	n->slot_text = xcalloc(hpa_symbols_slots(opts->symbols) + 1, sizeof(*n->slot_text));
+	n->slot_len = xcalloc(hpa_symbols_slots(opts->symbols) + 1, sizeof(*n->slot_len));
 }
 
 const char *hpa_stack_text(struct hpa_stack_namer *n, uint32_t sample, size_t *len)

@@ -1,7 +1,7 @@
 /*
  * What a profile holds only while it is read (profile.h's `build`): the
- * indexes that intern addresses and stacks, and the frames of appended
- * dumps not yet moved in.  hpa_profile_end_reading() drops it.  Private to
+ * indexes that intern addresses and stacks, the frames of appended
+ * dumps not yet moved in, and the symbols the files carry.  hpa_profile_end_reading() drops it.  Private to
  * src/model.
  */
 #ifndef HPA_MODEL_BUILD_H
@@ -9,8 +9,10 @@
 
 #include "hpa/compat.h"
 #include "hpa/hashmap.h"
+#include "hpa/symbols.h"
 
 struct hpa_build {
+	struct hpa_symbols syms;        /* what the files carry: hpa_profile_end_reading() hands it out */
 	struct hpa_hashmap loc_by_addr;
 	/*
 	 * Direct-mapped cache in front of loc_by_addr: profiles repeat a few

@@ -12,6 +12,7 @@
 #include "hpa/diag.h"
 #include "hpa/profile.h"
 #include "build.h"
+#include "hpa/symbols.h"
 #include "hpa/hashmap.h"
 #include "hpa/strbuf.h"
 #include "hpa/task.h"
@@ -27,9 +28,9 @@ static uint32_t module_of(struct hpa_profile *prof, uint32_t m)
 	if (!map->path[0])
 		return 0;   /* anonymous memory (JIT code): no file to be the same in */
 	if (!map->build_id)
-		return hpa_strtab_intern(&prof->strs, map->path);
+		return hpa_strtab_intern(prof->strs, map->path);
 	key = hpa_xasprintf("build-id:%s", hpa_profile_str(prof, map->build_id));
-	id = hpa_strtab_intern(&prof->strs, key);
+	id = hpa_strtab_intern(prof->strs, key);
 	free(key);
 	return id;
 }
@@ -352,6 +353,7 @@ static void unify(struct hpa_profile *prof, bool last)
 {
 	struct hpa_hashmap by_key = HPA_HASHMAP_INIT;
 	uint32_t *remap, *next, *module_of_map, n = 1, from;
+	struct hpa_symbols *chains;
 	size_t i, old_nr;
 
 	if ((!prof->build))
@@ -373,7 +375,9 @@ static void unify(struct hpa_profile *prof, bool last)
 		return;   /* one input: its addresses are its locations already */
 	}
 
-	/* The first location of each key stands for every other. */
+	/* The first location of each key stands for every other, its chain (a pprof file's) too. */
+	chains = &prof->build->syms;
+	hpa_symbols_cover(chains, prof->locs_nr);
 	remap = xcalloc(prof->locs_nr, sizeof(*remap));
 	next = xcalloc(prof->locs_nr, sizeof(*next));
 	for (i = 1; i < prof->locs_nr; i++) {
@@ -393,6 +397,7 @@ static void unify(struct hpa_profile *prof, bool last)
 		}
 		if (!id) {   /* a location of its own: moved down to slot n */
 			prof->locs[n] = *l;
+			chains->chains[n] = chains->chains[i];
 			id = n++;
 		}
 		remap[i] = id;
@@ -401,6 +406,7 @@ static void unify(struct hpa_profile *prof, bool last)
 	free(next);
 	old_nr = prof->locs_nr;
 	prof->locs_nr = n;
+	chains->chains_nr = n;
 	one_home_per_module(prof, module_of_map);
 	free(module_of_map);
 	if (n == old_nr) {   /* nothing matched across inputs: every location kept its id */
@@ -433,30 +439,30 @@ void hpa_unify_locations_so_far(struct hpa_profile *prof)
 }
 
 /* A symbolized location's inline chain, for matching: hash of its (function, file, line)s. */
-static uint64_t chain_hash(const struct hpa_profile *prof, const struct hpa_location *l)
+static uint64_t chain_hash(const struct hpa_symbols *syms, const struct hpa_chain *l)
 {
-	uint64_t h = hpa_hash64(l->line_nr);
+	uint64_t h = hpa_hash64(l->nr);
 	size_t k;
 
-	for (k = 0; k < l->line_nr; k++) {
-		const struct hpa_line *ln = &prof->lines[l->line_first + k];
-		h = hpa_hash64(h ^ prof->funcs[ln->func].name);
+	for (k = 0; k < l->nr; k++) {
+		const struct hpa_line *ln = &syms->lines[l->first + k];
+		h = hpa_hash64(h ^ syms->funcs[ln->func].name);
 		h = hpa_hash64(h ^ ((uint64_t)ln->file << 32 | ln->line));
 	}
 	return h;
 }
 
-static bool same_chain(const struct hpa_profile *prof, const struct hpa_location *a,
-		       const struct hpa_location *b)
+static bool same_chain(const struct hpa_symbols *syms, const struct hpa_chain *a,
+		       const struct hpa_chain *b)
 {
 	size_t k;
 
-	if (a->line_nr != b->line_nr)
+	if (a->nr != b->nr)
 		return false;
-	for (k = 0; k < a->line_nr; k++) {
-		const struct hpa_line *x = &prof->lines[a->line_first + k];
-		const struct hpa_line *y = &prof->lines[b->line_first + k];
-		if (prof->funcs[x->func].name != prof->funcs[y->func].name || x->file != y->file ||
+	for (k = 0; k < a->nr; k++) {
+		const struct hpa_line *x = &syms->lines[a->first + k];
+		const struct hpa_line *y = &syms->lines[b->first + k];
+		if (syms->funcs[x->func].name != syms->funcs[y->func].name || x->file != y->file ||
 		    x->line != y->line)
 			return false;
 	}
@@ -494,7 +500,7 @@ static void location_sides(void *arg)
  * the program, so --addresses and --proto diff by symbol too.  Returns
  * whether a stack changed.
  */
-bool hpa_unify_base_by_symbols(struct hpa_profile *prof)
+bool hpa_unify_base_by_symbols(struct hpa_profile *prof, const struct hpa_symbols *syms)
 {
 	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;
 	uint8_t *used = xcalloc(prof->locs_nr, sizeof(*used));   /* 1 profile, 2 base */
@@ -528,22 +534,22 @@ bool hpa_unify_base_by_symbols(struct hpa_profile *prof)
 		free(used2);
 	}
 	for (i = 1; i < prof->locs_nr; i++) {   /* the profile's symbolized locations, by chain */
-		const struct hpa_location *l = &prof->locs[i];
+		const struct hpa_chain *l = hpa_chain_of(syms, (uint32_t)i);
 		uint64_t h;
-		if (!(used[i] & 1) || !l->line_nr)
+		if (!(used[i] & 1) || !l->nr)
 			continue;
-		h = chain_hash(prof, l);
+		h = chain_hash(syms, l);
 		next[i] = hpa_hashmap_get(&by_chain, h);
 		hpa_hashmap_put(&by_chain, h, (uint32_t)i);
 	}
 	remap = xcalloc(prof->locs_nr, sizeof(*remap));
 	for (i = 1; i < prof->locs_nr; i++) {
-		const struct hpa_location *l = &prof->locs[i];
+		const struct hpa_chain *l = hpa_chain_of(syms, (uint32_t)i);
 		uint32_t id;
-		if (used[i] != 2 || !l->line_nr)
+		if (used[i] != 2 || !l->nr)
 			continue;   /* not the base's alone, or no symbols to match by */
-		for (id = hpa_hashmap_get(&by_chain, chain_hash(prof, l)); id; id = next[id])
-			if (same_chain(prof, &prof->locs[id], l))
+		for (id = hpa_hashmap_get(&by_chain, chain_hash(syms, l)); id; id = next[id])
+			if (same_chain(syms, hpa_chain_of(syms, id), l))
 				break;
 		remap[i] = id;
 		moved += id != 0;

@@ -41,13 +41,10 @@ void hpa_profile_init(struct hpa_profile *prof)
 	prof->build = xcalloc(1, sizeof(*prof->build));
 	hpa_hashmap_init(&prof->build->loc_by_addr);
 	hpa_hashmap_init(&prof->build->stack_by_hash);
-	hpa_hashmap_init(&prof->func_by_hash);
+	hpa_symbols_init(&prof->build->syms);
 	hpa_hashmap_init(&prof->thread_by_id);
-	hpa_strtab_init(&prof->strs);
-	HPA_GROW(prof->funcs, 1, prof->funcs_alloc);
-	memset(&prof->funcs[0], 0, sizeof(prof->funcs[0]));
-	prof->funcs_nr = 1;
-	prof->func_next = xcalloc(prof->funcs_alloc, sizeof(*prof->func_next));
+	prof->strs = xmalloc(sizeof(*prof->strs));
+	hpa_strtab_init(prof->strs);
 	/* Slot 0 of the id-indexed tables stands for "none" / the empty stack. */
 	HPA_GROW(prof->mappings, 1, prof->mappings_alloc);
 	memset(&prof->mappings[0], 0, sizeof(prof->mappings[0]));
@@ -72,6 +69,7 @@ static void build_free(struct hpa_profile *prof)
 	free(b->loc_cache);
 	free(b->stack_next);
 	free(b->pending_frames);
+	hpa_symbols_release(&b->syms);
 	free(b);
 	prof->build = NULL;
 }
@@ -91,28 +89,37 @@ void hpa_profile_release(struct hpa_profile *prof)
 		free(prof->threads[i].name);
 	free(prof->inputs);
 	free(prof->mappings);
-	free(prof->source_dirs);
 	free(prof->locs);
 	free(prof->stacks);
 	free(prof->frames);
 	free(prof->samples);
 	free(prof->threads);
-	free(prof->funcs);
-	free(prof->func_next);
-	free(prof->lines);
-	hpa_hashmap_release(&prof->func_by_hash);
 	hpa_hashmap_release(&prof->thread_by_id);
-	hpa_strtab_release(&prof->strs);
+	if (prof->strs)
+		hpa_strtab_release(prof->strs);
+	free(prof->strs);
 	build_free(prof);
 	memset(prof, 0, sizeof(*prof));
 }
 
 
-void hpa_profile_end_reading(struct hpa_profile *prof)
+void hpa_profile_end_reading(struct hpa_profile *prof, struct hpa_symbols *syms)
 {
-	if (prof->build && prof->build->pending_frames)
+	if (!prof->build)
+		HPA_BUG("reading ended twice");
+	if (prof->build->pending_frames)
 		hpa_profile_settle(prof);   /* the frames still an appended dump's: moved in first */
+	*syms = prof->build->syms;
+	hpa_symbols_init(&prof->build->syms);
+	hpa_symbols_cover(syms, prof->locs_nr);
 	build_free(prof);
+}
+
+struct hpa_symbols *hpa_profile_symbols(struct hpa_profile *prof)
+{
+	if (!prof->build)
+		HPA_BUG("symbols of a profile read already (hpa_profile_end_reading gave them)");
+	return &prof->build->syms;
 }
 
 uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
@@ -459,57 +466,7 @@ void hpa_profile_assign_mappings(struct hpa_profile *prof, uint32_t input)
 
 uint32_t hpa_profile_intern_text(struct hpa_profile *prof, const char *s)
 {
-	char *shown = shown_copy(s ? s : "");
-	uint32_t id = hpa_strtab_intern(&prof->strs, shown ? shown : s ? s : "");
-
-	free(shown);
-	return id;
-}
-
-uint32_t hpa_profile_intern_function(struct hpa_profile *prof, const char *name,
-				     const char *system_name, const char *filename)
-{
-	uint32_t n = hpa_profile_intern_text(prof, name);
-	uint32_t sn = hpa_profile_intern_text(prof, system_name);
-	uint32_t fn = hpa_profile_intern_text(prof, filename);
-	uint64_t h = hpa_hash64(((uint64_t)n << 32 | sn) ^ hpa_hash64(fn));
-	uint32_t first = hpa_hashmap_get(&prof->func_by_hash, h), id;
-	size_t old_alloc = prof->funcs_alloc;
-
-	for (id = first; id; id = prof->func_next[id]) {
-		const struct hpa_function *f = &prof->funcs[id];
-		if (f->name == n && f->system_name == sn && f->filename == fn)
-			return id;
-	}
-	id = next_id(prof->funcs_nr);
-	HPA_GROW(prof->funcs, prof->funcs_nr + 1, prof->funcs_alloc);
-	if (prof->funcs_alloc != old_alloc)
-		prof->func_next = xgrow(prof->func_next, old_alloc * sizeof(*prof->func_next),
-					st_mult(prof->funcs_alloc, sizeof(*prof->func_next)));
-	prof->funcs[id].name = n;
-	prof->funcs[id].system_name = sn;
-	prof->funcs[id].filename = fn;
-	prof->funcs[id].start_line = 0;
-	prof->funcs[id].lang = HPA_LANG_UNKNOWN;
-	prof->func_next[id] = first;
-	prof->funcs_nr++;
-	hpa_hashmap_put(&prof->func_by_hash, h, id);
-	return id;
-}
-
-void hpa_profile_set_lines(struct hpa_profile *prof, uint32_t loc, const struct hpa_line *lines,
-			   size_t nr, enum hpa_sym_source source)
-{
-	struct hpa_location *l = &prof->locs[loc];
-
-	if (nr > UINT16_MAX)
-		nr = UINT16_MAX;
-	HPA_GROW(prof->lines, prof->lines_nr + nr, prof->lines_alloc);
-	memcpy(prof->lines + prof->lines_nr, lines, nr * sizeof(*lines));
-	l->line_first = (uint32_t)prof->lines_nr;
-	l->line_nr = (uint16_t)nr;
-	l->source = (uint8_t)(nr ? source : HPA_SYM_NONE);
-	prof->lines_nr += nr;
+	return hpa_strtab_intern_shown(prof->strs, s);
 }
 
 const char *hpa_profile_loc_path(const struct hpa_profile *prof, uint32_t loc)
@@ -531,16 +488,6 @@ const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-uint32_t *hpa_profile_slot0(const struct hpa_profile *prof)
-{
-	uint32_t *slot0 = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*slot0)));
-	size_t i;
-
-	for (i = 0; i < prof->locs_nr; i++)
-		slot0[i] = (uint32_t)hpa_frame_slot(prof, (struct hpa_frame){ (uint32_t)i, 0 });
-	return slot0;
-}
-
 double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32_t thread)
 {
 	double total = 0;
@@ -556,7 +503,7 @@ double hpa_profile_total(const struct hpa_profile *prof, enum hpa_value v, int32
 /* Profile `from`'s string `id` as a string id of prof (0 stays 0). */
 static uint32_t move_str(struct hpa_profile *prof, const struct hpa_profile *from, uint32_t id)
 {
-	return id ? hpa_strtab_intern(&prof->strs, hpa_profile_str(from, id)) : 0;
+	return id ? hpa_strtab_intern(prof->strs, hpa_profile_str(from, id)) : 0;
 }
 
 void hpa_profile_settle(struct hpa_profile *prof)
@@ -598,8 +545,9 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 	uint32_t input, map_first, moff, loff, soff;
 	size_t i;
 
-	if (from->inputs_nr != 1 || from->funcs_nr > 1 || from->lines_nr || from->build->pending_frames)
-		HPA_BUG("appending %zu inputs with %zu functions", from->inputs_nr, from->funcs_nr - 1);
+	if (from->inputs_nr != 1 || from->build->syms.funcs_nr > 1 || from->build->syms.lines_nr ||
+	    from->build->pending_frames)
+		HPA_BUG("appending %zu inputs with %zu functions", from->inputs_nr, from->build->syms.funcs_nr - 1);
 	hpa_profile_settle(prof);   /* one input's frames pending at a time */
 	input = hpa_profile_add_input(prof, from->inputs[0].path);
 	in = hpa_profile_input(prof, input);
@@ -614,8 +562,6 @@ void hpa_profile_append(struct hpa_profile *prof, struct hpa_profile *from)
 		struct hpa_mapping m = from->mappings[i];
 
 		m.input = input;
-		m.sym_file = move_str(prof, from, m.sym_file);
-		m.sym_error = move_str(prof, from, m.sym_error);
 		m.build_id = move_str(prof, from, m.build_id);
 		hpa_profile_add_mapping(prof, &m);
 	}

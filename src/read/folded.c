@@ -145,14 +145,14 @@ static uint32_t location(struct folded *f, const char *names, size_t len)
 		HPA_GROW(f->lines, n + 1, f->lines_alloc);
 		memmove(f->lines + 1, f->lines, n * sizeof(*f->lines));
 		memset(&f->lines[0], 0, sizeof(f->lines[0]));
-		f->lines[0].func = hpa_profile_intern_function(prof, name, NULL, NULL);
+		f->lines[0].func = hpa_symbols_intern_function(hpa_profile_symbols(prof), prof->strs, name, NULL, NULL);
 		free(name);
 		n++;
 		if (!semi)
 			break;
 		p = semi + 1;
 	}
-	hpa_profile_set_lines(prof, loc, f->lines, n, HPA_SYM_SYMTAB);
+	hpa_symbols_set_chain(hpa_profile_symbols(prof), loc, f->lines, n, HPA_SYM_SYMTAB);
 	f->loc_of_key[key] = loc;
 	f->locs_known = key + 1;
 	return loc;

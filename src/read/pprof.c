@@ -88,9 +88,9 @@ static int find_columns(struct reader *r, const PbProfile *p, int col[HPA_NVALUE
 }
 
 /* hpa's name for a frame it could not name: "MODULE+0xOFFSET" or "0xADDR (MODULE)". */
-static bool is_label(const struct hpa_profile *prof, uint32_t func)
+static bool is_label(const struct hpa_profile *prof, const struct hpa_symbols *syms, uint32_t func)
 {
-	const char *n = func ? hpa_profile_str(prof, prof->funcs[func].name) : "";
+	const char *n = func ? hpa_profile_str(prof, syms->funcs[func].name) : "";
 	const char *plus = strrchr(n, '+');
 	size_t i = 2;
 
@@ -175,6 +175,7 @@ static int convert_mappings(struct conv *c)
 static int convert_functions(struct conv *c)
 {
 	struct hpa_profile *prof = c->r->prof;
+	struct hpa_symbols *syms = hpa_profile_symbols(prof);
 	const PbProfile *p = c->p;
 	size_t i;
 
@@ -185,10 +186,10 @@ static int convert_functions(struct conv *c)
 		if (!pf->id || hpa_hashmap_get(&c->fn_ids, pf->id))
 			return hpa_error_at(&c->r->io.pos, "pprof profile: function id %llu is 0 or repeated",
 					    (unsigned long long)pf->id);
-		f = hpa_profile_intern_function(prof, pstr(p, pf->name), pstr(p, pf->system_name),
+		f = hpa_symbols_intern_function(syms, prof->strs, pstr(p, pf->name), pstr(p, pf->system_name),
 						pstr(p, pf->filename));
-		if (!prof->funcs[f].start_line && pf->start_line > 0 && pf->start_line <= UINT32_MAX)
-			prof->funcs[f].start_line = (uint32_t)pf->start_line;
+		if (!syms->funcs[f].start_line && pf->start_line > 0 && pf->start_line <= UINT32_MAX)
+			syms->funcs[f].start_line = (uint32_t)pf->start_line;
 		hpa_hashmap_put(&c->fn_ids, pf->id, f);
 	}
 	return 0;
@@ -199,11 +200,12 @@ static int convert_lines(struct conv *c, const Perftools__Profiles__Location *pl
 			 struct hpa_line **lines, size_t *alines)
 {
 	struct hpa_profile *prof = c->r->prof;
+	struct hpa_symbols *syms = hpa_profile_symbols(prof);
 	size_t nl = pl->n_line, j;
 	bool has_lines = false;
 
 	/* hpa names frames it could not symbolize "0xADDR (module)": still unknown. */
-	if (nl == 1 && is_label(prof, hpa_hashmap_get(&c->fn_ids, pl->line[0]->function_id)))
+	if (nl == 1 && is_label(prof, syms, hpa_hashmap_get(&c->fn_ids, pl->line[0]->function_id)))
 		nl = 0;
 	HPA_GROW(*lines, nl + 1, *alines);
 	for (j = 0; j < nl; j++) {
@@ -212,12 +214,12 @@ static int convert_lines(struct conv *c, const Perftools__Profiles__Location *pl
 			return hpa_error_at(&c->r->io.pos, "pprof profile: location %llu has a line with "
 					    "no function", (unsigned long long)pl->id);
 		(*lines)[j].func = f;
-		(*lines)[j].file = prof->funcs[f].filename;
+		(*lines)[j].file = syms->funcs[f].filename;
 		(*lines)[j].line = pl->line[j]->line > 0 ? (uint32_t)pl->line[j]->line : 0;
 		has_lines |= (*lines)[j].line != 0;
 	}
 	if (nl)
-		hpa_profile_set_lines(prof, loc, *lines, nl, has_lines ? HPA_SYM_DWARF : HPA_SYM_SYMTAB);
+		hpa_symbols_set_chain(syms, loc, *lines, nl, has_lines ? HPA_SYM_DWARF : HPA_SYM_SYMTAB);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "hpa/compat.h"
 #include "hpa/lineio.h"
 #include "hpa/profile.h"
+#include "hpa/symbols.h"
 
 /* Oddities counted while reading and reported once per input at the end. */
 enum read_note {

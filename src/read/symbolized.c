@@ -129,18 +129,20 @@ static const struct read_symbol *find(const struct reader *r, uint64_t addr)
 void read_apply_symbols(struct reader *r)
 {
 	struct hpa_profile *prof = r->prof;
+	struct hpa_symbols *syms = hpa_profile_symbols(prof);
 	struct hpa_line *lines = NULL;
 	size_t alines = 0, i;
 
 	if (r->syms_nr > 1)
 		qsort(r->syms, r->syms_nr, sizeof(*r->syms), cmp_symbol);
+	hpa_symbols_cover(syms, prof->locs_nr);
 	for (i = r->first_loc ? r->first_loc : 1; i < prof->locs_nr; i++) {   /* this input's */
 		const struct hpa_location *l = &prof->locs[i];
 		const struct read_symbol *s;
 		const char *p, *sep;
 		size_t n = 0, k;
 
-		if (l->line_nr)
+		if (syms->chains[i].nr)
 			continue;
 		s = l->addr ? find(r, l->addr - 1) : NULL;
 		if (!s)
@@ -153,7 +155,7 @@ void read_apply_symbols(struct reader *r)
 			name = clean_symbol(p, sep ? (size_t)(sep - p) : strlen(p));
 			HPA_GROW(lines, n + 1, alines);
 			memset(&lines[n], 0, sizeof(lines[n]));
-			lines[n++].func = hpa_profile_intern_function(prof, *name ? name : "??", name, NULL);
+			lines[n++].func = hpa_symbols_intern_function(syms, prof->strs, *name ? name : "??", name, NULL);
 			free(name);
 			if (!sep)
 				break;
@@ -163,7 +165,7 @@ void read_apply_symbols(struct reader *r)
 			lines[k] = lines[n - 1 - k];
 			lines[n - 1 - k] = t;
 		}
-		hpa_profile_set_lines(prof, (uint32_t)i, lines, n, HPA_SYM_SYMTAB);
+		hpa_symbols_set_chain(syms, (uint32_t)i, lines, n, HPA_SYM_SYMTAB);
 	}
 	free(lines);
 }

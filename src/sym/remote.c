@@ -30,7 +30,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Give location `loc` the names of one symbol-service line: "a--b--c", outer first. */
-static void set_remote_names(struct hpa_profile *prof, uint32_t loc, const char *names)
+static void set_remote_names(const struct hpa_profile *prof, struct hpa_symbols *syms, uint32_t loc,
+			     const char *names)
 {
 	struct hpa_line lines[64];
 	const char *parts[64];
@@ -48,41 +49,20 @@ static void set_remote_names(struct hpa_profile *prof, uint32_t loc, const char 
 	for (i = 0; i < n; i++) {   /* innermost first */
 		const char *raw = parts[n - 1 - i];
 		char *dem = hpa_demangle(raw);
-		lines[i].func = hpa_profile_intern_function(prof, dem ? dem : raw, raw, NULL);
+		lines[i].func = hpa_symbols_intern_function(syms, prof->strs, dem ? dem : raw, raw, NULL);
 		lines[i].file = 0;
 		lines[i].line = 0;
 		free(dem);
 	}
-	hpa_profile_set_lines(prof, loc, lines, n, HPA_SYM_SYMTAB);
+	hpa_symbols_set_chain(syms, loc, lines, n, HPA_SYM_SYMTAB);
 	free(copy);
 }
 
-/* Location loc's names as one symbol-service line gave them, for hpa_remote_names_apply(). */
-static void remote_names_add(struct hpa_remote_names *rn, uint32_t loc, const char *names)
-{
-	HPA_GROW(rn->v, rn->n + 1, rn->alloc);
-	rn->v[rn->n++] = (struct hpa_remote_name){ loc, xstrdup(names) };
-}
-
-void hpa_remote_names_apply(struct hpa_profile *prof, struct hpa_remote_names *rn)
-{
-	size_t i;
-
-	for (i = 0; i < rn->n; i++) {
-		set_remote_names(prof, rn->v[i].loc, rn->v[i].names);
-		free(rn->v[i].names);
-	}
-	free(rn->v);
-	memset(rn, 0, sizeof(*rn));
-}
-
 void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_opts *ho,
-			  struct hpa_remote_names *out)
+			  struct hpa_symbols *syms)
 {
-	uint8_t *taken = xcalloc(prof->locs_nr + 1, 1);   /* per location: named by a line already */
 	size_t in;
 
-	memset(out, 0, sizeof(*out));
 	for (in = 0; in < prof->inputs_nr; in++) {
 		const char *url = prof->inputs[in].symbol_url;
 		struct hpa_hashmap by_addr = HPA_HASHMAP_INIT;
@@ -97,7 +77,7 @@ void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_
 		/* The unnamed addresses of this input only: another's mean nothing here. */
 		for (i = 1; i < prof->locs_nr; i++) {
 			const struct hpa_location *l = &prof->locs[i];
-			if (l->line_nr || l->addr >= HPA_KERNEL_FLOOR || !l->addr || l->input != in + 1)
+			if (syms->chains[i].nr || l->addr >= HPA_KERNEL_FLOOR || !l->addr || l->input != in + 1)
 				continue;
 			HPA_GROW(addrs, n + 1, alloc);
 			addrs[n++] = l->addr - 1;
@@ -139,9 +119,8 @@ void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_
 				if (sscanf(line, "0x%llx %n", &a, &off) != 1 || !off || !line[off])
 					continue;
 				loc = hpa_hashmap_get(&by_addr, a + 1);
-				if (loc && !prof->locs[loc].line_nr && !taken[loc]) {
-					remote_names_add(out, loc, line + off);
-					taken[loc] = 1;
+				if (loc && !syms->chains[loc].nr) {   /* the first line for it */
+					set_remote_names(prof, syms, loc, line + off);
 					named++;
 				}
 			}
@@ -154,5 +133,4 @@ void hpa_symbolize_remote(const struct hpa_profile *prof, const struct hpa_http_
 		free(addrs);
 		free(shown);
 	}
-	free(taken);
 }

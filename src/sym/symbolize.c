@@ -69,7 +69,7 @@ static void work_parts(const struct symbolizer *s, struct module *m)
 			size_t k = o->by_addr[down ? to - 1 - j : from + j];
 
 			m->named++;
-			if (s->prof->locs[o->locs[k]].line_nr)
+			if (s->known->chains[o->locs[k]].nr)
 				continue;   /* named already (pprof input) */
 			symbolize_pc(m, o, k);
 			o->res_mod[k] = (uint32_t)(m - s->mods);
@@ -111,7 +111,7 @@ static void module_work(const struct symbolizer *s, struct module *m)
 		m->wanted = sorted_pcs(m->pcs, m->npcs);
 		m->nwanted = m->npcs;
 		for (k = 0; k < m->npcs; k++)
-			if (!s->prof->locs[m->locs[k]].line_nr)   /* else named already (pprof input) */
+			if (!s->known->chains[m->locs[k]].nr)   /* else named already (pprof input) */
 				symbolize_pc(m, m, k);
 		m->named = m->npcs;
 	}
@@ -358,27 +358,18 @@ static void collect_modules(struct symbolizer *s, uint32_t input, uint32_t *wher
 		split_module(s, i, where);
 }
 
-/* The module's build folders into the profile's source_dirs, each once. */
-static void add_source_dirs(struct hpa_profile *prof, struct module *m)
+/* The module's build folders into the symbols' source_dirs, each once. */
+static void add_source_dirs(struct hpa_symbols *out, struct hpa_strtab *strs, struct module *m)
 {
-	for (size_t i = 0; i < m->comp_dirs.cap; i++) {
-		uint32_t id, k;
-
-		if (!m->comp_dirs.slots[i].val)
-			continue;
-		id = hpa_profile_intern_text(prof, hpa_strtab_get(&m->strs, (uint32_t)m->comp_dirs.slots[i].key));
-		for (k = 0; k < prof->source_dirs_nr && prof->source_dirs[k] != id; k++)
-			;
-		if (k == prof->source_dirs_nr) {
-			HPA_GROW(prof->source_dirs, prof->source_dirs_nr + 1, prof->source_dirs_alloc);
-			prof->source_dirs[prof->source_dirs_nr++] = id;
-		}
-	}
+	for (size_t i = 0; i < m->comp_dirs.cap; i++)
+		if (m->comp_dirs.slots[i].val)
+			hpa_symbols_add_source_dir(out, hpa_strtab_intern_shown(strs,
+				hpa_strtab_get(&m->strs, (uint32_t)m->comp_dirs.slots[i].key)));
 	hpa_hashmap_release(&m->comp_dirs);
 }
 
-/* Copy a module's function into the profile, once. */
-static uint32_t profile_func(struct hpa_profile *prof, struct module *m, uint32_t f)
+/* Copy a module's function into the symbols, once. */
+static uint32_t profile_func(struct hpa_symbols *out, struct hpa_strtab *strs, struct module *m, uint32_t f)
 {
 	struct sym_func *sf = &m->funcs[f];
 	struct hpa_function *pf;
@@ -386,10 +377,10 @@ static uint32_t profile_func(struct hpa_profile *prof, struct module *m, uint32_
 
 	if (sf->id)
 		return sf->id;
-	sf->id = hpa_profile_intern_function(prof, name,
+	sf->id = hpa_symbols_intern_function(out, strs, name,
 					     sf->linkage ? hpa_strtab_get(&m->strs, sf->linkage) : name,
 					     hpa_strtab_get(&m->strs, sf->file));
-	pf = &prof->funcs[sf->id];
+	pf = &out->funcs[sf->id];
 	if (!pf->lang)
 		pf->lang = sf->lang;
 	if (!pf->start_line)
@@ -398,34 +389,38 @@ static uint32_t profile_func(struct hpa_profile *prof, struct module *m, uint32_
 }
 
 /* The mappings of an input's modules [first, last): the file read, its build-id, what went wrong. */
-static void apply_mappings(struct symbolizer *s, struct hpa_profile *prof, const struct hpa_input *in,
+static void apply_mappings(struct symbolizer *s, struct hpa_symbols *out, const struct hpa_input *in,
 			   size_t first, size_t last)
 {
+	const struct hpa_profile *prof = s->prof;
 	uint32_t *build_ids = xcalloc(last - first, sizeof(*build_ids));
 	size_t i, j;
 
 	for (j = first; j < last; j++)
 		if (s->mods[j].build_id[0])
-			build_ids[j - first] = hpa_profile_intern_text(prof, s->mods[j].build_id);
+			build_ids[j - first] = hpa_strtab_intern_shown(prof->strs, s->mods[j].build_id);
 	for (i = 0; i < in->map_nr; i++) {
-		struct hpa_mapping *map = &prof->mappings[in->map_first + i];
+		uint32_t m = in->map_first + (uint32_t)i;
+		struct hpa_map_symbols *ms;
 
-		for (j = first; j < last && strcmp(s->mods[j].map_path, map->path); j++)
+		for (j = first; j < last && strcmp(s->mods[j].map_path, prof->mappings[m].path); j++)
 			;
 		if (j == last)
 			continue;
-		map->sym_file = hpa_profile_intern_text(prof, s->mods[j].file);
-		map->build_id = build_ids[j - first];
+		ms = hpa_symbols_map(out, m, prof->mappings_nr);
+		ms->set = true;
+		ms->file = hpa_strtab_intern_shown(prof->strs, s->mods[j].file);
+		ms->build_id = build_ids[j - first];
 		if (s->mods[j].why)
-			map->sym_error = hpa_profile_intern_text(prof, s->mods[j].why);
+			ms->error = hpa_strtab_intern_shown(prof->strs, s->mods[j].why);
 	}
 	free(build_ids);
 	for (j = first; j < last; j++)
-		add_source_dirs(prof, &s->mods[j]);
+		add_source_dirs(out, prof->strs, &s->mods[j]);
 }
 
 /* Location loc's inline chain as module m (or the part that named it) found it. */
-static void apply_location(struct symbolizer *s, struct hpa_profile *prof, struct module *m, uint32_t loc,
+static void apply_location(struct symbolizer *s, struct hpa_symbols *out, struct module *m, uint32_t loc,
 			   struct hpa_line **chain, size_t *achain)
 {
 	size_t k = m->cursor++, f, nr;   /* a module's locations were collected in location order */
@@ -441,12 +436,12 @@ static void apply_location(struct symbolizer *s, struct hpa_profile *prof, struc
 		const struct sym_frame *fr = &r->frames[m->res_first[k] + f];
 
 		if (fr->file && !r->str_ids[fr->file])
-			r->str_ids[fr->file] = hpa_profile_intern_text(prof, hpa_strtab_get(&r->strs, fr->file));
+			r->str_ids[fr->file] = hpa_strtab_intern_shown(s->prof->strs, hpa_strtab_get(&r->strs, fr->file));
 		(*chain)[f].file = fr->file ? r->str_ids[fr->file] : 0;
-		(*chain)[f].func = profile_func(prof, r, fr->func);
+		(*chain)[f].func = profile_func(out, s->prof->strs, r, fr->func);
 		(*chain)[f].line = fr->line;
 	}
-	hpa_profile_set_lines(prof, loc, *chain, nr, (enum hpa_sym_source)m->res_src[k]);
+	hpa_symbols_set_chain(out, loc, *chain, nr, (enum hpa_sym_source)m->res_src[k]);
 }
 
 /* --timing: each module's time (the longest of its parts) and addresses. */
@@ -477,12 +472,13 @@ static void time_modules(const struct symbolizer *s, size_t first, size_t last)
 }
 
 /*
- * Copy what the workers found into the profile: per input, the file used
+ * Copy what the workers found into the symbols: per input, the file used
  * for each mapping, its build-id and what went wrong, then every location's
  * chain in location order.
  */
-static void apply_input(struct symbolizer *s, struct hpa_profile *prof, uint32_t input, const uint32_t *where)
+static void apply_input(struct symbolizer *s, struct hpa_symbols *out, uint32_t input, const uint32_t *where)
 {
+	const struct hpa_profile *prof = s->prof;
 	struct hpa_line *chain = NULL;
 	size_t achain = 0, i, j, first = SIZE_MAX, last = 0;
 
@@ -494,10 +490,10 @@ static void apply_input(struct symbolizer *s, struct hpa_profile *prof, uint32_t
 		}
 	if (first == SIZE_MAX)
 		return;
-	apply_mappings(s, prof, hpa_profile_input(prof, input), first, last);
+	apply_mappings(s, out, &prof->inputs[input - 1], first, last);
 	for (i = 1; i < prof->locs_nr; i++)
 		if (where[i] && s->mods[where[i] - 1].input == input)
-			apply_location(s, prof, &s->mods[where[i] - 1], (uint32_t)i, &chain, &achain);
+			apply_location(s, out, &s->mods[where[i] - 1], (uint32_t)i, &chain, &achain);
 	free(chain);
 	time_modules(s, first, last);
 }
@@ -561,19 +557,27 @@ static void module_release(struct module *m)
 	hpa_strtab_release(&m->strs);
 }
 
-/* What the symbolizer found, until the model takes it (hpa_symbols_apply). */
-struct hpa_symbols {
-	struct symbolizer s;
-	uint32_t *where;             /* per location: its module + 1, 0 for none */
-};
-
-int hpa_symbolize(const struct hpa_profile *prof, const struct hpa_sym_opts *opts, struct hpa_symbols **out)
+static void symbolizer_release(struct symbolizer *s)
 {
-	struct hpa_symbols *syms = xcalloc(1, sizeof(*syms));
-	struct symbolizer *s = &syms->s;
 	size_t i;
 
+	for (i = 0; i < s->nmods; i++)
+		module_release(&s->mods[i]);
+	free(s->mods);
+	free(s->debuginfo_path);
+}
+
+int hpa_symbolize(const struct hpa_profile *prof, const struct hpa_sym_opts *opts, struct hpa_symbols *syms)
+{
+	struct symbolizer sz, *s = &sz;
+	uint32_t *where;             /* per location: its module + 1, 0 for none */
+	size_t i;
+
+	if (syms->chains_nr != prof->locs_nr)
+		HPA_BUG("symbols of %zu locations for %zu", syms->chains_nr, prof->locs_nr);
+	memset(s, 0, sizeof(*s));
 	s->prof = prof;
+	s->known = syms;
 	s->opts = opts;
 	if (opts->debuginfod) {
 		/* Bounded: without progress, and per download, unless set. */
@@ -590,42 +594,21 @@ int hpa_symbolize(const struct hpa_profile *prof, const struct hpa_sym_opts *opt
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->nthreads = hpa_processors();
-	syms->where = xcalloc(prof->locs_nr + 1, sizeof(*syms->where));
+	where = xcalloc(prof->locs_nr + 1, sizeof(*where));
 	for (i = 1; i <= prof->inputs_nr; i++)
-		collect_modules(s, (uint32_t)i, syms->where);
+		collect_modules(s, (uint32_t)i, where);
 	if (s->nmods)
 		run_workers(s);
-	*out = syms;
 	for (i = 0; i < s->nmods; i++)
 		if (s->mods[i].no_dwfl) {
 			hpa_error("cannot start %s", s->mods[i].why);
-			hpa_symbols_free(syms);
-			*out = NULL;
+			free(where);
+			symbolizer_release(s);
 			return -1;
 		}
+	for (i = 1; i <= prof->inputs_nr; i++)   /* the workers are done: what they found goes in */
+		apply_input(s, syms, (uint32_t)i, where);
+	free(where);
+	symbolizer_release(s);
 	return 0;
-}
-
-void hpa_symbols_apply(struct hpa_profile *prof, struct hpa_symbols *syms)
-{
-	size_t i;
-
-	if (syms->s.prof != prof)
-		HPA_BUG("symbols of another profile");
-	for (i = 1; i <= prof->inputs_nr; i++)
-		apply_input(&syms->s, prof, (uint32_t)i, syms->where);
-}
-
-void hpa_symbols_free(struct hpa_symbols *syms)
-{
-	size_t i;
-
-	if (!syms)
-		return;
-	for (i = 0; i < syms->s.nmods; i++)
-		module_release(&syms->s.mods[i]);
-	free(syms->s.mods);
-	free(syms->where);
-	free(syms->s.debuginfo_path);
-	free(syms);
 }

@@ -17,6 +17,7 @@
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
 #include "hpa/symbolize.h"
+#include "hpa/symbols.h"
 #include "dies.h"
 #include "lines.h"
 
@@ -153,7 +154,8 @@ struct module {
 };
 
 struct symbolizer {
-	const struct hpa_profile *prof;   /* read only: what is found goes to the model in hpa_symbols_apply */
+	const struct hpa_profile *prof;   /* read only */
+	const struct hpa_symbols *known;  /* the symbols before: read only until the workers are done */
 	const struct hpa_sym_opts *opts;
 	char *debuginfo_path;
 	Dwfl_Callbacks callbacks;

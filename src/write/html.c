@@ -664,7 +664,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	pg.opts = opts;
 	pg.fp = fp;
 	hpa_strtab_init(&pg.strs);
-	pg.of_prof_str = xcalloc(prof->strs.nr + 1, sizeof(*pg.of_prof_str));
+	pg.of_prof_str = xcalloc(prof->strs->nr + 1, sizeof(*pg.of_prof_str));
 	page_head(fp, title_of(prof, opts));
 	page_data_make(&d, prof, &opts->view);
 	filters = hpa_view_filters_text(&d.vo);

@@ -53,6 +53,7 @@ struct routine {
 struct lister {
 	FILE *fp;
 	const struct hpa_profile *prof;
+	const struct hpa_symbols *syms;
 	const struct hpa_write_opts *opts;
 	char **roots;               /* the folders sources may be read from, real paths */
 	size_t roots_nr;
@@ -81,10 +82,10 @@ static int cmp_lines(const void *pa, const void *pb)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static const struct hpa_profile *sort_prof;
 
-static int cmp_routines(const void *pa, const void *pb)
+static int cmp_routines(const void *pa, const void *pb, void *lister)
 {
+	const struct lister *ls = lister;
 	const struct hpa_source_routine *a = ((const struct routine *)pa)->r;
 	const struct hpa_source_routine *b = ((const struct routine *)pb)->r;
 	int c;
@@ -93,11 +94,11 @@ static int cmp_routines(const void *pa, const void *pb)
 		return fabs(a->cum) > fabs(b->cum) ? -1 : 1;
 	if (fabs(a->flat) != fabs(b->flat))
 		return fabs(a->flat) > fabs(b->flat) ? -1 : 1;
-	c = strcmp(hpa_profile_str(sort_prof, sort_prof->funcs[a->func].name),
-		   hpa_profile_str(sort_prof, sort_prof->funcs[b->func].name));
+	c = strcmp(hpa_profile_str(ls->prof, ls->syms->funcs[a->func].name),
+		   hpa_profile_str(ls->prof, ls->syms->funcs[b->func].name));
 	if (c)
 		return c;
-	return strcmp(hpa_profile_str(sort_prof, a->file), hpa_profile_str(sort_prof, b->file));
+	return strcmp(hpa_profile_str(ls->prof, a->file), hpa_profile_str(ls->prof, b->file));
 }
 
 /* Is the real path `real` in one of the folders sources may be read from? */
@@ -359,7 +360,7 @@ static void print_routine(struct lister *ls, const struct routine *rt, const str
 {
 	const struct hpa_profile *prof = ls->prof;
 	const struct hpa_source_routine *r = rt->r;
-	const struct hpa_function *fn = &prof->funcs[r->func];
+	const struct hpa_function *fn = &ls->syms->funcs[r->func];
 	const struct hpa_source_line *rl = lines + rt->first;
 	struct source_file *src = r->file ? source_of(ls, r->file) : NULL;
 	uint32_t lo = 0, hi = 0, decl = 0;
@@ -443,6 +444,7 @@ int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	memset(&ls, 0, sizeof(ls));
 	ls.fp = fp;
 	ls.prof = prof;
+	ls.syms = vo.symbols;
 	ls.opts = opts;
 	for (i = 0; i < opts->source_paths.nr; i++)
 		add_root(&ls, opts->source_paths.v[i]);
@@ -450,8 +452,8 @@ int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 		ls.remote |= prof->inputs[i].remote;
 	if (!ls.remote) {
 		add_root(&ls, ".");
-		for (i = 0; i < prof->source_dirs_nr; i++)
-			add_root(&ls, hpa_profile_str(prof, prof->source_dirs[i]));
+		for (i = 0; i < ls.syms->source_dirs_nr; i++)
+			add_root(&ls, hpa_profile_str(prof, ls.syms->source_dirs[i]));
 	}
 	hpa_group_source(prof, &vo, match_function, (void *)opts, &g);
 	ls.total = g.total;
@@ -469,9 +471,8 @@ int hpa_report_list(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	for (i = nr = 0; i < g.routines_nr; i++)   /* a routine of zeros is no row, as in --text */
 		if (routines[i].r->flat != 0 || routines[i].r->cum != 0)
 			routines[nr++] = routines[i];
-	sort_prof = prof;
 	if (nr > 1)
-		qsort(routines, nr, sizeof(*routines), cmp_routines);
+		qsort_r(routines, nr, sizeof(*routines), cmp_routines, &ls);
 
 	hpa_format_total(num, sizeof(num), g.total, opts);
 	fprintf(fp, "Total: %s\n", num);

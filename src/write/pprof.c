@@ -47,6 +47,7 @@ static const enum hpa_value columns[4] = {
 
 struct writer {
 	const struct hpa_profile *prof;
+	const struct hpa_symbols *syms;
 	const struct hpa_write_opts *opts;
 	struct hpa_strtab strs;          /* the file's string table */
 	struct hpa_hashmap loc_by_key;   /* (loc, first level, levels) -> output id */
@@ -113,6 +114,7 @@ static uint64_t mapping_id(struct writer *w, uint32_t m)
 {
 	const struct hpa_mapping *hm;
 	PbMapping *pm;
+	uint32_t build_id;
 
 	if (!m)
 		return 0;
@@ -128,7 +130,8 @@ static uint64_t mapping_id(struct writer *w, uint32_t m)
 	pm->memory_limit = hm->limit;
 	pm->file_offset = hm->offset;
 	pm->filename = str(w, *hm->path ? hm->path : "[anon]");
-	pm->build_id = hm->build_id ? str(w, hpa_profile_str(w->prof, hm->build_id)) : 0;
+	build_id = hpa_map_build_id(w->prof, w->syms, m);
+	pm->build_id = build_id ? str(w, hpa_profile_str(w->prof, build_id)) : 0;
 	w->map_out[m] = (uint32_t)pm->id;
 	return pm->id;
 }
@@ -176,6 +179,7 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 {
 	const struct hpa_profile *prof = w->prof;
 	const struct hpa_location *l = &prof->locs[loc];
+	const struct hpa_chain *c = hpa_chain_of(w->syms, loc);
 	uint64_t key = (uint64_t)loc << 32 | (uint64_t)first << 16 | n;
 	uint32_t id = hpa_hashmap_get(&w->loc_by_key, key), i, nl;
 	size_t len = 0;
@@ -187,11 +191,11 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 	len += put_scalar(w->msg + len, 1, id);
 	len += put_scalar(w->msg + len, 2, mapping_id(w, l->mapping));
 	len += put_scalar(w->msg + len, 3, l->addr);
-	nl = l->line_nr ? n : 1;
+	nl = c->nr ? n : 1;
 	for (i = 0; i < nl; i++) {
-		if (l->line_nr) {
-			const struct hpa_line *hl = &prof->lines[l->line_first + first + i];
-			const struct hpa_function *hf = &prof->funcs[hl->func];
+		if (c->nr) {
+			const struct hpa_line *hl = &w->syms->lines[c->first + first + i];
+			const struct hpa_function *hf = &w->syms->funcs[hl->func];
 			/*
 			 * The file is the line's, from the line table (as --traces prints it
 			 * and pprof's own symbolizer does), not the function's declaring file:
@@ -217,7 +221,7 @@ static uint64_t location_id(struct writer *w, uint32_t loc, uint32_t first, uint
 	put_message(&w->loc_bytes, 4, w->msg, len);
 	if (l->mapping && nl > 1)
 		w->map_inline[l->mapping] = true;
-	if (l->mapping && !l->line_nr)
+	if (l->mapping && !c->nr)
 		w->map_all_named[l->mapping] = false;
 	hpa_hashmap_put(&w->loc_by_key, key, id);
 	return id;
@@ -264,13 +268,13 @@ static uint32_t path_key(void *ctx, const struct hpa_frame *frames, size_t nr, s
 static uint32_t path_loc_key(void *ctx, uint32_t loc, unsigned first)
 {
 	struct writer *w = ctx;
-	const struct hpa_location *l;
+	const struct hpa_chain *c;
 	uint32_t id, n;
 
 	if (!first && w->whole[loc])
 		return w->whole[loc];
-	l = &w->prof->locs[loc];
-	n = (l->line_nr ? l->line_nr : 1) - first;
+	c = hpa_chain_of(w->syms, loc);
+	n = (c->nr ? c->nr : 1) - first;
 	id = (uint32_t)location_id(w, loc, first, n);
 	if (!first)
 		w->whole[loc] = id;
@@ -439,14 +443,15 @@ static void writer_init(struct writer *w, const struct hpa_profile *prof,
 
 	memset(w, 0, sizeof(*w));
 	w->prof = prof;
+	w->syms = opts->view.symbols;
 	w->opts = opts;
 	hpa_strtab_init(&w->strs);
 	w->map_out = xcalloc(prof->mappings_nr, sizeof(*w->map_out));
 	w->map_all_named = xmalloc(prof->mappings_nr * sizeof(bool));
 	memset(w->map_all_named, 1, prof->mappings_nr * sizeof(bool));
 	w->map_inline = xcalloc(prof->mappings_nr, sizeof(bool));
-	w->slot_loc = xcalloc(prof->lines_nr + prof->locs_nr + 1, sizeof(*w->slot_loc));
-	w->slot0 = hpa_profile_slot0(prof);
+	w->slot_loc = xcalloc(hpa_symbols_slots(w->syms) + 1, sizeof(*w->slot_loc));
+	w->slot0 = hpa_symbols_slot0(w->syms);
 	w->whole = xcalloc(prof->locs_nr + 1, sizeof(*w->whole));
 	/* The main executable first: the first executable file mapping of input 1. */
 	for (m = 0; prof->inputs_nr && m < prof->inputs[0].map_nr; m++) {

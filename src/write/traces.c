@@ -21,15 +21,15 @@
  */
 static char *frame_text(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)
 {
-	const struct hpa_location *l = &prof->locs[f.loc];
+	const struct hpa_chain *c = hpa_chain_of(names->syms, f.loc);
 	const struct hpa_line *ln;
 	const char *file;
 	char line[16] = "", *s, *p;
 
-	if (!l->line_nr) {
+	if (!c->nr) {
 		s = xstrdup(hpa_frame_display(prof, names, f));
 	} else {
-		ln = &prof->lines[l->line_first + f.level];
+		ln = &names->syms->lines[c->first + f.level];
 		file = hpa_profile_str(prof, ln->file);
 		if (*file && ln->line)
 			snprintf(line, sizeof(line), ":%u", ln->line);

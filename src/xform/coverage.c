@@ -61,18 +61,27 @@ static const char *module_name(const char *path)
  * value, and opened (a file hpa could not use, or the wrong build, is a
  * problem of the setup: said on its own line whatever its share).
  */
-static bool is_small(const struct hpa_profile *prof, const struct unnamed *u, double total)
+/* What the symbolizer made of mapping m (all 0 when it did not look). */
+static struct hpa_map_symbols map_symbols(const struct hpa_symbols *syms, uint32_t m)
 {
-	const struct hpa_mapping *m = u->mapping ? &prof->mappings[u->mapping] : NULL;
+	static const struct hpa_map_symbols none;
 
-	return total > 0 && u->flat * 100 < total * SMALL_PCT && !(m && m->sym_error);
+	return m < syms->maps_nr ? syms->maps[m] : none;
+}
+
+static bool is_small(const struct hpa_symbols *syms, const struct unnamed *u, double total)
+{
+	return total > 0 && u->flat * 100 < total * SMALL_PCT &&
+	       !(u->mapping && map_symbols(syms, u->mapping).error);
 }
 
 /* The warning for one module (or the unmapped addresses), with its shares and the fix that applies. */
-static void warn_module(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
-			const struct unnamed *u, double total, enum hpa_value v, bool base)
+static void warn_module(const struct hpa_profile *prof, const struct hpa_symbols *syms,
+			const struct hpa_sym_opts *opts, const struct unnamed *u, double total,
+			enum hpa_value v, bool base)
 {
-	const struct hpa_mapping *m = u->mapping ? &prof->mappings[u->mapping] : NULL;
+	struct hpa_map_symbols ms = map_symbols(syms, u->mapping);
+	const struct hpa_map_symbols *m = u->mapping ? &ms : NULL;
 	const char *name = module_name(u->path), *es = u->addrs == 1 ? "" : "es";
 	char share[128];
 
@@ -83,17 +92,17 @@ static void warn_module(const struct hpa_profile *prof, const struct hpa_sym_opt
 		snprintf(share, sizeof(share), "no %s", hpa_value_name(v));
 	if (!m) {
 		hpa_warn("%zu address%s outside every mapped file (%s)", u->addrs, es, share);
-	} else if (m->sym_error) {
+	} else if (m->error) {
 		hpa_warn("%s: %zu address%s without symbols (%s): %s", name, u->addrs, es, share,
-			 hpa_profile_str(prof, m->sym_error));
-	} else if (!m->sym_file) {
+			 hpa_profile_str(prof, m->error));
+	} else if (!m->file) {
 		hpa_warn("%s: %zu address%s without symbols (%s): not a file hpa opens", name,
 			 u->addrs, es, share);
-	} else if (hpa_elf_is_stripped(hpa_profile_str(prof, m->sym_file))) {
+	} else if (hpa_elf_is_stripped(hpa_profile_str(prof, m->file))) {
 		hpa_warn("%s: %zu address%s without symbols (%s): %s is stripped; pass the unstripped "
 			 "file, its debug file with --debug-dir DIR (Debian: the -dbg or -dbgsym "
 			 "package puts it in /usr/lib/debug), or --debuginfod", name, u->addrs, es,
-			 share, hpa_profile_str(prof, m->sym_file));
+			 share, hpa_profile_str(prof, m->file));
 	} else {
 		char dirs[512] = "/usr/lib/debug";
 		size_t d;
@@ -103,7 +112,7 @@ static void warn_module(const struct hpa_profile *prof, const struct hpa_sym_opt
 		}
 		hpa_warn("%s: %zu address%s without symbols (%s): no debug info or symbol covers "
 			 "them; looked in %s, %s", name, u->addrs, es, share,
-			 hpa_profile_str(prof, m->sym_file), dirs);
+			 hpa_profile_str(prof, m->file), dirs);
 	}
 }
 
@@ -143,8 +152,8 @@ static double *stack_values(const struct hpa_profile *prof, enum hpa_value v, do
 }
 
 /* The unnamed frames of every stack a report shows, counted by module. */
-static void count_unnamed(const struct hpa_profile *prof, enum hpa_value v, const struct hpa_cuts *cut,
-			  struct unnamed_tab *ut)
+static void count_unnamed(const struct hpa_profile *prof, const struct hpa_symbols *syms, enum hpa_value v,
+			  const struct hpa_cuts *cut, struct unnamed_tab *ut)
 {
 	bool *seen = xcalloc(prof->locs_nr, sizeof(*seen));
 	bool *unnamed = xmalloc(prof->locs_nr + 1);   /* per location: small, read per frame */
@@ -154,7 +163,7 @@ static void count_unnamed(const struct hpa_profile *prof, enum hpa_value v, cons
 	unsigned skip;
 
 	for (i = 0; i < prof->locs_nr; i++)
-		unnamed[i] = !prof->locs[i].line_nr && prof->locs[i].addr < HPA_KERNEL_FLOOR;
+		unnamed[i] = !syms->chains[i].nr && prof->locs[i].addr < HPA_KERNEL_FLOOR;
 	for (i = 1; i < prof->stacks_nr; i++) {
 		if (stack_value[i] < 0)
 			continue;
@@ -187,7 +196,7 @@ static void count_unnamed(const struct hpa_profile *prof, enum hpa_value v, cons
 }
 
 /* The small modules in one line: how many, their flat and their largest cum, the first names. */
-static void warn_small(const struct hpa_profile *prof, const struct unnamed_tab *ut, enum hpa_value v)
+static void warn_small(const struct hpa_symbols *syms, const struct unnamed_tab *ut, enum hpa_value v)
 {
 	struct hpa_strbuf names = HPA_STRBUF_INIT;
 	size_t small_nr = 0, k = 0, i;
@@ -195,7 +204,7 @@ static void warn_small(const struct hpa_profile *prof, const struct unnamed_tab 
 
 	for (i = 0; i < ut->nr; i++) {
 		const struct unnamed *u = &ut->tab[i];
-		if (!is_small(prof, u, ut->total))
+		if (!is_small(syms, u, ut->total))
 			continue;
 		small_nr++;
 		small_flat += u->flat;
@@ -205,7 +214,7 @@ static void warn_small(const struct hpa_profile *prof, const struct unnamed_tab 
 		return;
 	for (i = 0; i < ut->nr; i++) {
 		const struct unnamed *u = &ut->tab[i];
-		if (!is_small(prof, u, ut->total))
+		if (!is_small(syms, u, ut->total))
 			continue;
 		if (k++ == 8) {
 			hpa_sb_addf(&names, ", ... (%zu more)", small_nr - 8);
@@ -220,8 +229,8 @@ static void warn_small(const struct hpa_profile *prof, const struct unnamed_tab 
 	hpa_sb_release(&names);
 }
 
-void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_opts *opts,
-			   enum hpa_value v, const struct hpa_cuts *cut)
+void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_symbols *syms,
+			   const struct hpa_sym_opts *opts, enum hpa_value v, const struct hpa_cuts *cut)
 {
 	struct unnamed_tab ut = { NULL, 0, 0, 0 };
 	bool base = false, empty = true;
@@ -233,10 +242,10 @@ void hpa_warn_unsymbolized(const struct hpa_profile *prof, const struct hpa_sym_
 	}
 	if (empty)   /* "no samples" was said: names would not change anything */
 		return;
-	count_unnamed(prof, v, cut, &ut);
+	count_unnamed(prof, syms, v, cut, &ut);
 	for (i = 0; i < ut.nr; i++)
-		if (!is_small(prof, &ut.tab[i], ut.total))
-			warn_module(prof, opts, &ut.tab[i], ut.total, v, base);
-	warn_small(prof, &ut, v);   /* after the others, in one line */
+		if (!is_small(syms, &ut.tab[i], ut.total))
+			warn_module(prof, syms, opts, &ut.tab[i], ut.total, v, base);
+	warn_small(syms, &ut, v);   /* after the others, in one line */
 	free(ut.tab);
 }

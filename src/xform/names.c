@@ -63,7 +63,7 @@ char *hpa_folded_short_frame(const struct hpa_profile *prof, const struct hpa_na
  * `base` with `mark` appended when `inlined`, interned (sb is scratch);
  * `base_id`, when not 0, is base's own id, for a name that comes out as base.
  */
-static uint32_t intern_marked(struct hpa_profile *prof, struct hpa_strbuf *sb, const char *base,
+static uint32_t intern_marked(const struct hpa_profile *prof, struct hpa_strbuf *sb, const char *base,
 			      bool inlined, const char *mark, bool folded, uint32_t base_id)
 {
 	sb->len = 0;
@@ -74,11 +74,11 @@ static uint32_t intern_marked(struct hpa_profile *prof, struct hpa_strbuf *sb, c
 		hpa_folded_name(sb->buf);
 	if (base_id && !inlined && !strcmp(sb->buf, base))
 		return base_id;
-	return hpa_strtab_intern(&prof->strs, sb->buf);
+	return hpa_strtab_intern(prof->strs, sb->buf);
 }
 
 /* All names of one frame, from its full name (or label) and inline flag. */
-static void name_one(struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa_frame_name *n,
+static void name_one(const struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa_frame_name *n,
 		     const char *full, const struct hpa_function *fn, bool inlined)
 {
 	char *s = fn ? hpa_lang_short_name(full, hpa_name_lang(full,
@@ -87,8 +87,8 @@ static void name_one(struct hpa_profile *prof, struct hpa_strbuf *sb, struct hpa
 	n->known = fn != NULL;
 	n->inlined = inlined;
 	/* A function's name is in the table already; an outermost frame's marked names are its own. */
-	n->full = fn ? fn->name : hpa_strtab_intern(&prof->strs, full);
-	n->shortn = hpa_strtab_intern(&prof->strs, s);
+	n->full = fn ? fn->name : hpa_strtab_intern(prof->strs, full);
+	n->shortn = hpa_strtab_intern(prof->strs, s);
 	n->display = inlined ? intern_marked(prof, sb, s, true, " (inline)", false, 0) : n->shortn;
 	n->graph = inlined ? intern_marked(prof, sb, full, true, " [inline]", false, 0) : n->full;
 	n->folded = intern_marked(prof, sb, full, inlined, "[inline]", true, n->full);
@@ -139,7 +139,8 @@ static int cmp_at_length(const void *a, const void *b)
  * hundreds.  The names are views of the string table's (which never move):
  * nothing is copied but the names picked.
  */
-static void tell_apart(struct hpa_profile *prof, const struct full_short *g, size_t n,
+static void tell_apart(const struct hpa_profile *prof, const struct hpa_symbols *syms,
+		       const struct full_short *g, size_t n,
 		       const uint8_t *short_of, size_t strs, uint32_t *renamed)
 {
 	struct hpa_name_view (*names)[HPA_NAMES_MAX] = xcalloc(n, sizeof(*names));
@@ -149,7 +150,7 @@ static void tell_apart(struct hpa_profile *prof, const struct full_short *g, siz
 
 	for (i = 0; i < n; i++) {
 		const char *full = hpa_profile_str(prof, g[i].full);
-		const struct hpa_function *fn = g[i].func ? &prof->funcs[g[i].func] : NULL;
+		const struct hpa_function *fn = g[i].func ? &syms->funcs[g[i].func] : NULL;
 		enum hpa_lang lang = fn ? hpa_name_lang(full, hpa_profile_str(prof, fn->system_name),
 							(enum hpa_lang)fn->lang) : HPA_LANG_OTHER;
 		nr[i] = hpa_lang_names(full, hpa_profile_str(prof, g[i].shortn), lang, names[i]);
@@ -173,7 +174,7 @@ static void tell_apart(struct hpa_profile *prof, const struct full_short *g, siz
 
 		if (pick[i]) {
 			const struct hpa_name_view *v = &names[i][pick[i] - 1];
-			id = hpa_strtab_intern_len(&prof->strs, v->p, v->len);
+			id = hpa_strtab_intern_len(prof->strs, v->p, v->len);
 		}
 		if (id < strs && short_of[id])   /* another row's short name already */
 			id = g[i].full;
@@ -197,7 +198,7 @@ static void tell_apart(struct hpa_profile *prof, const struct full_short *g, siz
 }
 
 /* Slot i's full name into e[], once per name (seen[full]). */
-static void list_full(const struct hpa_profile *prof, const struct hpa_names *names, size_t i, uint8_t *seen,
+static void list_full(const struct hpa_names *names, size_t i, uint8_t *seen,
 		      struct full_short **e, size_t *nr, size_t *alloc)
 {
 	const struct hpa_frame_name *n = &names->by_slot[i];
@@ -208,7 +209,7 @@ static void list_full(const struct hpa_profile *prof, const struct hpa_names *na
 	HPA_GROW(*e, *nr + 1, *alloc);
 	(*e)[*nr].shortn = n->shortn;
 	(*e)[*nr].full = n->full;
-	(*e)[*nr].func = n->known && i < prof->lines_nr ? prof->lines[i].func : 0;
+	(*e)[*nr].func = n->known && i < names->syms->lines_nr ? names->syms->lines[i].func : 0;
 	(*nr)++;
 }
 
@@ -221,24 +222,24 @@ static bool list_shown(const struct hpa_profile *prof, const struct hpa_names *n
 		       const struct hpa_cuts *cut, const uint8_t *used,
 		       struct full_short **e, size_t *nr)
 {
-	uint8_t *seen = xcalloc(prof->strs.nr, 1);   /* by full name: listed */
+	uint8_t *seen = xcalloc(prof->strs->nr, 1);   /* by full name: listed */
 	size_t i, lv, alloc = 0;
 	bool clash = false;
 
 	*e = NULL;
 	*nr = 0;
 	for (i = 1; i < prof->locs_nr; i++) {
-		const struct hpa_location *l = &prof->locs[i];
+		const struct hpa_chain *l = hpa_chain_of(names->syms, (uint32_t)i);
 		uint16_t c = cut ? cut->loc[i] : 0;
 
 		if (!used[i] || c == HPA_CUT_ALL)
 			continue;
-		if (!l->line_nr) {
-			list_full(prof, names, prof->lines_nr + i, seen, e, nr, &alloc);
+		if (!l->nr) {
+			list_full(names, names->syms->lines_nr + i, seen, e, nr, &alloc);
 			continue;
 		}
-		for (lv = c; lv < l->line_nr; lv++)
-			list_full(prof, names, l->line_first + lv, seen, e, nr, &alloc);
+		for (lv = c; lv < l->nr; lv++)
+			list_full(names, l->first + lv, seen, e, nr, &alloc);
 	}
 	free(seen);
 	if (*nr > 1)
@@ -251,7 +252,7 @@ static bool list_shown(const struct hpa_profile *prof, const struct hpa_names *n
 /* Whether two full names of any frames share a short name: one pass, no sort. */
 static bool names_meet(const struct hpa_profile *prof, const struct hpa_names *names)
 {
-	uint32_t *full_of = xcalloc(prof->strs.nr, sizeof(*full_of));   /* by short name */
+	uint32_t *full_of = xcalloc(prof->strs->nr, sizeof(*full_of));   /* by short name */
 	bool meet = false;
 	size_t i;
 
@@ -295,16 +296,16 @@ static uint8_t *shown_locations(const struct hpa_profile *prof, const struct hpa
 	return used;
 }
 
-void hpa_name_distinct(struct hpa_profile *prof, struct hpa_names *names, const struct hpa_cuts *cut)
+void hpa_name_distinct(const struct hpa_profile *prof, struct hpa_names *names, const struct hpa_cuts *cut)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
-	size_t strs = prof->strs.nr, i, nr, a, b;
+	size_t strs = prof->strs->nr, i, nr, a, b;
 	uint8_t *used, *short_of;
 	uint32_t *renamed, *inline_display;
 	struct full_short *e;
 	bool meet;
 
-	if (names->nr != prof->lines_nr + prof->locs_nr)
+	if (!names->syms || names->nr != hpa_symbols_slots(names->syms))
 		HPA_BUG("hpa_name_distinct() before hpa_name_frames()");
 	if (!names_meet(prof, names))
 		return;   /* the common case: no two full names have one short name */
@@ -324,7 +325,7 @@ void hpa_name_distinct(struct hpa_profile *prof, struct hpa_names *names, const 
 		for (b = a + 1; b < nr && e[b].shortn == e[a].shortn; b++)
 			;
 		if (b - a > 1)
-			tell_apart(prof, e + a, b - a, short_of, strs, renamed);
+			tell_apart(prof, names->syms, e + a, b - a, short_of, strs, renamed);
 	}
 	inline_display = xcalloc(strs, sizeof(*inline_display));   /* by full name */
 	for (i = 0; i < names->nr; i++) {
@@ -350,32 +351,35 @@ void hpa_name_distinct(struct hpa_profile *prof, struct hpa_names *names, const 
 	free(e);
 }
 
-void hpa_name_frames(struct hpa_profile *prof, struct hpa_names *out)
+void hpa_name_frames(const struct hpa_profile *prof, const struct hpa_symbols *syms, struct hpa_names *out)
 {
 	struct hpa_strbuf sb = HPA_STRBUF_INIT;
 	/* a function's names depend only on it and the inline flag: made once */
-	uint32_t *made = xcalloc(prof->funcs_nr ? prof->funcs_nr * 2 : 1, sizeof(*made));
+	uint32_t *made = xcalloc(syms->funcs_nr ? syms->funcs_nr * 2 : 1, sizeof(*made));
 	size_t i, lv;
 
 	struct hpa_frame_name *by_slot;
 
-	out->nr = prof->lines_nr + prof->locs_nr;
+	if (syms->chains_nr != prof->locs_nr)
+		HPA_BUG("names of %zu locations with symbols of %zu", prof->locs_nr, syms->chains_nr);
+	out->syms = syms;
+	out->nr = hpa_symbols_slots(syms);
 	out->by_slot = by_slot = xcalloc(out->nr + 1, sizeof(*out->by_slot));
 	for (i = 1; i < prof->locs_nr; i++) {
-		const struct hpa_location *l = &prof->locs[i];
+		const struct hpa_chain *l = hpa_chain_of(syms, (uint32_t)i);
 		struct hpa_frame f = { (uint32_t)i, 0 };
 
-		if (!l->line_nr) {
+		if (!l->nr) {
 			char *label = hpa_frame_label(prof, f);
-			name_one(prof, &sb, &by_slot[prof->lines_nr + i], label, NULL, false);
+			name_one(prof, &sb, &by_slot[syms->lines_nr + i], label, NULL, false);
 			free(label);
 			continue;
 		}
-		for (lv = 0; lv < l->line_nr; lv++) {
-			uint32_t func = prof->lines[l->line_first + lv].func;
-			const struct hpa_function *fn = &prof->funcs[func];
-			bool inlined = lv + 1 < l->line_nr;
-			size_t slot = l->line_first + lv;
+		for (lv = 0; lv < l->nr; lv++) {
+			uint32_t func = syms->lines[l->first + lv].func;
+			const struct hpa_function *fn = &syms->funcs[func];
+			bool inlined = lv + 1 < l->nr;
+			size_t slot = l->first + lv;
 			uint32_t *seen = &made[(size_t)func * 2 + inlined];
 
 			if (*seen) {
@@ -400,11 +404,11 @@ void hpa_names_release(struct hpa_names *names)
 const struct hpa_frame_name *hpa_frame_name(const struct hpa_profile *prof, const struct hpa_names *names,
 					    struct hpa_frame f)
 {
-	if (!names || names->nr != prof->lines_nr + prof->locs_nr)
+	if (!names || names->nr != hpa_symbols_slots(names->syms) || names->syms->chains_nr != prof->locs_nr)
 		HPA_BUG("frame %u/%u: names %s", f.loc, f.level,
 			names ? "out of date (frames changed since hpa_name_frames())"
 			      : "not given (hpa_name_frames() gives them)");
-	return &names->by_slot[hpa_frame_slot(prof, f)];
+	return &names->by_slot[hpa_frame_slot(names->syms, f)];
 }
 
 const char *hpa_frame_full(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)

@@ -110,6 +110,7 @@ static bool func_is_allocator(const char *const *fname, uint8_t *known, uint32_t
 /* What the marking reads of the profile's strings, taken before it starts. */
 struct mark_job {
 	const struct hpa_profile *prof;
+	const struct hpa_symbols *syms;
 	const char **fname;          /* per function: its name */
 	uint8_t *map_alloc;          /* per mapping: 2 if an allocator's library */
 };
@@ -118,18 +119,19 @@ struct mark_job {
 static void mark_run(struct mark_job *job, uint16_t *cut)
 {
 	const struct hpa_profile *prof = job->prof;
-	uint8_t *known = xcalloc(prof->funcs_nr + 1, 1);
+	const struct hpa_symbols *syms = job->syms;
+	uint8_t *known = xcalloc(syms->funcs_nr + 1, 1);
 	size_t i, j;
 
 	cut[0] = 0;
 	for (i = 1; i < prof->locs_nr; i++) {
-		const struct hpa_location *loc = &prof->locs[i];
+		const struct hpa_chain *c = hpa_chain_of(syms, (uint32_t)i);
 
-		cut[i] = job->map_alloc[loc->mapping] == 2 ? HPA_CUT_ALL : 0;
+		cut[i] = job->map_alloc[prof->locs[i].mapping] == 2 ? HPA_CUT_ALL : 0;
 		/* The outermost allocator level decides: it and all inside it go. */
-		for (j = loc->line_nr; !cut[i] && j-- > 0;) {
-			if (func_is_allocator(job->fname, known, prof->lines[loc->line_first + j].func)) {
-				cut[i] = j + 1 == loc->line_nr ? HPA_CUT_ALL : (uint16_t)(j + 1);
+		for (j = c->nr; !cut[i] && j-- > 0;) {
+			if (func_is_allocator(job->fname, known, syms->lines[c->first + j].func)) {
+				cut[i] = j + 1 == c->nr ? HPA_CUT_ALL : (uint16_t)(j + 1);
 				break;
 			}
 		}
@@ -138,14 +140,16 @@ static void mark_run(struct mark_job *job, uint16_t *cut)
 }
 
 /* The names and paths the marking reads, from the string table, before it starts. */
-static void mark_prepare(const struct hpa_profile *prof, struct mark_job *job)
+static void mark_prepare(const struct hpa_profile *prof, const struct hpa_symbols *syms,
+			 struct mark_job *job)
 {
 	size_t i;
 
 	job->prof = prof;
-	job->fname = xcalloc(prof->funcs_nr + 1, sizeof(*job->fname));
-	for (i = 0; i < prof->funcs_nr; i++)
-		job->fname[i] = hpa_profile_str(prof, prof->funcs[i].name);
+	job->syms = syms;
+	job->fname = xcalloc(syms->funcs_nr + 1, sizeof(*job->fname));
+	for (i = 0; i < syms->funcs_nr; i++)
+		job->fname[i] = hpa_profile_str(prof, syms->funcs[i].name);
 	job->map_alloc = xcalloc(prof->mappings_nr + 1, 1);   /* 0 unused, 1 no, 2 yes */
 	for (i = 1; i < prof->locs_nr; i++) {
 		uint32_t m = prof->locs[i].mapping;
@@ -163,14 +167,15 @@ static void mark_release(struct mark_job *job)
 	free(job->map_alloc);
 }
 
-void hpa_mark_internal(const struct hpa_profile *prof, struct hpa_cuts *out)
+void hpa_mark_internal(const struct hpa_profile *prof, const struct hpa_symbols *syms,
+		       struct hpa_cuts *out)
 {
 	struct mark_job job;
 
 	memset(out, 0, sizeof(*out));
 	out->loc = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*out->loc)));
 	out->locs_nr = prof->locs_nr;
-	mark_prepare(prof, &job);
+	mark_prepare(prof, syms, &job);
 	mark_run(&job, out->loc);
 	mark_release(&job);
 	hpa_cuts_restack(prof, out);

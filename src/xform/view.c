@@ -22,16 +22,20 @@ enum {
 void hpa_view_init(struct hpa_view *v, const struct hpa_profile *prof,
 		   const struct hpa_view_opts *opts)
 {
+	const struct hpa_symbols *syms = opts->symbols;
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
+	if (!syms || syms->chains_nr != prof->locs_nr || (opts->names && opts->names->syms != syms))
+		HPA_BUG("a view without the profile's symbols, or with another's names");
 	v->prof = prof;
+	v->syms = syms;
 	v->opts = *opts;
-	v->bits = xcalloc(prof->lines_nr + prof->locs_nr, sizeof(*v->bits));
+	v->bits = xcalloc(hpa_symbols_slots(syms), sizeof(*v->bits));
 	v->levels = xmalloc(st_mult(prof->locs_nr + 1, sizeof(*v->levels)));
-	v->slot0 = hpa_profile_slot0(prof);   /* small and dense: walks read them per frame */
+	v->slot0 = hpa_symbols_slot0(syms);   /* small and dense: walks read them per frame */
 	for (i = 0; i < prof->locs_nr; i++)
-		v->levels[i] = prof->locs[i].line_nr ? prof->locs[i].line_nr : 1;
+		v->levels[i] = syms->chains[i].nr ? syms->chains[i].nr : 1;
 }
 
 void hpa_view_release(struct hpa_view *v)
@@ -65,6 +69,7 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 	const struct hpa_view_opts *o = &v->opts;
 	size_t slot = hpa_view_slot(v, f);
 	const struct hpa_location *l;
+	const struct hpa_chain *c = hpa_chain_of(v->syms, f.loc);
 	const struct hpa_frame_name *n;
 	const char *texts[5] = { NULL };
 	char addr[32], *fileline = NULL;
@@ -78,8 +83,8 @@ static uint8_t frame_bits(struct hpa_view *v, struct hpa_frame f)
 	texts[0] = addr;
 	texts[1] = hpa_profile_loc_module(prof, f.loc);
 	texts[2] = hpa_profile_str(prof, n->full);   /* an unknown frame's MODULE+0xOFFSET */
-	if (l->line_nr) {
-		const struct hpa_line *ln = &prof->lines[l->line_first + f.level];
+	if (c->nr) {
+		const struct hpa_line *ln = &v->syms->lines[c->first + f.level];
 		const char *file = hpa_profile_str(prof, ln->file);
 
 		texts[3] = hpa_profile_str(prof, n->shortn);

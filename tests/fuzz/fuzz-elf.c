@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint64_t addrs[] = { 0x401005, 0x401100, 0x402345, 0x400001, 0x40ffff };
 	struct hpa_profile prof;
 	struct hpa_cuts cuts;
-	struct hpa_symbols *syms;
+	struct hpa_symbols syms;
 	struct hpa_sym_opts so = { NULL, NULL, NULL, 0, false, NULL, false };
 	struct hpa_mapping m;
 	double v[HPA_NVALUES] = { 1, 64, 1, 64 };
@@ -55,12 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hpa_profile_add_sample(&prof, hpa_profile_intern_stack(&prof, addrs, 5), HPA_THREAD_ALL,
 			       input, v);
 	hpa_profile_assign_mappings(&prof, input);
-	if (hpa_symbolize(&prof, &so, &syms) == 0) {
-		hpa_symbols_apply(&prof, syms);
-		hpa_symbols_free(syms);
-	}
-	hpa_mark_internal(&prof, &cuts);
+	hpa_profile_end_reading(&prof, &syms);
+	hpa_symbolize(&prof, &so, &syms);
+	hpa_mark_internal(&prof, &syms, &cuts);
 	hpa_cuts_release(&cuts);
+	hpa_symbols_release(&syms);
 	hpa_profile_release(&prof);
 	return 0;
 }

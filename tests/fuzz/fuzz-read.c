@@ -52,20 +52,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (hpa_read_stream(&prof, in, "fuzz") == 0) {
 		hpa_unsample_profile(&prof);
 		hpa_unify_locations(&prof);
+		struct hpa_symbols syms;
 		struct hpa_names names;
 
-		hpa_name_frames(&prof, &names);
+		hpa_profile_end_reading(&prof, &syms);
+		hpa_name_frames(&prof, &syms, &names);
 		memset(&opts, 0, sizeof(opts));
 		opts.thread = HPA_THREAD_ALL;
 		opts.show_bytes = true;
 		opts.value = HPA_INUSE_SPACE;
 		struct hpa_write_opts wo = hpa_opts_write(&opts);
+		wo.view.symbols = &syms;
 		wo.view.names = &names;
 		hpa_report_text(out, &prof, &wo);
 		hpa_report_collapse(out, &prof, &wo);
 		hpa_report_traces(out, &prof, &wo);
 		hpa_report_svg(out, &prof, &wo);
 		hpa_names_release(&names);
+		hpa_symbols_release(&syms);
 	}
 	hpa_profile_release(&prof);
 	fclose(in);

@@ -21,6 +21,7 @@
 #include "hpa/lineio.h"
 #include "hpa/profile.h"
 #include "hpa/strtab.h"
+#include "hpa/symbols.h"
 #include "hpa/task.h"
 #include "hpa/tempfile.h"
 #include "hpa/xalloc.h"
@@ -290,6 +291,7 @@ static void test_lineio(void)
 static void test_interning(void)
 {
 	struct hpa_profile p;
+	struct hpa_symbols syms;
 	uint64_t s1[] = { 0x1000, 0x2000, 0x3000 }, s2[] = { 0x1000, 0x2000 };
 	uint32_t a, b, st1, st2, f1, f2;
 	const uint32_t *frames;
@@ -311,13 +313,15 @@ static void test_interning(void)
 	CHECK_INT_EQ(frames[1], b);
 	CHECK_INT_EQ(p.locs[frames[2]].addr, 0x3000);
 	/* Functions: by (name, system name, file); NULL is "". */
-	f1 = hpa_profile_intern_function(&p, "Cache::put", "_ZN5Cache3putEv", "cache.cc");
-	f2 = hpa_profile_intern_function(&p, "Cache::put", "_ZN5Cache3putEv", "other.cc");
+	hpa_symbols_init(&syms);
+	f1 = hpa_symbols_intern_function(&syms, p.strs, "Cache::put", "_ZN5Cache3putEv", "cache.cc");
+	f2 = hpa_symbols_intern_function(&syms, p.strs, "Cache::put", "_ZN5Cache3putEv", "other.cc");
 	CHECK(f1 && f2 && f1 != f2);
-	CHECK_INT_EQ(hpa_profile_intern_function(&p, "Cache::put", "_ZN5Cache3putEv", "cache.cc"), f1);
-	CHECK_INT_EQ(hpa_profile_intern_function(&p, "main", NULL, NULL),
-		     hpa_profile_intern_function(&p, "main", "", ""));
-	CHECK_STR_EQ(hpa_profile_str(&p, p.funcs[f1].name), "Cache::put");
+	CHECK_INT_EQ(hpa_symbols_intern_function(&syms, p.strs, "Cache::put", "_ZN5Cache3putEv", "cache.cc"), f1);
+	CHECK_INT_EQ(hpa_symbols_intern_function(&syms, p.strs, "main", NULL, NULL),
+		     hpa_symbols_intern_function(&syms, p.strs, "main", "", ""));
+	CHECK_STR_EQ(hpa_profile_str(&p, syms.funcs[f1].name), "Cache::put");
+	hpa_symbols_release(&syms);
 	hpa_profile_release(&p);
 }
 

@@ -32,10 +32,10 @@ static char *slurp(FILE *fp)
 static uint32_t frame(struct hpa_profile *p, const char *name, uint64_t addr)
 {
 	uint32_t loc = hpa_profile_new_loc(p, addr);
-	struct hpa_line l = { hpa_profile_intern_function(p, name, name, "x.c"),
-			      hpa_strtab_intern(&p->strs, "x.c"), 7 };
+	struct hpa_line l = { hpa_symbols_intern_function(hpa_profile_symbols(p), p->strs, name, name, "x.c"),
+			      hpa_strtab_intern(p->strs, "x.c"), 7 };
 
-	hpa_profile_set_lines(p, loc, &l, 1, HPA_SYM_DWARF);
+	hpa_symbols_set_chain(hpa_profile_symbols(p), loc, &l, 1, HPA_SYM_DWARF);
 	return loc;
 }
 
@@ -44,6 +44,7 @@ int main(void)
 	struct hpa_profile p;
 	struct hpa_opts o;
 	struct hpa_write_opts w;
+	struct hpa_symbols syms;
 	struct hpa_names names;
 	char *longname = malloc(5200), *svg;
 	uint32_t stack[3];
@@ -68,7 +69,9 @@ int main(void)
 	o.thread = HPA_THREAD_ALL;
 	o.keep_internal = true;
 	w = hpa_opts_write(&o);
-	hpa_name_frames(&p, &names);
+	hpa_profile_end_reading(&p, &syms);
+	hpa_name_frames(&p, &syms, &names);
+	w.view.symbols = &syms;
 	w.view.names = &names;
 	fp = fopen("flame-names.svg", "w+");
 	CHECK_INT_EQ(hpa_report_svg(fp, &p, &w), 0);
@@ -90,7 +93,9 @@ int main(void)
 	hpa_profile_init(&p);
 	hpa_profile_add_input(&p, "empty");
 	hpa_names_release(&names);
-	hpa_name_frames(&p, &names);
+	hpa_symbols_release(&syms);
+	hpa_profile_end_reading(&p, &syms);
+	hpa_name_frames(&p, &syms, &names);
 	fp = fopen("flame-empty.svg", "w+");
 	CHECK_INT_EQ(hpa_report_svg(fp, &p, &w), 0);
 	svg = slurp(fp);

@@ -51,11 +51,13 @@ static void add_input(struct hpa_profile *p, unsigned long long lib, unsigned lo
 }
 
 /*
- * The names hpa_name_frames() gave each profile under test (a few at a
- * time; a profile named again, as one at the same place, replaces its own).
+ * The symbols reading gave each profile under test and the names
+ * hpa_name_frames() made of them (a few at a time; a profile read again,
+ * as one at the same place, replaces its own).
  */
 static struct {
 	const struct hpa_profile *p;
+	struct hpa_symbols syms;
 	struct hpa_names names;
 } named[4];
 
@@ -78,8 +80,12 @@ static void name_frames(struct hpa_profile *p)
 	if (i == HPA_ARRAY_SIZE(named))
 		i = 0;
 	hpa_names_release(&named[i].names);
+	if (p->build) {   /* read anew: its reading ends here */
+		hpa_symbols_release(&named[i].syms);
+		hpa_profile_end_reading(p, &named[i].syms);
+	}
 	named[i].p = p;
-	hpa_name_frames(p, &named[i].names);
+	hpa_name_frames(p, &named[i].syms, &named[i].names);
 }
 
 /* The command line's view of profile p, with p's names. */
@@ -88,6 +94,7 @@ static struct hpa_view_opts view_opts(const struct hpa_profile *p, const struct 
 	struct hpa_view_opts vo = hpa_opts_view(o);
 
 	vo.names = names_of(p);
+	vo.symbols = vo.names ? vo.names->syms : NULL;
 	return vo;
 }
 
@@ -613,11 +620,11 @@ static void set_lines(struct hpa_profile *p, uint32_t loc, size_t n, const char 
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		l[i].func = hpa_profile_intern_function(p, fn[i], fn[i], file[i]);
-		l[i].file = hpa_strtab_intern(&p->strs, file[i]);
+		l[i].func = hpa_symbols_intern_function(hpa_profile_symbols(p), p->strs, fn[i], fn[i], file[i]);
+		l[i].file = hpa_strtab_intern(p->strs, file[i]);
 		l[i].line = line[i];
 	}
-	hpa_profile_set_lines(p, loc, l, n, HPA_SYM_DWARF);
+	hpa_symbols_set_chain(hpa_profile_symbols(p), loc, l, n, HPA_SYM_DWARF);
 }
 
 /*

@@ -62,6 +62,7 @@ static void formats(void)
 static char *report(const char *text, const struct hpa_opts *o)
 {
 	struct hpa_profile p;
+	struct hpa_symbols syms;
 	struct hpa_names names;
 	struct hpa_write_opts w = *wo(o);
 	FILE *in = tmpfile(), *out = tmpfile();
@@ -73,7 +74,9 @@ static char *report(const char *text, const struct hpa_opts *o)
 	CHECK_INT_EQ(hpa_read_stream(&p, in, "t.heap"), 0);
 	hpa_unsample_profile(&p);
 	hpa_unify_locations(&p);
-	hpa_name_frames(&p, &names);
+	hpa_profile_end_reading(&p, &syms);
+	hpa_name_frames(&p, &syms, &names);
+	w.view.symbols = &syms;
 	w.view.names = &names;
 	CHECK_INT_EQ(hpa_report_text(out, &p, &w), 0);
 	rewind(out);
@@ -82,6 +85,7 @@ static char *report(const char *text, const struct hpa_opts *o)
 	fclose(in);
 	fclose(out);
 	hpa_names_release(&names);
+	hpa_symbols_release(&syms);
 	hpa_profile_release(&p);
 	return buf;
 }

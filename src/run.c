@@ -193,6 +193,7 @@ struct model_out {
 	struct hpa_names names;
 	struct hpa_cuts cuts;
 	const struct hpa_cuts *cut;
+	uint32_t *frames;            /* the stacks' frames with the base matched by symbol, or NULL: the profile's */
 };
 
 /*
@@ -204,6 +205,7 @@ static void view_given(struct hpa_view_opts *vo, const struct model_out *mo, con
 	vo->symbols = &mo->syms;
 	vo->names = &mo->names;
 	vo->cuts = mo->cut;
+	vo->frames = mo->frames;
 	vo->weights = base->weights;
 	vo->dropped = base->dropped;
 }
@@ -440,8 +442,9 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
 }
 
 /*
- * Symbols for every frame (unless --no-symbols), then every frame's names
- * and the allocator cut into *mo (the cut left empty without symbols).
+ * Symbols for every frame (unless --no-symbols), every frame's names, the
+ * base's frames matched by symbol and the allocator cut into *mo (the cut
+ * left empty without symbols).
  */
 static int symbolize_and_name(const struct hpa_profile *prof, const struct hpa_opts *opts, struct model_out *mo)
 {
@@ -453,6 +456,8 @@ static int symbolize_and_name(const struct hpa_profile *prof, const struct hpa_o
 
 	if (opts->no_symbols) {
 		hpa_name_frames(prof, &mo->syms, &mo->names);
+		if (opts->base)   /* by the names the files carry */
+			mo->frames = hpa_match_base_by_symbols(prof, &mo->syms);
 		hpa_name_distinct(prof, &mo->names, NULL);
 		hpa_timing(t, "name frames");
 		return 0;
@@ -466,8 +471,10 @@ static int symbolize_and_name(const struct hpa_profile *prof, const struct hpa_o
 	t = hpa_now();
 	hpa_name_frames(prof, &mo->syms, &mo->names);   /* every frame's names, once, for every writer */
 	hpa_timing(t, "name frames");
+	if (opts->base)
+		mo->frames = hpa_match_base_by_symbols(prof, &mo->syms);
 	t = hpa_now();
-	hpa_mark_internal(prof, &mo->syms, &mo->cuts);
+	hpa_mark_internal(prof, &mo->syms, mo->frames, &mo->cuts);
 	mo->cut = opts->keep_internal ? NULL : &mo->cuts;
 	hpa_timing(t, "mark allocator frames");
 	t = hpa_now();
@@ -598,12 +605,11 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	hpa_profile_end_reading(prof, &mo.syms);   /* reading ends: its indexes' memory to the passes after */
 	rc = symbolize_and_name(prof, opts, &mo);
 	if (!rc) {
-		if (opts->base && hpa_unify_base_by_symbols(prof, &mo.syms) && mo.cuts.loc)
-			hpa_cuts_restack(prof, &mo.cuts);   /* the base's stacks changed */
 		rc = report(prof, opts, &mo, rs);
 	}
 	hpa_names_release(&mo.names);
 	hpa_cuts_release(&mo.cuts);
+	free(mo.frames);
 	hpa_symbols_release(&mo.syms);
 	return rc;
 }

@@ -27,7 +27,7 @@ struct hpa_base_out {
 
 /*
  * The base pass, after symbolizing and naming (and the base's frames
- * unified by symbols, hpa_unify_base_by_symbols), into *out (release it
+ * matched by symbol, hpa_match_base_by_symbols: the view's frames), into *out (release it
  * with hpa_base_out_release): each input's weight in the reports, its own
  * (1, or -1 for the base), the base's scaled to the profile's total (of
  * the selected value and thread) with --normalize; with --drop_negative

@@ -354,14 +354,6 @@ const char *hpa_profile_loc_module(const struct hpa_profile *prof, uint32_t loc)
 void hpa_unify_locations(struct hpa_profile *prof);
 void hpa_unify_locations_so_far(struct hpa_profile *prof);
 
-/*
- * After symbolizing: a frame of the base (--base) whose location no
- * profile stack has, but whose inline chain (function, file, line at
- * every level) a location of the profile has, becomes that location, so
- * a diff against another build of the program matches by symbol
- * (--addresses and --proto too).  Returns whether a stack changed.
- */
-bool hpa_unify_base_by_symbols(struct hpa_profile *prof, const struct hpa_symbols *syms);
 
 /* One frame: inline level `level` (0 = innermost) of location `loc`. */
 struct hpa_frame {

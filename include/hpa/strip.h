@@ -27,11 +27,13 @@ struct hpa_cuts {
 
 #define HPA_CUT_ALL UINT16_MAX
 
-/* Mark every location of a symbolized profile, and each stack's cut, into *out. */
+/*
+ * Mark every location of a symbolized profile, and each stack's cut, into
+ * *out: the stacks as `frames` holds them (the base matched by symbol), or
+ * NULL: as the profile does.
+ */
 void hpa_mark_internal(const struct hpa_profile *prof, const struct hpa_symbols *syms,
-		       struct hpa_cuts *out);
-/* Work out each stack's cut again: after the base pass changed the base's stacks. */
-void hpa_cuts_restack(const struct hpa_profile *prof, struct hpa_cuts *cuts);
+		       const uint32_t *frames, struct hpa_cuts *out);
 void hpa_cuts_release(struct hpa_cuts *cuts);
 
 /* True if a (short) function name is an allocator entry point or internal. */
@@ -39,13 +41,14 @@ bool hpa_is_allocator_name(const char *short_name);
 
 /*
  * The frames of stack `stack` that a report shows, leaf first: sets *frames
- * to the first of them (inside the profile's frame table) and returns their
- * number.  With `cuts` NULL (--keep-internal, or no symbols) nothing is
- * cut.  *skip is set to the number of inline levels of frame 0 that are cut
- * too (an allocator function inlined into a caller that stays).
+ * to the first of them (inside `table`, the frames table: the base matched
+ * by symbol, or NULL: the profile's own) and returns their number.  With
+ * `cuts` NULL (--keep-internal, or no symbols) nothing is cut.  *skip is
+ * set to the number of inline levels of frame 0 that are cut too (an
+ * allocator function inlined into a caller that stays).
  */
-size_t hpa_visible_stack(const struct hpa_profile *prof, const struct hpa_cuts *cuts, uint32_t stack,
-			 const uint32_t **frames, unsigned *skip);
+size_t hpa_visible_stack(const struct hpa_profile *prof, const uint32_t *table, const struct hpa_cuts *cuts,
+			 uint32_t stack, const uint32_t **frames, unsigned *skip);
 
 /*
  * Warn when at least 95% of `v` (all-threads samples, every input) is in

@@ -136,6 +136,18 @@ static inline size_t hpa_frame_slot(const struct hpa_symbols *syms, struct hpa_f
 	return c->nr ? c->first + f.level : syms->lines_nr + f.loc;
 }
 
+/*
+ * The base matched by symbol (--base; model/identity.c): a frame of the
+ * base whose location no profile stack has, but whose inline chain
+ * (function, file, line at every level) a location of the profile has,
+ * becomes that location, so a diff against another build of the program
+ * matches by symbol (--addresses and --proto too).  Returns the frames
+ * table so matched (prof->frames' layout, a new array) for the views to
+ * read (hpa_view_opts.frames), or NULL when no frame moves (the same build
+ * on both sides, the usual case).  The profile is unchanged.
+ */
+uint32_t *hpa_match_base_by_symbols(const struct hpa_profile *prof, const struct hpa_symbols *syms);
+
 /* Per location, the slot of its level 0 (a new array): hpa_frame_slot() without reading chains. */
 uint32_t *hpa_symbols_slot0(const struct hpa_symbols *syms);
 

@@ -34,6 +34,7 @@ struct hpa_view_opts {
 	const struct hpa_symbols *symbols;   /* the profile's symbols (symbols.h) */
 	const struct hpa_names *names;   /* every frame's names (names.h), made of those symbols */
 	const struct hpa_cuts *cuts; /* the allocator cut (strip.h), or NULL: keep allocator frames */
+	const uint32_t *frames;      /* the stacks' frames with the base matched by symbol, or NULL: the profile's */
 	int part;                    /* 0 every input; 1 the profiles only, -1 the --base only */
 	const struct hpa_filter_re *focus, *ignore, *show, *hide;   /* may be unset, never NULL */
 	/*

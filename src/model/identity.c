@@ -2,7 +2,7 @@
  * Location identity across inputs (profile.h, hpa_unify_locations): the
  * same code in two dumps is one location even when ASLR, or another path
  * to the same build, put it at another address; and once symbolized, the
- * same code of another build in the base (hpa_unify_base_by_symbols).
+ * same code of another build in the base (hpa_match_base_by_symbols).
  */
 #include "hpa/compat.h"
 
@@ -492,21 +492,43 @@ static void location_sides(void *arg)
 }
 
 /*
+ * The frames table with the base's stacks (side 2) matched: each location
+ * with remap[] set becomes that one.  A stack the profile shares holds no
+ * location of the base's alone (hpa_unify_locations merges equal stacks
+ * of inputs), so only the base's own stacks change.
+ */
+static uint32_t *matched_frames(const struct hpa_profile *prof, const uint8_t *side, const uint32_t *remap)
+{
+	uint32_t *frames = xmalloc(st_mult(prof->frames_nr + 1, sizeof(*frames)));
+	size_t i, k;
+
+	memcpy(frames, prof->frames, prof->frames_nr * sizeof(*frames));
+	for (i = 1; i < prof->stacks_nr; i++) {
+		uint32_t *f = frames + prof->stacks[i].first;
+		if (!(side[i] & 2))
+			continue;
+		for (k = 0; k < prof->stacks[i].nr; k++)
+			if (remap[f[k]])
+				f[k] = remap[f[k]];
+	}
+	return frames;
+}
+
+/*
  * The base is re-keyed into the profile by symbolic identity: a frame of
  * the base whose location the profile does not have, but whose inline chain
  * (function, file, line at every level) a location of the profile has,
  * becomes that location.  Locations already meet by module and offset
  * (hpa_unify_locations); this matches the same code in another build of
- * the program, so --addresses and --proto diff by symbol too.  Returns
- * whether a stack changed.
+ * the program, so --addresses and --proto diff by symbol too.
  */
-bool hpa_unify_base_by_symbols(struct hpa_profile *prof, const struct hpa_symbols *syms)
+uint32_t *hpa_match_base_by_symbols(const struct hpa_profile *prof, const struct hpa_symbols *syms)
 {
 	struct hpa_hashmap by_chain = HPA_HASHMAP_INIT;
 	uint8_t *used = xcalloc(prof->locs_nr, sizeof(*used));   /* 1 profile, 2 base */
 	uint8_t *side = xcalloc(prof->stacks_nr, sizeof(*side));  /* the same, by stack */
-	uint32_t *next = xcalloc(prof->locs_nr, sizeof(*next)), *remap;
-	size_t i, k, moved = 0;
+	uint32_t *next = xcalloc(prof->locs_nr, sizeof(*next)), *remap, *frames;
+	size_t i, moved = 0;
 
 	/* By stack, not by sample: dumps share most stacks, and threads too. */
 	for (i = 0; i < prof->samples_nr; i++)
@@ -517,7 +539,7 @@ bool hpa_unify_base_by_symbols(struct hpa_profile *prof, const struct hpa_symbol
 		free(used);
 		free(side);
 		free(next);
-		return false;
+		return NULL;
 	}
 	{   /* every frame once: the stacks in two halves side by side, each marking a table of its own */
 		uint8_t *used2 = xcalloc(prof->locs_nr, sizeof(*used2));
@@ -554,23 +576,11 @@ bool hpa_unify_base_by_symbols(struct hpa_profile *prof, const struct hpa_symbol
 		remap[i] = id;
 		moved += id != 0;
 	}
-	/*
-	 * Rewritten in place: a stack the profile shares holds no location of
-	 * the base's alone (hpa_unify_locations merges equal stacks of inputs).
-	 * The same build on both sides (the usual case) moves nothing.
-	 */
-	for (i = 1; i < prof->stacks_nr && moved; i++) {
-		uint32_t *f = prof->frames + prof->stacks[i].first;
-		if (!(side[i] & 2))
-			continue;
-		for (k = 0; k < prof->stacks[i].nr; k++)
-			if (remap[f[k]])
-				f[k] = remap[f[k]];
-	}
+	frames = moved ? matched_frames(prof, side, remap) : NULL;
 	hpa_hashmap_release(&by_chain);
 	free(remap);
 	free(next);
 	free(used);
 	free(side);
-	return moved != 0;
+	return frames;
 }

@@ -167,7 +167,8 @@ static void count_unnamed(const struct hpa_profile *prof, const struct hpa_symbo
 	for (i = 1; i < prof->stacks_nr; i++) {
 		if (stack_value[i] < 0)
 			continue;
-		n = hpa_visible_stack(prof, cut, (uint32_t)i, &frames, &skip);
+		/* the profile's frames: a frame the base match moves is named on both sides */
+		n = hpa_visible_stack(prof, NULL, cut, (uint32_t)i, &frames, &skip);
 		for (f = 0; f < n; f++) {
 			const char *path;
 			struct unnamed *u;

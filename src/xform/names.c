@@ -288,7 +288,8 @@ static uint8_t *shown_locations(const struct hpa_profile *prof, const struct hpa
 		if (!any || done[sm->stack])
 			continue;
 		done[sm->stack] = 1;
-		n = hpa_visible_stack(prof, cut, sm->stack, &fr, &skip);
+		/* the profile's frames: a frame the base match moves has its match's names */
+		n = hpa_visible_stack(prof, NULL, cut, sm->stack, &fr, &skip);
 		for (j = 0; j < n; j++)
 			used[fr[j]] = 1;
 	}

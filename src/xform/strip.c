@@ -167,8 +167,10 @@ static void mark_release(struct mark_job *job)
 	free(job->map_alloc);
 }
 
+static void cut_stacks(const struct hpa_profile *prof, const uint32_t *frames, struct hpa_cuts *cuts);
+
 void hpa_mark_internal(const struct hpa_profile *prof, const struct hpa_symbols *syms,
-		       struct hpa_cuts *out)
+		       const uint32_t *frames, struct hpa_cuts *out)
 {
 	struct mark_job job;
 
@@ -178,18 +180,18 @@ void hpa_mark_internal(const struct hpa_profile *prof, const struct hpa_symbols 
 	mark_prepare(prof, syms, &job);
 	mark_run(&job, out->loc);
 	mark_release(&job);
-	hpa_cuts_restack(prof, out);
+	cut_stacks(prof, frames, out);
 }
 
 /*
  * Stack `stack`'s cut: the leaf frames a report leaves out, *levels of the
  * next one too.  `cut` is each location's part.
  */
-static size_t scan_cut(const struct hpa_profile *prof, const uint16_t *cut, uint32_t stack,
-		       unsigned *levels)
+static size_t scan_cut(const struct hpa_profile *prof, const uint32_t *frames, const uint16_t *cut,
+		       uint32_t stack, unsigned *levels)
 {
-	size_t nr, n = 0, i;
-	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
+	size_t nr = prof->stacks[stack].nr, n = 0, i;
+	const uint32_t *locs = frames + prof->stacks[stack].first;
 
 	*levels = 0;
 	for (i = 0; i < nr; i++) {
@@ -206,20 +208,19 @@ static size_t scan_cut(const struct hpa_profile *prof, const uint16_t *cut, uint
 	return n;
 }
 
-void hpa_cuts_restack(const struct hpa_profile *prof, struct hpa_cuts *cuts)
+/* Each stack's cut, from each location's. */
+static void cut_stacks(const struct hpa_profile *prof, const uint32_t *frames, struct hpa_cuts *cuts)
 {
 	size_t i;
 
-	if (cuts->locs_nr != prof->locs_nr)
-		HPA_BUG("a cut of %zu locations for %zu", cuts->locs_nr, prof->locs_nr);
-	free(cuts->stack);
-	free(cuts->stack_levels);
+	if (!frames)
+		frames = prof->frames;
 	cuts->stack = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*cuts->stack)));
 	cuts->stack_levels = xmalloc(st_mult(prof->stacks_nr + 1, sizeof(*cuts->stack_levels)));
 	cuts->stacks_nr = prof->stacks_nr;
 	for (i = 0; i < prof->stacks_nr; i++) {
 		unsigned levels;
-		cuts->stack[i] = (uint32_t)scan_cut(prof, cuts->loc, (uint32_t)i, &levels);
+		cuts->stack[i] = (uint32_t)scan_cut(prof, frames, cuts->loc, (uint32_t)i, &levels);
 		cuts->stack_levels[i] = (uint16_t)levels;
 	}
 }
@@ -232,16 +233,16 @@ void hpa_cuts_release(struct hpa_cuts *cuts)
 	memset(cuts, 0, sizeof(*cuts));
 }
 
-size_t hpa_visible_stack(const struct hpa_profile *prof, const struct hpa_cuts *cuts, uint32_t stack,
-			 const uint32_t **frames, unsigned *skip)
+size_t hpa_visible_stack(const struct hpa_profile *prof, const uint32_t *table, const struct hpa_cuts *cuts,
+			 uint32_t stack, const uint32_t **frames, unsigned *skip)
 {
-	size_t nr, cut = 0;
-	const uint32_t *locs = hpa_profile_stack(prof, stack, &nr);
+	size_t nr = prof->stacks[stack].nr, cut = 0;
+	const uint32_t *locs = (table ? table : prof->frames) + prof->stacks[stack].first;
 	unsigned levels = 0;
 
 	if (cuts) {
 		if (stack >= cuts->stacks_nr)
-			HPA_BUG("stack %u made after the allocator cut (hpa_cuts_restack)", stack);
+			HPA_BUG("stack %u made after the allocator cut", stack);
 		cut = cuts->stack[stack];
 		levels = cuts->stack_levels[stack];
 	}
@@ -265,7 +266,8 @@ void hpa_warn_allocator_only(const struct hpa_profile *prof, const struct hpa_cu
 			continue;
 		value = fabs(s->v[v]);
 		total += value;
-		if (s->stack && !hpa_visible_stack(prof, cuts, s->stack, &frames, &skip))
+		/* the profile's frames: matching the base by symbol keeps each stack's length */
+		if (s->stack && !hpa_visible_stack(prof, NULL, cuts, s->stack, &frames, &skip))
 			lost += value;
 	}
 	if (total > 0 && lost >= 0.95 * total)

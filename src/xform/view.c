@@ -139,7 +139,7 @@ bool hpa_view_filters(const struct hpa_view_opts *o)
 size_t hpa_view_locations(const struct hpa_view *v, uint32_t stack, const uint32_t **locs,
 			  unsigned *first)
 {
-	size_t n = stack ? hpa_visible_stack(v->prof, v->opts.cuts, stack, locs, first) : 0;
+	size_t n = stack ? hpa_visible_stack(v->prof, v->opts.frames, v->opts.cuts, stack, locs, first) : 0;
 
 	if (n && *first >= v->levels[**locs]) {   /* every level of the leaf's location cut */
 		(*locs)++;

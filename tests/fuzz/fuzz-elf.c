@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hpa_profile_assign_mappings(&prof, input);
 	hpa_profile_end_reading(&prof, &syms);
 	hpa_symbolize(&prof, &so, &syms);
-	hpa_mark_internal(&prof, &syms, &cuts);
+	hpa_mark_internal(&prof, &syms, NULL, &cuts);
 	hpa_cuts_release(&cuts);
 	hpa_symbols_release(&syms);
 	hpa_profile_release(&prof);

@@ -105,6 +105,7 @@ int main(void)
 	free(svg);
 	hpa_profile_release(&p);
 	hpa_names_release(&names);
+	hpa_symbols_release(&syms);
 	free(longname);
 	TEST_MAIN_END();
 }

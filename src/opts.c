@@ -732,10 +732,17 @@ static int check_mode(struct hpa_opts *opts)
 				   "of each kind per dump); give one of them");
 	if (opts->diff_columns && opts->mode != HPA_MODE_COLLAPSE && !opts->svg_and_collapse)
 		return usage_error("%s", "--diff-columns goes with --collapse");
-	if (opts->growth && (opts->profiles_nr < 2 || opts->base || opts->outdir ||
-			     !hpa_writer_for(opts->mode, opts->growth)))
-		return usage_error("%s", "--growth needs two or more PROFILEs, no --base or --outdir, "
-				   "and --text, --svg, --collapse or --csv");
+	if (opts->growth && opts->profiles_nr < 2)
+		return usage_error("--growth needs a series of two or more PROFILEs; %s given",
+				   opts->profiles_nr ? "one was" : "none was");
+	if (opts->growth && opts->base)
+		return usage_error("%s", "--growth takes no --base: each dump is compared with the one before");
+	if (opts->growth && opts->outdir)
+		return usage_error("%s", "--growth and --outdir are two reports of a series; give one");
+	if (opts->growth && !hpa_writer_for(opts->mode, opts->growth))
+		return usage_error("%s", "--growth writes --text, --svg, --collapse or --csv; give one of them");
+	if (opts->growth && opts->cum)
+		return usage_error("%s", "--cum does not go with --growth: its rows are ranked by steady growth");
 	if (opts->peek.set || opts->list.set) {   /* a report of its own: the default --text gives way */
 		const char *name = opts->peek.set ? "--peek" : "--list";
 		if (opts->peek.set && opts->list.set)

@@ -18,6 +18,7 @@
 #include "hpa/remote.h"
 #include "hpa/report.h"
 #include "hpa/run.h"
+#include "hpa/series.h"
 #include "hpa/stats.h"
 #include "hpa/strbuf.h"
 #include "hpa/strip.h"
@@ -233,8 +234,7 @@ static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *o
 	wo.view.bases = bases;
 	single = wo;
 	single.diff_columns = false;   /* a dump alone has no before column */
-	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
-		rc = hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
+	rc = hpa_output_make_dirs(opts->outdir);
 	for (i = 0; i < prof->inputs_nr && !rc; i++) {
 		char *name = file_stem(prof->inputs[i].path), *path;
 		char *stem = w ? hpa_xasprintf("%s/%0*zu-%s", opts->outdir, w, i + 1, name) :
@@ -267,78 +267,6 @@ static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *o
 	free(weights);
 	free(bases);
 	return rc;
-}
-
-/*
- * A dump's number from its name: jemalloc's sequence number in
- * PREFIX.PID.SEQ.{f,i,m,u}N.heap, or gperftools' PREFIX.NNNN.heap.
- * Returns -1 when the name has neither.
- */
-static long long dump_number(const char *path)
-{
-	const char *base = strrchr(path, '/'), *end;
-	long long pid, seq, n;
-	char kind;
-	int used = 0;
-
-	base = base ? base + 1 : path;
-	end = base + strlen(base);
-	if (end - base < 6 || strcmp(end - 5, ".heap"))
-		return -1;
-	/* Scan every dot: the first place where the jemalloc form matches. */
-	for (; *base; base++) {
-		if (*base != '.')
-			continue;
-		if (sscanf(base, ".%lld.%lld.%c%*[0-9].heap%n", &pid, &seq, &kind, &used) == 3 &&
-		    base + used == end && strchr("fimu", kind))
-			return seq;
-		used = 0;
-		if (sscanf(base, ".%lld.%lld.%c.heap%n", &pid, &seq, &kind, &used) == 3 &&
-		    base + used == end && strchr("fimu", kind))
-			return seq;
-		used = 0;
-		if (sscanf(base, ".%4lld.heap%n", &n, &used) == 1 && base + used == end &&
-		    end - base == 10)
-			return n;
-	}
-	return -1;
-}
-
-struct ordered {
-	const char *path;
-	long long key;
-	size_t index;
-};
-
-static int cmp_ordered(const void *a, const void *b)
-{
-	const struct ordered *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->index > y->index) - (x->index < y->index);
-}
-
-/* --growth: dumps in the order their names give, when all of them have one. */
-static const char **order_dumps(const struct hpa_opts *opts)
-{
-	struct ordered *o = xcalloc(opts->profiles_nr + 1, sizeof(*o));
-	const char **out = xcalloc(opts->profiles_nr + 1, sizeof(*out));
-	bool all = true;
-	size_t i;
-
-	for (i = 0; i < opts->profiles_nr; i++) {
-		o[i].path = opts->profiles[i];
-		o[i].key = dump_number(opts->profiles[i]);
-		o[i].index = i;
-		all &= o[i].key >= 0;
-	}
-	if (all && opts->growth)
-		qsort(o, opts->profiles_nr, sizeof(*o), cmp_ordered);
-	for (i = 0; i < opts->profiles_nr; i++)
-		out[i] = o[i].path;
-	free(o);
-	return out;
 }
 
 /*
@@ -421,10 +349,9 @@ static bool splits_threads(const struct hpa_opts *opts, const struct hpa_profile
 	return opts->mode == HPA_MODE_HTML && prof->threads_nr >= 2;
 }
 
-/* Read every dump, in series order, then the --base; 0 or -1 after reporting. */
-static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
+/* Read every dump, in series order (`order`: series.h), then the --base; 0 or -1 after reporting. */
+static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts, const size_t *order)
 {
-	const char **order = order_dumps(opts);
 	const char **paths = xcalloc(opts->profiles_nr + 2, sizeof(*paths));
 	struct run_reading rr = { opts, paths, hpa_now() };
 	struct hpa_read_series rs = { paths, opts->profiles_nr + (opts->base != NULL), read_here,
@@ -433,11 +360,10 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts)
 	int rc;
 
 	for (i = 0; i < opts->profiles_nr; i++)
-		paths[i] = order[i];
+		paths[i] = opts->profiles[order[i]];
 	paths[i] = opts->base;
 	rc = hpa_read_series(prof, &rs);
 	free(paths);
-	free(order);
 	return rc;
 }
 
@@ -485,12 +411,13 @@ static int symbolize_and_name(const struct hpa_profile *prof, const struct hpa_o
 	return 0;
 }
 
-/* --stats, --status, --smaps as read before the profiles. */
+/* What a run has before it reads the profiles: --stats, --status, --smaps, and the series order. */
 struct run_stats {
 	bool set;
 	struct hpa_alloc_stats st;
 	struct hpa_proc_mem pm;
 	bool has_pm;
+	enum hpa_series_key series_key;
 };
 
 /* The RSS breakdown as text (into the --html page's Memory tab); NULL after reporting. */
@@ -537,6 +464,7 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 	if (rc)
 		return rc;
 	view_given(&wo.view, mo, base);
+	wo.series_order = hpa_series_key_text(rs->series_key);
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
 		rc = memory ? 0 : -1;
@@ -614,9 +542,94 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	return rc;
 }
 
-int hpa_run(const struct hpa_opts *opts)
+/* Read the dumps of one series (`order`: series.h) and the --base, and report. */
+static int run_series(const struct hpa_opts *opts, const size_t *order, struct run_stats *rs)
 {
 	struct hpa_profile prof;
+	int rc;
+
+	hpa_profile_init(&prof);
+	prof.no_thread_samples = !shows_threads(opts);
+	rc = read_inputs(&prof, opts, order);
+	if (!rc)
+		rc = check_bases(&prof, opts);
+	if (!rc)
+		rc = analyze(&prof, opts, rs);
+	hpa_profile_release(&prof);
+	return rc;
+}
+
+/* Two dumps of different processes, for messages: the first dumps of processes 0 and 1. */
+static void two_processes(const struct hpa_opts *opts, const struct hpa_series_order *so,
+			  const char **a, const char **b)
+{
+	size_t k;
+
+	*a = *b = NULL;
+	for (k = 0; k < opts->profiles_nr; k++) {
+		if (so->process[k] == 0 && !*a)
+			*a = opts->profiles[so->order[k]];
+		if (so->process[k] == 1 && !*b)
+			*b = opts->profiles[so->order[k]];
+	}
+}
+
+/*
+ * Dumps of several processes (series.h): --growth and --outdir take each
+ * process's dumps as a series of its own (--outdir into a folder per
+ * process), one after the other; an --html page shows one series, so it
+ * refuses; every other report sums them, as jeprof does, and says so.
+ */
+static int run_processes(const struct hpa_opts *opts, const struct hpa_series_order *so,
+			 struct run_stats *rs)
+{
+	const char *a, *b;
+	size_t p, k, n;
+	int rc = 0;
+
+	two_processes(opts, so, &a, &b);
+	if (opts->mode == HPA_MODE_HTML || (opts->growth && opts->output)) {
+		fprintf(stderr, "hpa: %s and %s are dumps of two processes (PIDs %lld and %lld): %s "
+			"shows one series; give the dumps of one process%s\nTry 'hpa --help' for more "
+			"information.\n", a, b, so->pids[0], so->pids[1],
+			opts->mode == HPA_MODE_HTML ? "a page" : "--growth --output",
+			opts->mode == HPA_MODE_HTML ? ", or use --outdir for a folder per process" : "");
+		return -2;
+	}
+	if (!opts->growth && !opts->outdir) {
+		hpa_warn("%s and %s are dumps of two processes (PIDs %lld and %lld; %zu in all): "
+			 "summed, as jeprof does; --growth and --outdir keep each process apart",
+			 a, b, so->pids[0], so->pids[1], so->nprocesses);
+		return run_series(opts, so->order, rs);
+	}
+	for (p = 0, k = 0; p < so->nprocesses && !rc; p++, k += n) {
+		struct hpa_opts one = *opts;
+		char *dir = opts->outdir ? hpa_xasprintf("%s/%lld", opts->outdir, so->pids[p]) : NULL;
+		const char **dumps = xcalloc(opts->profiles_nr + 1, sizeof(*dumps));
+		size_t *order = xcalloc(opts->profiles_nr + 1, sizeof(*order));
+
+		for (n = 0; k + n < opts->profiles_nr && so->process[k + n] == p; n++) {
+			dumps[n] = opts->profiles[so->order[k + n]];
+			order[n] = n;
+		}
+		one.profiles = dumps;
+		one.profiles_nr = n;
+		one.outdir = dir;
+		if (opts->growth)
+			printf("%sProcess %lld: %zu dump%s\n", p ? "\n" : "", so->pids[p], n, n == 1 ? "" : "s");
+		fflush(stdout);
+		if (!rc)
+			rc = run_series(&one, order, rs);
+		free(dumps);
+		free(order);
+		free(dir);
+	}
+	return rc;
+}
+
+int hpa_run(const struct hpa_opts *opts)
+{
+	struct hpa_series_order so;
 	struct run_stats rs = { 0 };
 	double t0 = hpa_now();
 	int rc;
@@ -631,18 +644,17 @@ int hpa_run(const struct hpa_opts *opts)
 		rs.set = true;
 		hpa_timing(t0, "read statistics %s", opts->stats);
 	}
-	hpa_profile_init(&prof);
-	prof.no_thread_samples = !shows_threads(opts);
-	rc = read_inputs(&prof, opts);
-	if (!rc)
-		rc = check_bases(&prof, opts);
-	if (!rc)
-		rc = analyze(&prof, opts, &rs);
+	hpa_series_order(opts->profiles, opts->profiles_nr, &so);
+	rs.series_key = so.key;
+	if (so.nprocesses > 1)
+		rc = run_processes(opts, &so, &rs);
+	else
+		rc = run_series(opts, so.order, &rs);
+	hpa_series_order_release(&so);
 	if (rs.set) {
 		hpa_alloc_stats_release(&rs.st);
 		hpa_proc_mem_release(&rs.pm);
 	}
-	hpa_profile_release(&prof);
 	hpa_timing(t0, "total");
 	hpa_timing_peak_rss();
 	return rc;

@@ -134,8 +134,8 @@ int hpa_watch(const struct hpa_opts *opts)
 	struct sigaction sa;
 	unsigned checks = 0;
 
-	if (mkdir(opts->outdir, 0777) < 0 && errno != EEXIST)
-		return hpa_error("%s: cannot create: %s", opts->outdir, strerror(errno));
+	if (hpa_output_make_dirs(opts->outdir) < 0)
+		return -1;
 	remove_leftovers(opts->outdir);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -24,7 +24,7 @@ layer_of() {
 		echo 2 net ;;
 	src/sym/*|include/hpa/symbolize.h)
 		echo 3 sym ;;
-	src/read/*|include/hpa/reader.h|include/hpa/remote.h|include/hpa/stats.h|\
+	src/read/*|include/hpa/reader.h|include/hpa/remote.h|include/hpa/series.h|include/hpa/stats.h|\
 	include/hpa/lineio.h|*/profile.pb-c.h)
 		echo 4 read ;;
 	src/xform/*|include/hpa/coverage.h|include/hpa/names.h|include/hpa/strip.h|include/hpa/view.h)

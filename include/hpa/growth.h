@@ -28,6 +28,7 @@ struct hpa_series {
 	const struct hpa_stack_format *fmt;
 	double *v;           /* one value per dump, in the growth's values */
 	double gain, slope, steady, score;
+	double last;         /* the value in the last dump: of equal score and gain, the larger ranks first */
 };
 
 struct hpa_growth {

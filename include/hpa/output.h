@@ -37,4 +37,7 @@ int hpa_output_open(struct hpa_output *out, const char *path,
  */
 int hpa_output_close(struct hpa_output *out, bool ok);
 
+/* Make folder `path` and any missing folder above it (mkdir -p); 0, or -1 after reporting. */
+int hpa_output_make_dirs(const char *path);
+
 #endif

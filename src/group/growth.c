@@ -4,6 +4,7 @@
  */
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,7 @@ static void metrics(struct hpa_series *s, size_t n)
 	size_t i;
 
 	s->score = score_of(s->v, n, &s->gain);
+	s->last = s->v[n - 1];
 	for (i = 0; i < n; i++) {
 		num += (i - mx) * (s->v[i] - 0);
 		den += (i - mx) * (i - mx);
@@ -79,14 +81,19 @@ static int cmp_seqs(const struct hpa_seqs *s, uint32_t a, uint32_t b)
 	return (la > lb) - (la < lb);
 }
 
-/* Rank order of two series by their score, gain and order (see struct ties). */
-static int cmp_rank(double xs, double xg, uint32_t xo, double ys, double yg, uint32_t yo,
-		    const struct ties *t)
+/*
+ * Rank order of two series by their score, gain, size in the last dump
+ * (what did not grow: the largest first) and order (see struct ties).
+ */
+static int cmp_rank(double xs, double xg, double xl, uint32_t xo, double ys, double yg, double yl,
+		    uint32_t yo, const struct ties *t)
 {
 	if (xs != ys)
 		return xs > ys ? -1 : 1;
 	if (xg != yg)
 		return xg > yg ? -1 : 1;
+	if (fabs(xl) != fabs(yl))
+		return fabs(xl) > fabs(yl) ? -1 : 1;
 	if (t->s) {
 		uint32_t a = t->seq[xo], b = t->seq[yo];
 
@@ -101,7 +108,7 @@ static int cmp_series(const void *a, const void *b, void *arg)
 {
 	const struct hpa_series *x = a, *y = b;
 
-	return cmp_rank(x->score, x->gain, x->order, y->score, y->gain, y->order, arg);
+	return cmp_rank(x->score, x->gain, x->last, x->order, y->score, y->gain, y->last, y->order, arg);
 }
 
 /*
@@ -363,9 +370,9 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	free(group_of);
 }
 
-/* Groups by score and gain (per group id), ties as struct ties says. */
+/* Groups by score, gain and last value (per group id), ties as struct ties says. */
 struct group_rank {
-	const double *score, *gain;
+	const double *score, *gain, *last;
 	const struct ties *t;
 };
 
@@ -374,7 +381,7 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 	const struct group_rank *r = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	return cmp_rank(r->score[x], r->gain[x], x, r->score[y], r->gain[y], y, r->t);
+	return cmp_rank(r->score[x], r->gain[x], r->last[x], x, r->score[y], r->gain[y], r->last[y], y, r->t);
 }
 
 /*
@@ -386,17 +393,21 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 static struct hpa_series *top_groups(const struct by_names *b, const struct ties *t, size_t dumps,
 				     size_t ranked, const struct hpa_stack_format *fmt)
 {
-	struct group_rank r = { NULL, NULL, t };
+	struct group_rank r = { NULL, NULL, NULL, t };
 	double *score = xmalloc(st_mult(b->n + 1, sizeof(*score)));
 	double *gain = xmalloc(st_mult(b->n + 1, sizeof(*gain)));
+	double *last = xmalloc(st_mult(b->n + 1, sizeof(*last)));
 	struct hpa_series *out;
 	uint32_t *h;
 	size_t i, k = ranked < b->n ? ranked : b->n;
 
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
 		score[i] = score_of(b->values + i * dumps, dumps, &gain[i]);
+		last[i] = b->values[i * dumps + dumps - 1];
+	}
 	r.score = score;
 	r.gain = gain;
+	r.last = last;
 	h = xmalloc(st_mult(k + 1, sizeof(*h)));
 	best_of(h, k, b->n, cmp_groups, &r);
 	out = xcalloc(k + 1, sizeof(*out));
@@ -410,6 +421,7 @@ static struct hpa_series *top_groups(const struct by_names *b, const struct ties
 	free(h);
 	free(score);
 	free(gain);
+	free(last);
 	return out;
 }
 

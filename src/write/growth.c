@@ -116,11 +116,12 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		if (o.unit == HPA_UNIT_DEFAULT && !o.show_bytes)
 			o.unit = HPA_UNIT_AUTO;
 		opts = &o;
+		fprintf(fp, "Growth of %s over %zu dumps", hpa_value_name(opts->view.value), g.dumps);
 		if (*hpa_units(opts))
-			fprintf(fp, "Growth of %s over %zu dumps (%s):\n", hpa_value_name(opts->view.value),
-				g.dumps, hpa_units(opts));
-		else
-			fprintf(fp, "Growth of %s over %zu dumps:\n", hpa_value_name(opts->view.value), g.dumps);
+			fprintf(fp, " (%s)", hpa_units(opts));
+		if (opts->series_order)
+			fprintf(fp, ", in the order of %s", opts->series_order);
+		fputs(":\n", fp);
 		for (i = 0; i < g.dumps; i++)
 			fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
 		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", opts);

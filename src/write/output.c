@@ -214,3 +214,27 @@ void hpa_active_filters(FILE *fp, const struct hpa_view_opts *vo)
 		fprintf(fp, "Active filters: %s\n", f);
 	free(f);
 }
+
+int hpa_output_make_dirs(const char *path)
+{
+	char *p = xstrdup(path), *slash;
+	struct stat st;
+	int rc = 0;
+
+	for (slash = p + 1; rc == 0 && (slash = strchr(slash, '/')) != NULL; slash++) {
+		*slash = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			rc = -1;
+		*slash = '/';
+	}
+	if (rc == 0 && mkdir(p, 0777) < 0 && errno != EEXIST)
+		rc = -1;
+	if (rc == 0 && (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		errno = ENOTDIR;
+		rc = -1;
+	}
+	if (rc < 0)
+		rc = hpa_error("%s: cannot create: %s", path, strerror(errno));
+	free(p);
+	return rc;
+}

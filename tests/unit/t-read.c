@@ -6,6 +6,7 @@
 #include "hpa/diag.h"
 #include "hpa/profile.h"
 #include "hpa/reader.h"
+#include "hpa/series.h"
 #include "hpa/strbuf.h"
 #include "hpa/unsample.h"
 #include "test.h"
@@ -510,8 +511,65 @@ static void pipe_sized(void)
 	hpa_sb_release(&sb);
 }
 
+/* What dump names say (series.h): process and sequence number, or nothing. */
+static void dump_names(void)
+{
+	static const struct { const char *path; long long pid, seq; } c[] = {
+		{ "/tmp/jeprof.1234.10.i10.heap", 1234, 10 },
+		{ "prof.out.77.0.f.heap", 77, 0 },
+		{ "a.b.5.3.m3.heap", 5, 3 },
+		{ "x.1.2.q2.heap", -1, -1 },              /* no such kind */
+		{ "tc.0007.heap", -1, 7 },                 /* gperftools */
+		{ "tc.12345.heap", -1, 12345 },
+		{ "tc.007.heap", -1, -1 },                 /* fewer than four digits */
+		{ "dumps/heap-20261205-101500.heap", -1, 20261205101500000LL },
+		{ "heap-20261205-101500-3.pb.gz", -1, 20261205101500003LL },
+		{ "heap-2026120-101500.heap", -1, -1 },
+		{ "http://h:80/x.1.2.m2.heap", -1, -1 },   /* a URL has no file name to go by */
+		{ "-", -1, -1 },
+		{ "b1.heap", -1, -1 },
+	};
+	struct hpa_dump_name n;
+	size_t i;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(c); i++) {
+		hpa_dump_name_parse(c[i].path, &n);
+		CHECK_INT_EQ(n.pid, c[i].pid);
+		CHECK_INT_EQ(n.seq, c[i].seq);
+	}
+}
+
+/* The series order: by sequence within each process, processes by first dump; else as given. */
+static void series_order(void)
+{
+	static const char *const paths[] = { "p.2.11.i11.heap", "p.1.5.i5.heap", "p.2.9.i9.heap",
+					     "p.1.10.i10.heap" };
+	static const char *const mixed[] = { "p.2.11.i11.heap", "b1.heap" };
+	struct hpa_series_order o;
+
+	hpa_series_order(paths, 4, &o);
+	CHECK_INT_EQ(o.key, HPA_SERIES_BY_SEQ);
+	CHECK_INT_EQ(o.nprocesses, 2);
+	CHECK_INT_EQ(o.order[0], 2);
+	CHECK_INT_EQ(o.order[1], 0);
+	CHECK_INT_EQ(o.order[2], 1);
+	CHECK_INT_EQ(o.order[3], 3);
+	CHECK_INT_EQ(o.process[1], 0);
+	CHECK_INT_EQ(o.process[2], 1);
+	CHECK_INT_EQ(o.pids[0], 2);
+	CHECK_INT_EQ(o.pids[1], 1);
+	hpa_series_order_release(&o);
+	hpa_series_order(mixed, 2, &o);   /* one name says nothing: the command line's order, one series */
+	CHECK_INT_EQ(o.key, HPA_SERIES_AS_GIVEN);
+	CHECK_INT_EQ(o.nprocesses, 1);
+	CHECK_INT_EQ(o.order[0], 0);
+	hpa_series_order_release(&o);
+}
+
 int main(void)
 {
+	dump_names();
+	series_order();
 	jemalloc_threads();
 	jemalloc_sampled();
 	jemalloc_odd_records();

@@ -1,0 +1,61 @@
+/*
+ * A series: several dumps of one process, in the order they were taken.
+ * Every mode that reads several dumps gets them in the order decided here
+ * (hpa_series_order), from what each producer writes:
+ *
+ *   1. the producer's sequence number in the file name: jemalloc's
+ *      PREFIX.PID.SEQ.[fimu]N.heap, gperftools' PREFIX.NNNN.heap, and the
+ *      names hpa --watch saves (heap-YYYYmmdd-HHMMSS[-N].heap / .pb.gz);
+ *   2. else the dump's own time: a pprof file's time_nanos;
+ *   3. else the order of the command line.
+ *
+ * A jemalloc name also says the process (its PID): dumps of two processes
+ * are two series, never one.
+ */
+#ifndef HPA_SERIES_H
+#define HPA_SERIES_H
+
+#include "hpa/compat.h"
+
+/* What a dump's file name says of its place; -1 where it says nothing. */
+struct hpa_dump_name {
+	long long pid;   /* the process (jemalloc names) */
+	long long seq;   /* the sequence number (or an hpa --watch name's time stamp) */
+};
+
+void hpa_dump_name_parse(const char *path, struct hpa_dump_name *out);
+
+/* By what the series was ordered. */
+enum hpa_series_key {
+	HPA_SERIES_AS_GIVEN,   /* the command line's order */
+	HPA_SERIES_BY_SEQ,     /* the sequence numbers in the names */
+	HPA_SERIES_BY_TIME     /* the pprof files' own times */
+};
+
+struct hpa_series_order {
+	size_t *order;               /* order[k]: the index (in paths) of the k-th dump */
+	enum hpa_series_key key;
+	/*
+	 * The processes the names tell apart, in the order of their first
+	 * dumps: process[k] is the process (0-based) of the k-th dump of the
+	 * order, whose dumps are consecutive.  nprocesses is 1 when the names
+	 * do not tell (or all say one PID).
+	 */
+	size_t *process;
+	size_t nprocesses;
+	long long *pids;             /* each process's PID, -1 unknown */
+};
+
+/*
+ * The order of dumps paths[0 .. n): by the rules above, each process's
+ * dumps together (processes in the order of their first dumps on the
+ * command line).  A URL or "-" has no name to go by: the command line's
+ * order then.  Reads only the pprof files' times, when no name says.
+ */
+void hpa_series_order(const char *const *paths, size_t n, struct hpa_series_order *out);
+void hpa_series_order_release(struct hpa_series_order *o);
+
+/* "their sequence numbers", ... : what the key was, for reports. */
+const char *hpa_series_key_text(enum hpa_series_key key);
+
+#endif

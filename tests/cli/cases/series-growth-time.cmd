@@ -1,0 +1,1 @@
+--growth --no-symbols series/second.pb.gz series/first.pb.gz

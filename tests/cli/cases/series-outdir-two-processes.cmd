@@ -1,0 +1,1 @@
+--outdir "$D/o" --collapse --no-symbols series/app.4242.11.i11.heap series/app.5151.1.i1.heap series/app.4242.2.i2.heap series/app.5151.0.i0.heap >/dev/null && cd "$D/o" && for f in */*; do echo "== $f"; cat "$f"; done

@@ -1,0 +1,1 @@
+--text --show_bytes --no-symbols series/app.4242.11.i11.heap series/app.5151.1.i1.heap

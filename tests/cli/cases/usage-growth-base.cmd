@@ -1,0 +1,1 @@
+--growth --base identity/proc1.heap identity/proc2.heap identity/proc3.heap

@@ -1,0 +1,1 @@
+--growth --cum identity/proc1.heap identity/proc2.heap

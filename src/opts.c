@@ -323,7 +323,7 @@ static const struct opt_def options[] = {
 	{ "output", 'o', K_PARSE, F(output), 0, nonempty_file, "FILE", NULL,
 	  "write to FILE (created only if the run succeeds) instead of stdout", false },
 	FLAG("growth", growth, "Selection",
-	     "the PROFILEs are a series of dumps: rank stacks and functions by steady growth"),
+	     "the PROFILEs are a series of dumps: classify stacks and functions (leak, plateau, churn, shrink, flat), leaks first"),
 	PARSE("thread", thread, parse_thread, "N", NULL,
 	      "report jemalloc thread N only (its tN lines) instead of all threads"),
 	PARSE("base", base, nonempty_file, "FILE", NULL,

@@ -132,6 +132,7 @@ struct hpa_input {
 	char *symbol_url;           /* fetched from a server with /pprof/symbol, or NULL */
 	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */
 	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
+	bool time_of_file;          /* time_nanos is the file's modification time, not the dump's own */
 	double weight;              /* factor on its values: 1, or negative for a base */
 	bool estimated;             /* its samples were made estimates as they were read */
 	double sampled_objects;     /* in-use objects as written (sampled), all threads */

@@ -24,6 +24,67 @@ double hpa_steadiness(const double *v, size_t n, int dir)
 	return n > 1 ? (double)k / (double)(n - 1) : 0;
 }
 
+const char *hpa_growth_class_name(enum hpa_growth_class c)
+{
+	static const char *const names[] = { "leak", "plateau", "churn", "shrink", "flat" };
+
+	return (size_t)c < HPA_ARRAY_SIZE(names) ? names[c] : "?";
+}
+
+/* R^2 of the least-squares line through (i, v[i]): 1 when v is constant. */
+static double r_squared(const double *v, size_t n)
+{
+	double mx = (n - 1) / 2.0, my = 0, sxy = 0, sxx = 0, syy = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		my += v[i] / (double)n;
+	for (i = 0; i < n; i++) {
+		sxy += (i - mx) * (v[i] - my);
+		sxx += (i - mx) * (i - mx);
+		syy += (v[i] - my) * (v[i] - my);
+	}
+	return syy > 0 && sxx > 0 ? sxy * sxy / (sxx * syy) : 1;
+}
+
+/* Grew to within `tol` of its end by dump n - 3 or before, and stayed there. */
+static bool settled(const double *v, size_t n, double tol)
+{
+	size_t k = n - 1;
+
+	while (k > 0 && fabs(v[k - 1] - v[n - 1]) <= tol)
+		k--;
+	return n >= 3 && k + 2 < n && v[k] - v[0] > tol;
+}
+
+enum hpa_growth_class hpa_growth_classify(const double *v, size_t n, double *r2)
+{
+	double hi = 0, tol, step_tol, change;
+	size_t i, up = 0, down = 0, steps = n > 1 ? n - 1 : 0;
+
+	*r2 = n > 1 ? r_squared(v, n) : 1;
+	if (!steps)
+		return HPA_GROWTH_FLAT;
+	for (i = 0; i < n; i++)
+		hi = fmax(hi, fabs(v[i]));
+	tol = hi * 0.05;
+	step_tol = hi * 0.01;
+	for (i = 0; i + 1 < n; i++) {
+		up += v[i + 1] - v[i] > step_tol;
+		down += v[i] - v[i + 1] > step_tol;
+	}
+	change = v[n - 1] - v[0];
+	if (change > tol && ((up * 3 >= steps * 2 && (n < 4 || *r2 >= 0.5)) || (!down && up * 2 >= steps)))
+		return HPA_GROWTH_LEAK;
+	if (change > tol && settled(v, n, tol))
+		return HPA_GROWTH_PLATEAU;
+	if (-change > tol && (down * 3 >= steps * 2 || (!up && down * 2 >= steps)))
+		return HPA_GROWTH_SHRINK;
+	if (up + down == 0 || (fabs(change) <= tol && up + down <= 1))
+		return HPA_GROWTH_FLAT;
+	return HPA_GROWTH_CHURN;
+}
+
 static char *display_frame(const struct hpa_profile *prof, const struct hpa_names *names, struct hpa_frame f)
 {
 	return xstrdup(hpa_frame_display(prof, names, f));
@@ -47,6 +108,7 @@ static void metrics(struct hpa_series *s, size_t n)
 
 	s->score = score_of(s->v, n, &s->gain);
 	s->last = s->v[n - 1];
+	s->cls = (uint8_t)hpa_growth_classify(s->v, n, &s->r2);
 	for (i = 0; i < n; i++) {
 		num += (i - mx) * (s->v[i] - 0);
 		den += (i - mx) * (i - mx);
@@ -85,9 +147,11 @@ static int cmp_seqs(const struct hpa_seqs *s, uint32_t a, uint32_t b)
  * Rank order of two series by their score, gain, size in the last dump
  * (what did not grow: the largest first) and order (see struct ties).
  */
-static int cmp_rank(double xs, double xg, double xl, uint32_t xo, double ys, double yg, double yl,
-		    uint32_t yo, const struct ties *t)
+static int cmp_rank(int xc, double xs, double xg, double xl, uint32_t xo, int yc, double ys, double yg,
+		    double yl, uint32_t yo, const struct ties *t)
 {
+	if (xc != yc)
+		return xc < yc ? -1 : 1;
 	if (xs != ys)
 		return xs > ys ? -1 : 1;
 	if (xg != yg)
@@ -108,7 +172,8 @@ static int cmp_series(const void *a, const void *b, void *arg)
 {
 	const struct hpa_series *x = a, *y = b;
 
-	return cmp_rank(x->score, x->gain, x->last, x->order, y->score, y->gain, y->last, y->order, arg);
+	return cmp_rank(x->cls, x->score, x->gain, x->last, x->order, y->cls, y->score, y->gain, y->last,
+			y->order, arg);
 }
 
 /*
@@ -373,6 +438,7 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 /* Groups by score, gain and last value (per group id), ties as struct ties says. */
 struct group_rank {
 	const double *score, *gain, *last;
+	const uint8_t *cls;
 	const struct ties *t;
 };
 
@@ -381,7 +447,8 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 	const struct group_rank *r = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	return cmp_rank(r->score[x], r->gain[x], r->last[x], x, r->score[y], r->gain[y], r->last[y], y, r->t);
+	return cmp_rank(r->cls[x], r->score[x], r->gain[x], r->last[x], x, r->cls[y], r->score[y], r->gain[y],
+			r->last[y], y, r->t);
 }
 
 /*
@@ -393,7 +460,9 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 static struct hpa_series *top_groups(const struct by_names *b, const struct ties *t, size_t dumps,
 				     size_t ranked, const struct hpa_stack_format *fmt)
 {
-	struct group_rank r = { NULL, NULL, NULL, t };
+	struct group_rank r = { NULL, NULL, NULL, NULL, t };
+	uint8_t *cls = xmalloc(b->n + 1);
+	double r2;
 	double *score = xmalloc(st_mult(b->n + 1, sizeof(*score)));
 	double *gain = xmalloc(st_mult(b->n + 1, sizeof(*gain)));
 	double *last = xmalloc(st_mult(b->n + 1, sizeof(*last)));
@@ -404,7 +473,9 @@ static struct hpa_series *top_groups(const struct by_names *b, const struct ties
 	for (i = 0; i < b->n; i++) {
 		score[i] = score_of(b->values + i * dumps, dumps, &gain[i]);
 		last[i] = b->values[i * dumps + dumps - 1];
+		cls[i] = (uint8_t)hpa_growth_classify(b->values + i * dumps, dumps, &r2);
 	}
+	r.cls = cls;
 	r.score = score;
 	r.gain = gain;
 	r.last = last;
@@ -422,6 +493,7 @@ static struct hpa_series *top_groups(const struct by_names *b, const struct ties
 	free(score);
 	free(gain);
 	free(last);
+	free(cls);
 	return out;
 }
 
@@ -510,6 +582,19 @@ const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, in
 	return text;
 }
 
+/* The whole view's series: every function's (each sample's leaf once), dump by dump. */
+static void whole(struct hpa_growth *g)
+{
+	size_t i, d;
+
+	g->total.v = xcalloc(g->dumps + 1, sizeof(*g->total.v));
+	for (i = 0; i < g->nfuncs; i++)
+		for (d = 0; d < g->dumps; d++)
+			g->total.v[d] += g->func_values[i * g->dumps + d];
+	if (g->dumps)
+		metrics(&g->total, g->dumps);
+}
+
 /*
  * Stacks ("leaf < caller < ...", or folded root first for --collapse) and
  * functions (the innermost visible frame: where they allocated).
@@ -529,6 +614,7 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 				 &g->stack_texts, &g->stack_values, &g->nstacks, ranked);
 	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs,
 				ranked);
+	whole(g);
 }
 
 void hpa_growth_release(struct hpa_growth *g)
@@ -537,6 +623,7 @@ void hpa_growth_release(struct hpa_growth *g)
 	free(g->func_values);
 	free(g->stacks);
 	free(g->funcs);
+	free(g->total.v);
 	hpa_strtab_release(&g->stack_texts);
 	hpa_strtab_release(&g->func_texts);
 	hpa_stack_namer_release(&g->stack_namer);

@@ -476,8 +476,10 @@ int hpa_read_profile(struct hpa_profile *prof, const char *path)
 	if (!rc && strcmp(path, "-")) {   /* the dump's time: its own (pprof), else the file's */
 		struct hpa_input *in = hpa_profile_input(prof, r.input);
 		struct stat st;
-		if (!in->time_nanos && stat(path, &st) == 0)
+		if (!in->time_nanos && stat(path, &st) == 0) {
 			in->time_nanos = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+			in->time_of_file = true;
+		}
 	}
 	hpa_lineio_close(&r.io);
 	return rc;

@@ -22,7 +22,8 @@ static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows,
 	size_t i, d, limit = table_rows(opts);
 	char num[48];
 
-	fprintf(fp, "\n%s, ranked by steady growth:\n%10s %10s %6s", what, "gain", "slope", "grew");
+	fprintf(fp, "\n%s, leaks first, then by steady growth:\n%10s %10s %6s %-8s %4s", what, "gain",
+		"slope", "grew", "class", "R2");
 	for (d = 0; d < g->dumps; d++)
 		fprintf(fp, " %10s%zu", "dump", d + 1);
 	fputs("  name\n", fp);
@@ -32,7 +33,8 @@ static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows,
 		hpa_format_value(num, sizeof(num), s->gain, opts);
 		fprintf(fp, "%10s ", num);
 		hpa_format_value(num, sizeof(num), s->slope, opts);
-		fprintf(fp, "%10s %3.0f%%", num, s->steady * 100);
+		fprintf(fp, "%10s %5.0f%% %-8s %4.2f", num, s->steady * 100,
+			hpa_growth_class_name((enum hpa_growth_class)s->cls), s->r2);
 		for (d = 0; d < g->dumps; d++) {
 			hpa_format_value(num, sizeof(num), s->v[d], opts);
 			fprintf(fp, " %11s", num);
@@ -72,11 +74,46 @@ static void csv_rows(FILE *fp, struct hpa_growth *g, const struct hpa_series *ro
 
 		fprintf(fp, "%s,", kind);
 		csv_field(fp, name, len);
-		fprintf(fp, ",%.0f,%.2f,%.4f", rows[i].gain, rows[i].slope, rows[i].steady);
+		fprintf(fp, ",%.0f,%.2f,%.4f,%s,%.4f", rows[i].gain, rows[i].slope, rows[i].steady,
+			hpa_growth_class_name((enum hpa_growth_class)rows[i].cls), rows[i].r2);
 		for (d = 0; d < g->dumps; d++)
 			fprintf(fp, ",%.0f", rows[i].v[d]);
 		fputc('\n', fp);
 	}
+}
+
+/*
+ * Hours from the first dump to the last, when every dump records its own
+ * time (a pprof file's, a fetch's) and each is at least a second after the
+ * one before; else 0.
+ */
+static double hours_spanned(const struct hpa_profile *prof, size_t dumps)
+{
+	size_t i;
+
+	for (i = 0; i < dumps; i++)
+		if (!prof->inputs[i].time_nanos || prof->inputs[i].time_of_file ||
+		    (i && prof->inputs[i].time_nanos - prof->inputs[i - 1].time_nanos < 1000000000))
+			return 0;
+	return dumps > 1 ? (double)(prof->inputs[dumps - 1].time_nanos - prof->inputs[0].time_nanos) / 3.6e12 : 0;
+}
+
+/* The whole profile's class, change, slope (per hour too, when the dumps' times say) and R^2. */
+static void whole_line(FILE *fp, const struct hpa_profile *prof, const struct hpa_series *t,
+		       const struct hpa_write_opts *opts)
+{
+	double hours = hours_spanned(prof, prof->inputs_nr);
+	char gain[48], slope[48], hourly[48];
+
+	hpa_format_value(gain, sizeof(gain), t->gain, opts);
+	hpa_format_value(slope, sizeof(slope), t->slope, opts);
+	fprintf(fp, "The whole profile: %s, %s%s (%s%s per dump", hpa_growth_class_name((enum hpa_growth_class)t->cls),
+		t->gain > 0 ? "+" : "", gain, t->slope > 0 ? "+" : "", slope);
+	if (hours > 0) {
+		hpa_format_value(hourly, sizeof(hourly), t->slope * (double)(prof->inputs_nr - 1) / hours, opts);
+		fprintf(fp, ", %s%s per hour", t->slope > 0 ? "+" : "", hourly);
+	}
+	fprintf(fp, ", R2 %.2f)\n", t->r2);
 }
 
 int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
@@ -103,7 +140,7 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 			}
 		}
 	} else if (opts->mode == HPA_MODE_CSV) {
-		fputs("kind,name,gain,slope,steadiness", fp);
+		fputs("kind,name,gain,slope,steadiness,class,r2", fp);
 		for (i = 0; i < g.dumps; i++) {
 			fputs(",", fp);
 			csv_field(fp, prof->inputs[i].path, -1);
@@ -124,6 +161,7 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		fputs(":\n", fp);
 		for (i = 0; i < g.dumps; i++)
 			fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
+		whole_line(fp, prof, &g.total, opts);
 		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", opts);
 		table(fp, &g, g.funcs, g.nfuncs, "Functions (where they allocated)", opts);
 	}

@@ -869,8 +869,43 @@ static void test_tree_left_out_forked(void)
 	hpa_call_tree_release(&f);
 	hpa_profile_release(&p);
 }
+/* What a series did (growth.h): each class from a series shaped for it, and R^2. */
+static void test_growth_classes(void)
+{
+	static const struct { double v[6]; size_t n; enum hpa_growth_class want; } c[] = {
+		{ { 10, 20, 30, 40, 50, 60 }, 6, HPA_GROWTH_LEAK },
+		{ { 10, 20, 30, 30, 40, 50 }, 6, HPA_GROWTH_LEAK },         /* one pause */
+		{ { 100, 100, 566 }, 3, HPA_GROWTH_LEAK },                  /* grew, never fell */
+		{ { 10, 20 }, 2, HPA_GROWTH_LEAK },
+		{ { 0, 50, 100, 100, 100, 100 }, 6, HPA_GROWTH_PLATEAU },   /* a cache filled */
+		{ { 100, 3000, 3000, 3000 }, 4, HPA_GROWTH_PLATEAU },
+		{ { 1000, 3000, 800, 1200 }, 4, HPA_GROWTH_CHURN },
+		{ { 50, 10, 60, 20, 70, 30 }, 6, HPA_GROWTH_CHURN },        /* 2 of 5 steps down: no line */
+		{ { 60, 50, 40, 30, 20, 10 }, 6, HPA_GROWTH_SHRINK },
+		{ { 100, 100, 100 }, 3, HPA_GROWTH_FLAT },
+		{ { 1000, 1004, 998, 1001 }, 4, HPA_GROWTH_FLAT },          /* under 1% a step */
+		{ { 5 }, 1, HPA_GROWTH_FLAT },
+	};
+	double r2;
+	size_t i;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(c); i++) {
+		enum hpa_growth_class got = hpa_growth_classify(c[i].v, c[i].n, &r2);
+		if (got != c[i].want)
+			fprintf(stderr, "case %zu: %s, not %s\n", i, hpa_growth_class_name(got),
+				hpa_growth_class_name(c[i].want));
+		CHECK_INT_EQ(got, c[i].want);
+	}
+	hpa_growth_classify(c[0].v, 6, &r2);
+	CHECK_DBL_EQ(r2, 1, 1e-12);
+	hpa_growth_classify(c[6].v, 4, &r2);
+	CHECK_DBL_EQ(r2, 640000.0 / (5 * 3080000.0), 1e-9);
+	CHECK_STR_EQ(hpa_growth_class_name(HPA_GROWTH_PLATEAU), "plateau");
+}
+
 int main(void)
 {
+	test_growth_classes();
 	test_line_parts();
 	test_identity_and_grouping();
 	test_two_modules_one_address();

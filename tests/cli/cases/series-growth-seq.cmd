@@ -1,1 +1,1 @@
---growth --no-symbols series/app.4242.11.i11.heap series/app.4242.2.i2.heap series/app.4242.10.i10.heap
+--growth --no-symbols series/app.4242.11.i11.heap series/app.4242.2.i2.heap series/app.4242.10.i10.heap series/app.4242.12.i12.heap

@@ -324,6 +324,8 @@ static const struct opt_def options[] = {
 	  "write to FILE (created only if the run succeeds) instead of stdout", false },
 	FLAG("growth", growth, "Selection",
 	     "the PROFILEs are a series of dumps: classify stacks and functions (leak, plateau, churn, shrink, flat), leaks first"),
+	PARSE("expect-growth", expect_growth, parse_regex, "RE", NULL,
+	      "with --growth: stacks and functions matching RE grow by design (a cache): listed apart"),
 	PARSE("thread", thread, parse_thread, "N", NULL,
 	      "report jemalloc thread N only (its tN lines) instead of all threads"),
 	PARSE("base", base, nonempty_file, "FILE", NULL,
@@ -741,6 +743,8 @@ static int check_mode(struct hpa_opts *opts)
 		return usage_error("%s", "--growth and --outdir are two reports of a series; give one");
 	if (opts->growth && !hpa_writer_for(opts->mode, opts->growth))
 		return usage_error("%s", "--growth writes --text, --svg, --collapse or --csv; give one of them");
+	if (opts->expect_growth.set && !opts->growth)
+		return usage_error("%s", "--expect-growth goes with --growth");
 	if (opts->growth && opts->cum)
 		return usage_error("%s", "--cum does not go with --growth: its rows are ranked by steady growth");
 	if (opts->peek.set || opts->list.set) {   /* a report of its own: the default --text gives way */
@@ -840,6 +844,7 @@ struct hpa_write_opts hpa_opts_write(const struct hpa_opts *opts)
 	wo.binary = opts->binary;
 	wo.peek = &opts->peek;
 	wo.list = &opts->list;
+	wo.expect_growth = &opts->expect_growth;
 	wo.source_paths = opts->source_paths;
 	wo.trim_paths = opts->trim_paths;
 	return wo;
@@ -859,7 +864,7 @@ struct hpa_base_opts hpa_opts_base(const struct hpa_opts *opts)
 void hpa_opts_release(struct hpa_opts *opts)
 {
 	struct hpa_filter_re *res[] = { &opts->focus, &opts->ignore, &opts->show, &opts->hide,
-					&opts->peek, &opts->list };
+					&opts->peek, &opts->list, &opts->expect_growth };
 	size_t i;
 
 	for (i = 0; i < HPA_ARRAY_SIZE(res); i++)

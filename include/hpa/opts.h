@@ -37,6 +37,7 @@ struct hpa_opts {
 	struct hpa_filter_re focus, ignore, show, hide;
 	struct hpa_filter_re peek;   /* --peek RE: the functions whose callers and callees to show */
 	struct hpa_filter_re list;   /* --list RE: the functions whose source lines to show */
+	struct hpa_filter_re expect_growth;   /* --expect-growth RE: --growth rows whose growth is expected */
 	struct hpa_path_list source_paths;   /* --source-path DIR, repeatable */
 	struct hpa_path_list trim_paths;     /* --trim-path PREFIX, repeatable */
 	bool icicle;                 /* --icicle: root on top */

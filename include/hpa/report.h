@@ -65,6 +65,7 @@ struct hpa_write_opts {
 	const char *binary;          /* the program named on the command line, or NULL */
 	const struct hpa_filter_re *peek;    /* --peek's functions; never NULL */
 	const struct hpa_filter_re *list;    /* --list's functions; never NULL */
+	const struct hpa_filter_re *expect_growth;   /* --growth: rows listed apart, growth expected; or NULL */
 	struct hpa_path_list source_paths;   /* where --list looks for sources */
 	struct hpa_path_list trim_paths;     /* prefixes --list takes off file names */
 	const char *memory;          /* --html: the RSS breakdown's text for the Memory tab, or NULL */

@@ -4,10 +4,12 @@
  */
 #include "hpa/compat.h"
 
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hpa/growth.h"
+#include "hpa/xalloc.h"
 #include "hpa/report.h"
 
 /* The rows a table shows: --nodecount, 20 by default. */
@@ -16,20 +18,58 @@ static size_t table_rows(const struct hpa_write_opts *opts)
 	return opts->nodecount ? (size_t)opts->nodecount : 20;
 }
 
-static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
-		  const char *what, const struct hpa_write_opts *opts)
+/* Whether series s's growth is expected: its text (a function's name, a stack's frames) matches --expect-growth. */
+static bool expected(struct hpa_growth *g, const struct hpa_series *s, const struct hpa_filter_re *re)
 {
-	size_t i, d, limit = table_rows(opts);
-	char num[48];
+	int len;
+	const char *name;
+	char *copy;
+	bool match;
 
-	fprintf(fp, "\n%s, leaks first, then by steady growth:\n%10s %10s %6s %-8s %4s", what, "gain",
-		"slope", "grew", "class", "R2");
+	if (!re || !re->set)
+		return false;
+	name = hpa_growth_name(g, s, &len);
+	copy = xstrndup(name, (size_t)len);
+	match = regexec(&re->re, copy, 0, NULL, 0) == 0;
+	free(copy);
+	return match;
+}
+
+/*
+ * The first rows of a table; with --expect-growth, those whose growth is
+ * not expected, or (`apart`) those whose growth is, under a heading of
+ * their own.
+ */
+static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
+		  const char *what, bool apart, const struct hpa_write_opts *opts)
+{
+	size_t i, d, n, shown = 0, limit = table_rows(opts);
+	const struct hpa_filter_re *re = opts->expect_growth;
+	char num[48];
+	bool *in = xcalloc(nr + 1, sizeof(*in));
+
+	/* Without --expect-growth, rows past the first `limit` may not be there (hpa_growth's `ranked`). */
+	for (i = n = 0; i < nr; i++)
+		n += in[i] = re && re->set ? expected(g, &rows[i], re) == apart : !apart;
+	if (apart && !n) {
+		free(in);
+		return;
+	}
+	if (apart)
+		fprintf(fp, "\n%s whose growth is expected (--expect-growth '%s'):\n%10s %10s %6s %-8s %4s",
+			what, re->src ? re->src : "", "gain", "slope", "grew", "class", "R2");
+	else
+		fprintf(fp, "\n%s, leaks first, then by steady growth:\n%10s %10s %6s %-8s %4s", what, "gain",
+			"slope", "grew", "class", "R2");
 	for (d = 0; d < g->dumps; d++)
 		fprintf(fp, " %10s%zu", "dump", d + 1);
 	fputs("  name\n", fp);
-	for (i = 0; i < nr && i < limit; i++) {
+	for (i = 0; i < nr && shown < limit; i++) {
 		const struct hpa_series *s = &rows[i];
 
+		if (!in[i])
+			continue;
+		shown++;
 		hpa_format_value(num, sizeof(num), s->gain, opts);
 		fprintf(fp, "%10s ", num);
 		hpa_format_value(num, sizeof(num), s->slope, opts);
@@ -45,8 +85,9 @@ static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows,
 			fprintf(fp, "  %.*s\n", len, name);
 		}
 	}
-	if (nr > limit)
-		fprintf(fp, "(%zu more; --nodecount N shows N, --csv all)\n", nr - limit);
+	if (n > limit)
+		fprintf(fp, "(%zu more; --nodecount N shows N, --csv all)\n", n - limit);
+	free(in);
 }
 
 /* A quoted CSV field of the first `len` bytes of s (len < 0: all of it). */
@@ -64,7 +105,7 @@ static void csv_field(FILE *fp, const char *s, int len)
 }
 
 static void csv_rows(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
-		     const char *kind)
+		     const char *kind, const struct hpa_filter_re *re)
 {
 	size_t i, d;
 
@@ -74,8 +115,9 @@ static void csv_rows(FILE *fp, struct hpa_growth *g, const struct hpa_series *ro
 
 		fprintf(fp, "%s,", kind);
 		csv_field(fp, name, len);
-		fprintf(fp, ",%.0f,%.2f,%.4f,%s,%.4f", rows[i].gain, rows[i].slope, rows[i].steady,
-			hpa_growth_class_name((enum hpa_growth_class)rows[i].cls), rows[i].r2);
+		fprintf(fp, ",%.0f,%.2f,%.4f,%s,%.4f,%d", rows[i].gain, rows[i].slope, rows[i].steady,
+			hpa_growth_class_name((enum hpa_growth_class)rows[i].cls), rows[i].r2,
+			expected(g, &rows[i], re));
 		for (d = 0; d < g->dumps; d++)
 			fprintf(fp, ",%.0f", rows[i].v[d]);
 		fputc('\n', fp);
@@ -127,7 +169,8 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		return -1;
 	vo = opts->view;
 	/* Folded stacks and CSV write every series in rank order; the tables, their first rows. */
-	all = opts->mode == HPA_MODE_COLLAPSE || opts->mode == HPA_MODE_CSV;
+	all = opts->mode == HPA_MODE_COLLAPSE || opts->mode == HPA_MODE_CSV ||
+	      (opts->expect_growth && opts->expect_growth->set);   /* the rows apart may be any */
 	hpa_growth(prof, &vo, opts->mode == HPA_MODE_COLLAPSE, all ? 0 : table_rows(opts), &g);
 	if (opts->mode == HPA_MODE_COLLAPSE) {
 		for (i = 0; i < g.nstacks; i++) {
@@ -140,14 +183,14 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 			}
 		}
 	} else if (opts->mode == HPA_MODE_CSV) {
-		fputs("kind,name,gain,slope,steadiness,class,r2", fp);
+		fputs("kind,name,gain,slope,steadiness,class,r2,expected", fp);
 		for (i = 0; i < g.dumps; i++) {
 			fputs(",", fp);
 			csv_field(fp, prof->inputs[i].path, -1);
 		}
 		fputc('\n', fp);
-		csv_rows(fp, &g, g.stacks, g.nstacks, "stack");
-		csv_rows(fp, &g, g.funcs, g.nfuncs, "function");
+		csv_rows(fp, &g, g.stacks, g.nstacks, "stack", opts->expect_growth);
+		csv_rows(fp, &g, g.funcs, g.nfuncs, "function", opts->expect_growth);
 	} else {
 		struct hpa_write_opts o = *opts;   /* values as people read them: --unit auto by default */
 		if (o.unit == HPA_UNIT_DEFAULT && !o.show_bytes)
@@ -162,8 +205,10 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		for (i = 0; i < g.dumps; i++)
 			fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
 		whole_line(fp, prof, &g.total, opts);
-		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", opts);
-		table(fp, &g, g.funcs, g.nfuncs, "Functions (where they allocated)", opts);
+		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", false, opts);
+		table(fp, &g, g.funcs, g.nfuncs, "Functions (where they allocated)", false, opts);
+		table(fp, &g, g.stacks, g.nstacks, "Stacks", true, opts);
+		table(fp, &g, g.funcs, g.nfuncs, "Functions", true, opts);
 	}
 	hpa_growth_release(&g);
 	return 0;

@@ -41,7 +41,7 @@ for set in je tc; do
 		"$(echo "$out" | awk '/^Stacks/ { f = 1 } /^Functions/ { f = 0 } f && $NF ~ /_start$/ && /churn_path|spike_path/ { printf "%s ", $1 }' | sed 's/ $//')"
 	check "$set: --csv series" "\"leak_path\",1048576" \
 		"$("$hpa" --growth --csv leaky $dumps 2>/dev/null | grep '^function,"leak_path"' | cut -d, -f2,3)"
-	check "$set: --csv has a column per dump" "$((7 + n))" \
+	check "$set: --csv has a column per dump" "$((8 + n))" \
 		"$("$hpa" --growth --csv leaky $dumps 2>/dev/null | head -n 1 | awk -F, '{ print NF }')"
 	check "$set: --collapse gives the gain" "1048576" \
 		"$("$hpa" --growth --collapse leaky $dumps 2>/dev/null | grep ';leak_path ' | awk '{ print $NF }')"

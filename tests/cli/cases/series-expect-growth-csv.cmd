@@ -1,0 +1,1 @@
+--growth --csv --no-symbols --expect-growth '0x1400' series/app.4242.11.i11.heap series/app.4242.2.i2.heap series/app.4242.10.i10.heap series/app.4242.12.i12.heap

@@ -1,0 +1,1 @@
+--text --expect-growth x identity/proc1.heap

@@ -22,6 +22,7 @@
 #include "hpa/output.h"
 #include "hpa/remote.h"
 #include "hpa/run.h"
+#include "hpa/series.h"
 #include "hpa/strbuf.h"
 #include "hpa/tempfile.h"
 #include "hpa/unsample.h"
@@ -103,6 +104,31 @@ static int save(const struct hpa_opts *opts, FILE *raw, size_t len, char *name, 
 }
 
 /*
+ * The watcher's record beside a saved dump (series.h): when it was taken,
+ * and with --pid the process and its RSS then; the profile's in-use total.
+ */
+static int save_record(const struct hpa_opts *opts, const char *dump, double rss, double in_use)
+{
+	struct hpa_output out;
+	struct timespec now;
+	char *path = hpa_xasprintf("%s%s", dump, HPA_RECORD_SUFFIX);
+	int rc = hpa_output_open(&out, path, NULL, 0);
+
+	if (!rc) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		fprintf(out.fp, "# hpa --watch: the dump beside this file, as it was taken\n");
+		fprintf(out.fp, "time_nanos %lld\n", (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+		if (opts->pid)
+			fprintf(out.fp, "pid %ld\nrss_bytes %.0f\n", opts->pid, rss);
+		if (in_use >= 0)
+			fprintf(out.fp, "in_use_bytes %.0f\n", in_use);
+		rc = hpa_output_close(&out, true);
+	}
+	free(path);
+	return rc;
+}
+
+/*
  * A watcher killed mid-save (even by SIGKILL) leaves at most a hidden
  * temporary file, never a partial dump under a dump's name: remove such
  * leftovers of an earlier run from the folder.
@@ -167,14 +193,16 @@ int hpa_watch(const struct hpa_opts *opts)
 			printf("%s check %u: fetch failed; retrying in %.0f s\n", when, checks, interval);
 		}
 		if (measure >= 0) {
-			double prev = last;
+			double prev = last, in_use = opts->pid ? -1 : measure;
 			bool keep = last < 0 || measure - last > threshold;
-			if (keep && opts->pid && fetch(opts, &(double){ 0 }, &raw, &len) < 0)
+			if (keep && opts->pid && fetch(opts, &in_use, &raw, &len) < 0)
 				keep = false;
-			if (keep && save(opts, raw, len, name, sizeof(name)) == 0)
+			if (keep && save(opts, raw, len, name, sizeof(name)) == 0) {
 				last = measure;
-			else
+				save_record(opts, name, opts->pid ? measure : -1, in_use);
+			} else {
 				name[0] = '\0';
+			}
 			char now[48], grew[48];
 			struct hpa_write_opts o = hpa_opts_write(opts);   /* sizes as people read them: */
 			if (o.unit == HPA_UNIT_DEFAULT)                   /* --unit auto by default */

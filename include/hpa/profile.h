@@ -133,6 +133,7 @@ struct hpa_input {
 	char *value_types;          /* a pprof file's sample types, "a, b, ...", or NULL */
 	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
 	bool time_of_file;          /* time_nanos is the file's modification time, not the dump's own */
+	double rss_bytes;           /* the process's RSS when the dump was taken (hpa --watch's record), -1 unknown */
 	double weight;              /* factor on its values: 1, or negative for a base */
 	bool estimated;             /* its samples were made estimates as they were read */
 	double sampled_objects;     /* in-use objects as written (sampled), all threads */

@@ -6,16 +6,34 @@
  *   1. the producer's sequence number in the file name: jemalloc's
  *      PREFIX.PID.SEQ.[fimu]N.heap, gperftools' PREFIX.NNNN.heap, and the
  *      names hpa --watch saves (heap-YYYYmmdd-HHMMSS[-N].heap / .pb.gz);
- *   2. else the dump's own time: a pprof file's time_nanos;
+ *   2. else the dump's own time: a pprof file's time_nanos, or the record
+ *      hpa --watch keeps beside each dump (DUMP.record);
  *   3. else the order of the command line.
  *
- * A jemalloc name also says the process (its PID): dumps of two processes
- * are two series, never one.
+ * A jemalloc name (or the watcher's record) also says the process (its
+ * PID): dumps of two processes are two series, never one.
  */
 #ifndef HPA_SERIES_H
 #define HPA_SERIES_H
 
 #include "hpa/compat.h"
+
+/*
+ * What hpa --watch writes beside each dump it saves, DUMP.record: when the
+ * dump was taken and, with --pid, the process and its RSS then (lines
+ * "KEY VALUE": time_nanos, pid, rss_bytes, in_use_bytes).
+ */
+struct hpa_dump_record {
+	int64_t time_nanos;   /* 0 unknown */
+	long long pid;        /* -1 unknown */
+	double rss_bytes;     /* -1 unknown */
+	double in_use_bytes;  /* the profile's in-use total as the watcher saw it; -1 unknown */
+};
+
+#define HPA_RECORD_SUFFIX ".record"
+
+/* Read `path`.record into *rec; false (and *rec all unknown) when there is none. */
+bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec);
 
 /* What a dump's file name says of its place; -1 where it says nothing. */
 struct hpa_dump_name {

@@ -132,6 +132,7 @@ uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
 	in->path = xstrdup(path);
 	in->map_first = (uint32_t)prof->mappings_nr;
 	in->weight = 1;
+	in->rss_bytes = -1;
 	/* Addresses are interned per input: the same number in two inputs may
 	 * be two places (hpa_unify_locations() matches them by module). */
 	hpa_hashmap_release(&prof->build->loc_by_addr);

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "hpa/reader.h"
+#include "hpa/series.h"
 #include "hpa/xalloc.h"
 #include "read.h"
 
@@ -473,9 +474,15 @@ int hpa_read_profile(struct hpa_profile *prof, const char *path)
 	if (hpa_lineio_open(&r.io, path, display) < 0)
 		return -1;
 	rc = read_input(prof, &r);
-	if (!rc && strcmp(path, "-")) {   /* the dump's time: its own (pprof), else the file's */
+	if (!rc && strcmp(path, "-")) {   /* the dump's time: its own (pprof, the watcher's record), else the file's */
 		struct hpa_input *in = hpa_profile_input(prof, r.input);
+		struct hpa_dump_record rec;
 		struct stat st;
+		if (hpa_dump_record_read(path, &rec)) {
+			if (!in->time_nanos)
+				in->time_nanos = rec.time_nanos;
+			in->rss_bytes = rec.rss_bytes;
+		}
 		if (!in->time_nanos && stat(path, &st) == 0) {
 			in->time_nanos = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 			in->time_of_file = true;

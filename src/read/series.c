@@ -11,6 +11,7 @@
 
 #include "hpa/fetch.h"
 #include "hpa/series.h"
+#include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
 /* jemalloc: .PID.SEQ.[fimu][N].heap at some dot of the name; *pid and *seq. */
@@ -189,6 +190,39 @@ static int64_t pprof_time(const char *path)
 	return t;
 }
 
+bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec)
+{
+	char *name = hpa_xasprintf("%s%s", path, HPA_RECORD_SUFFIX), line[256], key[32], val[64], *end;
+	FILE *fp = hpa_is_url(path) || !strcmp(path, "-") ? NULL : fopen(name, "r");
+	long long n;
+	double v;
+
+	free(name);
+	rec->time_nanos = 0;
+	rec->pid = -1;
+	rec->rss_bytes = rec->in_use_bytes = -1;
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp)) {   /* "KEY VALUE" lines; anything else is skipped */
+		if (sscanf(line, "%31s %63s", key, val) != 2)
+			continue;
+		n = strtoll(val, &end, 10);
+		v = *end ? -1 : (double)n;
+		if (*end || n < 0)
+			continue;
+		if (!strcmp(key, "time_nanos"))
+			rec->time_nanos = n;
+		else if (!strcmp(key, "pid"))
+			rec->pid = n;
+		else if (!strcmp(key, "rss_bytes"))
+			rec->rss_bytes = v;
+		else if (!strcmp(key, "in_use_bytes"))
+			rec->in_use_bytes = v;
+	}
+	fclose(fp);
+	return true;
+}
+
 struct dump {
 	size_t index, process;
 	long long key;
@@ -230,18 +264,26 @@ void hpa_series_order(const char *const *paths, size_t n, struct hpa_series_orde
 {
 	struct hpa_dump_name *names = xcalloc(n + 1, sizeof(*names));
 	struct dump *d = xcalloc(n + 1, sizeof(*d));
+	int64_t *recorded = xcalloc(n + 1, sizeof(*recorded));
 	bool by_seq = n > 1, by_time = n > 1;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n; i++) {
+		struct hpa_dump_record rec;
+
 		hpa_dump_name_parse(paths[i], &names[i]);
+		if (n > 1 && hpa_dump_record_read(paths[i], &rec)) {   /* the watcher's record */
+			recorded[i] = rec.time_nanos;
+			if (names[i].pid < 0)
+				names[i].pid = rec.pid;
+		}
 		by_seq &= names[i].seq >= 0;
 		d[i].index = i;
 	}
 	out->nprocesses = processes(names, n, d, &out->pids);
 	for (i = 0; i < n && !by_seq && by_time; i++) {
-		d[i].key = names[i].pid >= 0 || hpa_is_url(paths[i]) || !strcmp(paths[i], "-") ?
+		d[i].key = recorded[i] ? recorded[i] : hpa_is_url(paths[i]) || !strcmp(paths[i], "-") ?
 			0 : pprof_time(paths[i]);
 		by_time &= d[i].key > 0;
 	}
@@ -258,6 +300,7 @@ void hpa_series_order(const char *const *paths, size_t n, struct hpa_series_orde
 	}
 	free(names);
 	free(d);
+	free(recorded);
 }
 
 void hpa_series_order_release(struct hpa_series_order *o)
@@ -274,7 +317,7 @@ const char *hpa_series_key_text(enum hpa_series_key key)
 	case HPA_SERIES_BY_SEQ:
 		return "the sequence numbers in their names";
 	case HPA_SERIES_BY_TIME:
-		return "the times the files record";
+		return "the times the dumps record";
 	case HPA_SERIES_AS_GIVEN:
 	default:
 		return "the command line";

@@ -158,6 +158,45 @@ static void whole_line(FILE *fp, const struct hpa_profile *prof, const struct hp
 	fprintf(fp, ", R2 %.2f)\n", t->r2);
 }
 
+/*
+ * RSS beside the profile, when every dump has the watcher's record of it
+ * (--watch --pid): whether RSS grew with the profile's in-use bytes or
+ * without them.  Growth outside the profile is the allocator's
+ * (retention, fragmentation) or memory no allocator's profile sees.
+ */
+static void rss_line(FILE *fp, const struct hpa_profile *prof, const struct hpa_series *t,
+		     const struct hpa_write_opts *opts)
+{
+	size_t i, n = prof->inputs_nr;
+	double rss, grew;
+	char a[48], b[48], d[48], p[48];
+
+	for (i = 0; i < n; i++)
+		if (prof->inputs[i].rss_bytes < 0 || prof->inputs[i].is_base)
+			return;
+	if (n < 2)
+		return;
+	rss = prof->inputs[n - 1].rss_bytes;
+	grew = rss - prof->inputs[0].rss_bytes;
+	hpa_format_value(a, sizeof(a), prof->inputs[0].rss_bytes, opts);
+	hpa_format_value(b, sizeof(b), rss, opts);
+	hpa_format_value(d, sizeof(d), grew, opts);
+	fprintf(fp, "RSS: %s%s (%s -> %s)", grew > 0 ? "+" : "", d, a, b);
+	if (opts->view.value != HPA_INUSE_SPACE) {
+		fputs("\n", fp);
+		return;
+	}
+	hpa_format_value(p, sizeof(p), t->gain, opts);
+	if (grew <= 0)
+		fprintf(fp, "; the profile %s%s: RSS did not grow\n", t->gain > 0 ? "+" : "", p);
+	else if (t->gain < grew / 2)
+		fprintf(fp, "; the profile %s%s: the growth is outside the profile (allocator retention or "
+			"fragmentation, or memory no allocator profile sees); see --stats\n",
+			t->gain > 0 ? "+" : "", p);
+	else
+		fprintf(fp, "; the profile %s%s: RSS grew with the profile\n", t->gain > 0 ? "+" : "", p);
+}
+
 int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct hpa_view_opts vo;
@@ -205,6 +244,7 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		for (i = 0; i < g.dumps; i++)
 			fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
 		whole_line(fp, prof, &g.total, opts);
+		rss_line(fp, prof, &g.total, opts);
 		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", false, opts);
 		table(fp, &g, g.funcs, g.nfuncs, "Functions (where they allocated)", false, opts);
 		table(fp, &g, g.stacks, g.nstacks, "Stacks", true, opts);

@@ -240,17 +240,21 @@ start port3.txt GROW="$work/g1.heap,$work/g1.heap,$work/g3.heap,$work/g3.heap,$w
 timeout --foreground -k 20 --preserve-status -s INT 7.5 "$hpa" --watch "http://127.0.0.1:$port/grow" --interval 1 --threshold 4MB --outdir saved > watch.txt 2>&1
 check "--watch stops cleanly on Ctrl-C" "0" "$?"
 check "--watch: one line per check, a summary" "stopped after" "$(tail -n 1 watch.txt | cut -d' ' -f1,2)"
-check "--watch: saved when grown past the threshold" "3" "$(ls saved | wc -l | tr -d ' ')"
-check "--watch: the saved profiles read back" "Total: 16777216 B" "$(text --no-symbols "saved/$(ls saved | tail -n 1)" | head -n 1)"
+check "--watch: saved when grown past the threshold" "3" "$(ls saved | grep -vc '\.record$')"
+check "--watch: a record beside each dump" "3" "$(ls saved | grep -c '\.heap\.record$')"
+check "--watch: the record's in-use total" "in_use_bytes 16777216" \
+	"$(grep in_use_bytes "saved/$(ls saved | grep '\.record$' | tail -n 1)")"
+check "--watch: the saved profiles read back" "Total: 16777216 B" \
+	"$(text --no-symbols "saved/$(ls saved | grep -v '\.record$' | tail -n 1)" | head -n 1)"
 check "--watch: check lines" "3" "$(grep -c '; saved saved/heap-' watch.txt)"
 check "--watch: sizes as people read them (--unit auto)" "1" \
 	"$(grep -c 'check 5: in use 16.0MiB (+10.0MiB since the last saved); saved' watch.txt)"
 # A password and a token in the URL: in no line printed, in no file name.
 timeout --foreground -k 20 --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
 	--interval 1 --threshold 4MB --outdir secret > secret.txt 2>&1
-check "--watch with secrets in the URL: saves" "1" "$(ls secret | wc -l | tr -d ' ')"
+check "--watch with secrets in the URL: saves" "1" "$(ls secret | grep -vc '\.record$')"
 check "--watch with secrets in the URL: never shown or saved" "0" \
-	"$( (cat secret.txt; ls secret) | grep -c 's3cret')"
+	"$( (cat secret.txt; ls secret; cat secret/*.record) | grep -c 's3cret')"
 kill "$last_pid"
 sleep 0.3
 timeout --foreground -k 20 --preserve-status -s INT 2.5 "$hpa" --watch "http://admin:pw-s3cret@127.0.0.1:$port/grow?token=tok-s3cret" \
@@ -267,14 +271,16 @@ sleep 30 >/dev/null 2>&1 &
 sleeper=$!
 pids="$pids $sleeper"
 timeout --foreground -k 20 --preserve-status -s INT 2.5 "$hpa" --watch "$url/pprof/heap" --pid "$sleeper" --interval 1 --threshold 1MB --outdir rss > rss.txt 2>&1
-check "--watch --pid: decides on RSS, saves the first" "1" "$(ls rss | wc -l | tr -d ' ')"
+check "--watch --pid: decides on RSS, saves the first" "1" "$(ls rss | grep -vc '\.record$')"
+check "--watch --pid: the record has the process and its RSS" "pid $sleeper rss_bytes" \
+	"$(cat rss/*.record | awk '$1 == "pid" { p = $2 } $1 == "rss_bytes" && $2 > 0 { r = 1 } END { print "pid", p, r ? "rss_bytes" : "" }')"
 check "--watch --pid: RSS lines" "1" "$(grep -c 'check 1: RSS ' rss.txt)"
 # A watcher killed mid-save (SIGKILL) leaves only a hidden temporary file; the next run removes it.
 mkdir -p restarted
 printf 'heap_v2/524288\n@ 0x1\n' > restarted/.hpa-Ab12Cd
 timeout --foreground -k 20 --preserve-status -s INT 1.5 "$hpa" --watch "$url/pprof/heap" --interval 5 --outdir restarted > restarted.txt 2>&1
 check "--watch: an earlier run's partial save removed, the new dump saved" "heap-" \
-	"$(ls -A restarted | cut -c1-5 | tr -d '\n')"
+	"$(ls -A restarted | grep -v '\.record$' | cut -c1-5 | tr -d '\n')"
 check "--watch: the removal said" "1" "$(grep -c '^hpa: warning: restarted/.hpa-Ab12Cd: removed, a partial save of an earlier run' restarted.txt)"
 
 finish

@@ -1,0 +1,1 @@
+--growth --no-symbols watch/with/heap-20261205-100000.heap watch/with/heap-20261205-101000.heap watch/with/heap-20261205-102000.heap

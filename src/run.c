@@ -542,6 +542,63 @@ static int analyze(struct hpa_profile *prof, const struct hpa_opts *opts, struct
 	return rc;
 }
 
+/* Whether the report takes the dumps as a series, one after the other (not a sum). */
+static bool reports_series(const struct hpa_opts *opts)
+{
+	return opts->profiles_nr > 1 && (opts->growth || opts->outdir || opts->mode == HPA_MODE_HTML);
+}
+
+/* Input i's program: its first executable file mapping (a build-id's mapping: the build-id); NULL without maps. */
+static const char *program_of(const struct hpa_profile *prof, size_t i, bool *by_build_id)
+{
+	const struct hpa_input *in = &prof->inputs[i];
+	uint32_t m;
+
+	for (m = in->map_first; m < in->map_first + in->map_nr; m++) {
+		const struct hpa_mapping *map = &prof->mappings[m];
+		if (*map->path && *map->path != '[' && map->perms[2] == 'x') {
+			*by_build_id = map->build_id != 0;
+			return map->build_id ? hpa_profile_str(prof, map->build_id) : map->path;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The dumps of a series are one program's: two whose programs differ (the
+ * executable's path or build-id) are refused for a series (-2), said in a
+ * warning for a sum.
+ */
+static int check_programs(const struct hpa_profile *prof, const struct hpa_opts *opts)
+{
+	const char *first = NULL, *p;
+	size_t i, at = 0;
+	bool id0 = false, id;
+
+	for (i = 0; i < prof->inputs_nr; i++) {
+		if (prof->inputs[i].is_base || !(p = program_of(prof, i, &id)))
+			continue;
+		if (!first) {
+			first = p;
+			id0 = id;
+			at = i;
+		} else if (id == id0 && strcmp(first, p)) {
+			break;
+		}
+	}
+	if (i == prof->inputs_nr)
+		return 0;
+	if (!reports_series(opts)) {
+		hpa_warn("%s and %s are dumps of different programs (%s and %s): summed", prof->inputs[at].path,
+			 prof->inputs[i].path, first, p);
+		return 0;
+	}
+	fprintf(stderr, "hpa: %s and %s are dumps of different programs (%s and %s): a series is one "
+		"program's; give the dumps of one\nTry 'hpa --help' for more information.\n",
+		prof->inputs[at].path, prof->inputs[i].path, first, p);
+	return -2;
+}
+
 /* Read the dumps of one series (`order`: series.h) and the --base, and report. */
 static int run_series(const struct hpa_opts *opts, const size_t *order, struct run_stats *rs)
 {
@@ -553,6 +610,8 @@ static int run_series(const struct hpa_opts *opts, const size_t *order, struct r
 	rc = read_inputs(&prof, opts, order);
 	if (!rc)
 		rc = check_bases(&prof, opts);
+	if (!rc)
+		rc = check_programs(&prof, opts);
 	if (!rc)
 		rc = analyze(&prof, opts, rs);
 	hpa_profile_release(&prof);
@@ -627,6 +686,25 @@ static int run_processes(const struct hpa_opts *opts, const struct hpa_series_or
 	return rc;
 }
 
+/*
+ * Two dumps of one process with the same sequence number: two runs (the
+ * sequence starts again with each process).  A series refuses them; a sum
+ * says so.  Returns whether the run goes on.
+ */
+static bool repeated_seq(const struct hpa_opts *opts, const struct hpa_series_order *so)
+{
+	const char *a = opts->profiles[so->repeat[0]], *b = opts->profiles[so->repeat[1]];
+
+	if (!reports_series(opts)) {
+		hpa_warn("%s and %s have the same sequence number: dumps of two runs, summed", a, b);
+		return true;
+	}
+	fprintf(stderr, "hpa: %s and %s have the same sequence number: dumps of two runs (the sequence "
+		"starts again with each process); give the dumps of one\nTry 'hpa --help' for more "
+		"information.\n", a, b);
+	return false;
+}
+
 int hpa_run(const struct hpa_opts *opts)
 {
 	struct hpa_series_order so;
@@ -646,7 +724,9 @@ int hpa_run(const struct hpa_opts *opts)
 	}
 	hpa_series_order(opts->profiles, opts->profiles_nr, &so);
 	rs.series_key = so.key;
-	if (so.nprocesses > 1)
+	if (so.repeat[0] >= 0 && !repeated_seq(opts, &so))
+		rc = -2;
+	else if (so.nprocesses > 1)
 		rc = run_processes(opts, &so, &rs);
 	else
 		rc = run_series(opts, so.order, &rs);

@@ -62,6 +62,11 @@ struct hpa_series_order {
 	size_t *process;
 	size_t nprocesses;
 	long long *pids;             /* each process's PID, -1 unknown */
+	/*
+	 * Two dumps of one process with the same sequence number (indexes in
+	 * paths), or both -1: the sequence restarted, two runs' dumps.
+	 */
+	long long repeat[2];
 };
 
 /*

@@ -294,9 +294,15 @@ void hpa_series_order(const char *const *paths, size_t n, struct hpa_series_orde
 		qsort(d, n, sizeof(*d), cmp_dump);
 	out->order = xcalloc(n + 1, sizeof(*out->order));
 	out->process = xcalloc(n + 1, sizeof(*out->process));
+	out->repeat[0] = out->repeat[1] = -1;
 	for (i = 0; i < n; i++) {
 		out->order[i] = d[i].index;
 		out->process[i] = d[i].process;
+		if (by_seq && i && d[i].process == d[i - 1].process && d[i].key == d[i - 1].key &&
+		    out->repeat[0] < 0) {
+			out->repeat[0] = (long long)d[i - 1].index;
+			out->repeat[1] = (long long)d[i].index;
+		}
 	}
 	free(names);
 	free(d);

@@ -1,0 +1,1 @@
+--growth --no-symbols series/run1/srv.0001.heap series/run1/srv.0002.heap series/run2/srv.0001.heap

@@ -1,0 +1,1 @@
+--growth --no-symbols series/app.4242.2.i2.heap series/other.heap

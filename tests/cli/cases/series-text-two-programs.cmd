@@ -1,0 +1,1 @@
+--text --no-symbols series/app.4242.2.i2.heap series/other.heap

@@ -146,6 +146,10 @@ void hpa_format_value(char *buf, size_t size, double v, const struct hpa_write_o
 /* jeprof's Percent: "%.1f%%" of x*100/total; nan, +inf, -inf when total is 0. */
 void hpa_format_percent(char *buf, size_t size, double x, double total);
 
+/* The colours of every differential graph (flame.c's diff_colour, the page's), said the same way. */
+#define HPA_DIFF_LEGEND "legend: red grew, blue shrank, grey unchanged; the deeper, the more bytes " \
+	"(or objects) changed, the largest change of the graph deepest"
+
 /* The "Active filters: focus=RE ..." line of a report, when any is set (as pprof prints it). */
 void hpa_active_filters(FILE *fp, const struct hpa_view_opts *vo);
 

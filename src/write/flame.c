@@ -283,16 +283,23 @@ static void mem_colour(const char *name, char *out, size_t size)
 	}
 }
 
-/* Red grew, blue shrank, grey unchanged; strength by |delta| / max. */
+/*
+ * Red grew, blue shrank, grey unchanged; the deeper, the larger |delta|
+ * against `max`, the largest change of any frame drawn: every differential
+ * graph's rule (HPA_DIFF_LEGEND), the page's (report.js colour()) too,
+ * computed the same way.
+ */
 static void diff_colour(double delta, double max, char *out, size_t size)
 {
+	double k;
 	int c;
 
 	if (delta == 0 || max == 0) {
 		snprintf(out, size, "rgb(220,220,220)");   /* neutral: unchanged */
 		return;
 	}
-	c = 100 + (int)(150 * (max - fmin(fabs(delta), max)) / max);   /* the root may exceed max */
+	k = fmin(fabs(delta), max) / max;
+	c = 100 + (int)floor(150 * (1 - k));
 	if (delta > 0)
 		rgb(out, size, 250, c, c);
 	else
@@ -441,9 +448,7 @@ static void write_frames(struct frames_job *j, struct hpa_strbuf *sb)
 			double st = d == 0 || !nd->depth ? 0 : steadiness(t, order[i], d > 0 ? 1 : -1);
 			diff_colour(d > 0 ? st : -st, 1, colour, sizeof(colour));
 		} else if (t->diff)
-			/* The root by its relative change: +0.1% is pale, not the deepest red. */
-			diff_colour(nd->after - nd->before, nd->depth ? max_delta :
-				    fmax(fabs(nd->before), fabs(nd->after)), colour, sizeof(colour));
+			diff_colour(nd->after - nd->before, max_delta, colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
 		hpa_sb_adds(sb, "<g data-x=\"");
@@ -589,7 +594,7 @@ static void measure(struct svg_frame *g, const struct tree *t, const uint32_t *o
 		}
 		if (nd->depth > max_depth)
 			max_depth = nd->depth;
-		if (nd->depth && fabs(nd->after - nd->before) > g->max_delta)
+		if (fabs(nd->after - nd->before) > g->max_delta)   /* the root too: one rule for every frame */
 			g->max_delta = fabs(nd->after - nd->before);
 	}
 	g->top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);
@@ -671,7 +676,7 @@ static void svg_tail(FILE *fp, const struct svg_frame *g, const struct tree *t, 
 		"fill=\"rgb(120,120,120)\">%zu frames; %zu narrower than the minimum width left out%s</text>\n",
 		g->width / 2, g->height - 2, shown, g->pruned,
 		t->dumps ? "; legend: red grew in most steps, blue shrank, the deeper the steadier" :
-		t->diff ? "; legend: red grew, blue shrank, the deeper the larger the change; grey unchanged" : "");
+		t->diff ? "; " HPA_DIFF_LEGEND : "");
 	fputs("</svg>\n", fp);
 }
 

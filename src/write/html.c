@@ -644,6 +644,8 @@ static void page_fields(struct page *pg, const struct page_data *d, const char *
 	}
 	hpa_sb_adds(&pg->sb, ",\"filters\":");
 	jstr(&pg->sb, filters ? filters : "");
+	hpa_sb_adds(&pg->sb, ",\"legend\":");
+	jstr(&pg->sb, HPA_DIFF_LEGEND);
 	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"bytes\":%s,", d->diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
 }

@@ -296,12 +296,11 @@
 		return h >>> 0;
 	}
 	function colour(name, node, tr) {
-		if (tr.diff) {
-			var d = tr.after[node] - tr.before[node], m = Math.max(Math.abs(tr.after[node]), Math.abs(tr.before[node]), 1);
-			var k = Math.min(1, Math.abs(d) / m);
-			if (d === 0) return 'rgb(200,200,200)';
-			var c = Math.round(220 - 140 * k);
-			return d > 0 ? 'rgb(255,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',255)';
+		if (tr.diff) {   // the rule of every differential graph (flame.c's diff_colour): D.legend says it
+			var d = tr.after[node] - tr.before[node], m = tr.maxDelta;
+			if (d === 0 || !m) return 'rgb(220,220,220)';
+			var c = 100 + Math.floor(150 * (1 - Math.min(Math.abs(d), m) / m));
+			return d > 0 ? 'rgb(250,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',250)';
 		}
 		var h = hash(name), v = (h % 1000) / 1000, a = /_\[([jikw])\]$/.exec(name);
 		// perf's annotations, coloured as FlameGraph and inferno do: JIT green, inlined and waker aqua, kernel orange
@@ -402,6 +401,8 @@
 		m.appendChild(bar);
 
 		var tr = pick(src().tree), n = tr.parent.length, kids = [];
+		tr.maxDelta = 0;   // the largest change of any frame: the deepest colour
+		if (tr.diff) for (var j = 0; j < n; j++) tr.maxDelta = Math.max(tr.maxDelta, Math.abs(tr.after[j] - tr.before[j]));
 		if (src().tree.series) {   // a dump, or an adjacent pair, of the series
 			var ds = el('select', { id: 'dump' }), nd = D.inputs.length;
 			ds.appendChild(el('option', { value: -1 }, 'all dumps, summed'));
@@ -483,6 +484,7 @@
 		m.appendChild(svg);
 		m.appendChild(el('div', { id: 'details' }, 'click: zoom; right click or shift-click: callers & callees' +
 			(tr.omitted ? '; ' + tr.omitted + (tr.omitted === 1 ? ' branch' : ' branches') + ' under 0.002% of the total left out' : '')));
+		if (tr.diff) m.appendChild(el('div', { id: 'legend' }, D.legend));
 	}
 
 	function memory(m) {

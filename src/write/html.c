@@ -21,6 +21,7 @@
 #include "hpa/growth.h"
 #include "hpa/hashmap.h"
 #include "hpa/report.h"
+#include "hpa/series.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/task.h"
@@ -295,7 +296,7 @@ static void type_head(struct page *pg, int v, bool first)
 
 #define GROWTH_ROWS 200
 
-/* --growth's function ranking: [[name, gain, steadiness, v1, v2, ...], ...], the first GROWTH_ROWS. */
+/* --growth's function ranking: [[name, gain, steadiness, class, v1, v2, ...], ...], the first GROWTH_ROWS. */
 static void growth(struct page *pg, const struct hpa_view_opts *vo)
 {
 	struct hpa_growth g;
@@ -311,7 +312,8 @@ static void growth(struct page *pg, const struct hpa_view_opts *vo)
 		hpa_sb_addf(&pg->sb, "%s[%u,", i ? "," : "", str_id(pg, name));
 		free(name);
 		jnum(&pg->sb, s->gain);
-		hpa_sb_addf(&pg->sb, ",%.3f", s->steady);
+		hpa_sb_addf(&pg->sb, ",%.3f,", s->steady);
+		jstr(&pg->sb, hpa_growth_class_name((enum hpa_growth_class)s->cls));
 		for (d = 0; d < g.dumps; d++) {
 			hpa_sb_addc(&pg->sb, ',');
 			jnum(&pg->sb, s->v[d]);
@@ -454,17 +456,29 @@ static void summary(struct page *pg, size_t nthr)
 	hpa_sb_addc(&pg->sb, ']');
 }
 
-/* The page's title: --title, else the (first) profile's path, not the base's. */
-static const char *title_of(const struct hpa_profile *prof, const struct hpa_write_opts *opts)
+/*
+ * The page's title: --title, else the profile's path, not the base's; of
+ * a series, how many dumps, of which process when their names say, and
+ * the last one (the one the graphs open on).
+ */
+static char *title_of(const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	size_t i;
+	struct hpa_dump_name dn;
+	size_t i, n = 0, last = 0;
 
 	if (opts->title)
-		return opts->title;
+		return xstrdup(opts->title);
 	for (i = 0; i < prof->inputs_nr; i++)
-		if (!prof->inputs[i].is_base)
-			return prof->inputs[i].path;
-	return "";
+		if (!prof->inputs[i].is_base) {
+			n++;
+			last = i;
+		}
+	if (n < 2 || prof->inputs_nr != n)
+		return xstrdup(n ? prof->inputs[last].path : "");
+	hpa_dump_name_parse(prof->inputs[last].path, &dn);
+	if (dn.pid >= 0)
+		return hpa_xasprintf("%zu dumps of process %lld, the last %s", n, dn.pid, prof->inputs[last].path);
+	return hpa_xasprintf("%zu dumps, the last %s", n, prof->inputs[last].path);
 }
 
 /* Everything the page shows, computed before any of it is written. */
@@ -637,7 +651,11 @@ static void page_fields(struct page *pg, const struct page_data *d, const char *
 	hpa_sb_adds(&pg->sb, "{\"version\":");
 	jstr(&pg->sb, HPA_VERSION);
 	hpa_sb_adds(&pg->sb, ",\"title\":");
-	jstr(&pg->sb, title_of(pg->prof, opts));
+	{
+		char *title = title_of(pg->prof, opts);
+		jstr(&pg->sb, title);
+		free(title);
+	}
 	if (opts->memory) {
 		hpa_sb_adds(&pg->sb, ",\"rss\":");
 		jstr(&pg->sb, opts->memory);
@@ -667,7 +685,11 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	pg.fp = fp;
 	hpa_strtab_init(&pg.strs);
 	pg.of_prof_str = xcalloc(prof->strs->nr + 1, sizeof(*pg.of_prof_str));
-	page_head(fp, title_of(prof, opts));
+	{
+		char *title = title_of(prof, opts);
+		page_head(fp, title);
+		free(title);
+	}
 	page_data_make(&d, prof, &opts->view);
 	filters = hpa_view_filters_text(&d.vo);
 	page_fields(&pg, &d, filters);

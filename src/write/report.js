@@ -14,6 +14,8 @@
 	var app = document.getElementById('app');
 
 	D.types.forEach(function (t, i) { if (t.name === 'inuse_space') st.type = i; });
+	// A series opens on its last dump: the sum of every dump is no moment of the process.
+	if (D.types.length && D.types[0].tree.series) st.dump = D.inputs.length - 1;
 	// A tree written once for every value type: a later type's has its own
 	// after column (and count left out), the rest is the first type's.
 	function share(tr, from) {
@@ -164,8 +166,18 @@
 			if (i.maps) item('', i.maps === 'cut' ? 'its maps section is cut: modules listed after the cut are missing, their addresses unmapped'
 				: 'no maps section (the dump may be cut before it): addresses stay unmapped unless BINARY is linked at a fixed address');
 		});
+		var nd = D.inputs.length;
 		D.types.forEach(function (t) {
-			item('Total ' + t.name, fmt(t.top.total, t) + (t.objects ? ' objects' : ''));
+			var u = t.objects ? ' objects' : '';
+			if (!t.tree.series) {
+				item('Total ' + t.name, fmt(t.top.total, t) + u);
+				return;
+			}
+			// A series: each dump's own total (its tree's root), the sum said as one.
+			var own = [];
+			for (var d = 0; d < nd; d++) own.push('#' + (d + 1) + ' ' + fmt(t.tree.series[d], t) + u);
+			item(t.name + ' per dump', own.join(', '));
+			item('', 'the sum of the ' + nd + ' dumps (the Top tab\'s rows): ' + fmt(t.top.total, t) + u);
 		});
 		if (D.filters) item('Active filters', D.filters);
 		item('Written by', 'hpa ' + D.version);
@@ -190,7 +202,8 @@
 		q.oninput = function () { st.search = q.value; fill(); };
 		bar.appendChild(q);
 		var total = src().top.total;
-		bar.appendChild(el('span', { id: 'total' }, 'Total: ' + fmt(total)));
+		bar.appendChild(el('span', { id: 'total' }, (type().tree.series ? 'Total of the sum of all ' +
+			D.inputs.length + ' dumps (the Series tab has each): ' : 'Total: ') + fmt(total)));
 		// With --base: each side's cum next to the difference.
 		var side = {};
 		if (D.diff && st.thread < 0) ['before', 'after'].forEach(function (k) {
@@ -348,12 +361,18 @@
 			tx.setAttribute('text-anchor', 'middle'); tx.setAttribute('font-size', '11');
 			tx.textContent = fmt(v);
 			svg.appendChild(tx);
+			var lb = document.createElementNS(NS, 'text');   // which dump: its number, then its name on hover
+			lb.setAttribute('x', (i * bw + bw / 2).toFixed(1)); lb.setAttribute('y', H + 32);
+			lb.setAttribute('text-anchor', 'middle'); lb.setAttribute('font-size', '11');
+			lb.setAttribute('class', 'dump-label');
+			lb.textContent = '#' + (i + 1);
+			svg.appendChild(lb);
 		});
 		m.appendChild(el('h3', {}, 'Total ' + t.name + ' per dump'));
 		m.appendChild(svg);
-		m.appendChild(el('h3', {}, 'Functions ranked by steady growth (as --growth)'));
+		m.appendChild(el('h3', {}, 'Functions, leaks first, then by steady growth (as --growth)'));
 		var table = el('table', { id: 'growth' }), head = el('tr');
-		['gain', 'steady'].concat(D.inputs.map(function (x, i) { return '#' + (i + 1); }), ['name'])
+		['gain', 'steady', 'class'].concat(D.inputs.map(function (x, i) { return '#' + (i + 1); }), ['name'])
 			.forEach(function (c) { head.appendChild(el('th', { class: c === 'name' ? 'name' : '' }, c)); });
 		table.appendChild(el('thead')).appendChild(head);
 		var body = el('tbody');
@@ -361,7 +380,8 @@
 			var tr = el('tr');
 			tr.appendChild(el('td', { class: g[1] > 0 ? 'pos' : g[1] < 0 ? 'neg' : '' }, fmt(g[1])));
 			tr.appendChild(el('td', {}, (g[2] * 100).toFixed(0) + '%'));
-			for (var i = 3; i < g.length; i++) tr.appendChild(el('td', {}, fmt(g[i])));
+			tr.appendChild(el('td', { class: 'class-' + g[3] }, g[3]));
+			for (var i = 4; i < g.length; i++) tr.appendChild(el('td', {}, fmt(g[i])));
 			tr.appendChild(el('td', { class: 'name' }, S[g[0]]));
 			tr.onclick = function () { select(S[g[0]]); };
 			body.appendChild(tr);
@@ -405,7 +425,7 @@
 		if (tr.diff) for (var j = 0; j < n; j++) tr.maxDelta = Math.max(tr.maxDelta, Math.abs(tr.after[j] - tr.before[j]));
 		if (src().tree.series) {   // a dump, or an adjacent pair, of the series
 			var ds = el('select', { id: 'dump' }), nd = D.inputs.length;
-			ds.appendChild(el('option', { value: -1 }, 'all dumps, summed'));
+			ds.appendChild(el('option', { value: -1 }, 'the sum of all ' + nd + ' dumps (no moment of the process)'));
 			for (var d = 0; d < nd; d++) {
 				ds.appendChild(el('option', { value: d }, 'dump ' + (d + 1) + ': ' + D.inputs[d].path));
 				if (d) ds.appendChild(el('option', { value: nd + d }, 'dump ' + (d + 1) + ' against dump ' + d));
@@ -499,7 +519,7 @@
 		({ summary: summary, top: top, flame: flame, calls: calls, series: series, memory: memory })[st.tab](m);
 	}
 
-	// ---- automation hook: ?test=rows,TYPE,GRAN|peek,TYPE,NAME|tabs ----------
+	// ---- automation hook: ?test=rows,TYPE,GRAN|peek,TYPE,NAME|tabs|text,TAB,ID|dump ----------
 	function runTest(spec) {
 		var out = [];
 		spec.split(';').forEach(function (cmd) {
@@ -537,6 +557,8 @@
 				st.tab = a[1]; draw();
 				var e = document.getElementById(a[2]);
 				out.push(e ? e.textContent : 'no #' + a[2]);
+			} else if (a[0] === 'dump') {   // the dump (or pair) the graphs show: -1 the sum
+				out.push('dump\t' + st.dump);
 			} else if (a[0] === 'tab') {
 				st.tab = a[1]; if (a[2]) st.sel = a.slice(2).join(','); draw();
 			}

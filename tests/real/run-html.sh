@@ -106,6 +106,17 @@ check "series: tab drawn, the first --growth function ranked first" \
 	"$("$hpa" --growth --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap" 2>/dev/null |
 		sed -n '/^Functions/,$p' | awk 'NF > 3 && $NF ~ /\+0x/ { print $NF; exit }')" \
 	"$(browse series.html text,series,growth | grep -o '[a-z.0-9]*+0x[0-9a-f]*' | head -n 1)"
+check "series: the graphs open on the last dump, not the sum" "dump 2" "$(browse series.html dump | head -n 1 | tr '\t' ' ')"
+check "series: the title says how many dumps and the last" "1" \
+	"$(chrome_run --dump-dom "file://$work/series.html" | grep -c '<title>hpa: 3 dumps, the last .*paths-lg19.heap</title>')"
+check "series: the chart labels its dumps" "#1 #2 #3" \
+	"$(browse series.html text,series,chart | grep -o '#[0-9]' | tr '\n' ' ' | sed 's/ $//')"
+check "series: the growth ranking classifies, as --growth" \
+	"$("$hpa" --growth --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap" 2>/dev/null |
+		sed -n '/^Functions/,$p' | awk 'NF > 3 && $NF ~ /\+0x/ { print $4; exit }')" \
+	"$(browse series.html text,series,growth | grep -o 'leak\|plateau\|churn\|shrink\|flat' | head -n 1)"
+check "series: each dump's own total in the summary" "1" \
+	"$(browse series.html text,summary,app | grep -c 'inuse_space per dump#1 ')"
 # Threads: each thread's rows are --text --thread's.
 "$hpa" --html -o threads.html --no-symbols "$d/threads-accum.heap" 2>/dev/null
 i=0

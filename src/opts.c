@@ -845,6 +845,7 @@ struct hpa_write_opts hpa_opts_write(const struct hpa_opts *opts)
 	wo.peek = &opts->peek;
 	wo.list = &opts->list;
 	wo.expect_growth = &opts->expect_growth;
+	wo.series_pid = -1;
 	wo.source_paths = opts->source_paths;
 	wo.trim_paths = opts->trim_paths;
 	return wo;

@@ -1,6 +1,7 @@
 #include "hpa/compat.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,19 @@ static int write_outdir(const struct hpa_profile *prof, const struct hpa_opts *o
 	return rc;
 }
 
+/* A usage error found once the inputs are known: said as the command line's are; returns -2 (exit 2). */
+static int HPA_PRINTF(1, 2) refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hpa: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'hpa --help' for more information.\n", stderr);
+	return -2;
+}
+
 /*
  * A two-column folded file brings its own base (its first column): it
  * stands alone.  The options about a base need one, from --base or so.
@@ -288,9 +302,8 @@ static int check_bases(const struct hpa_profile *prof, const struct hpa_opts *op
 					 "base; give it alone, without --base or other profiles", in->path);
 	}
 	if (!bases && !opts->outdir && (opts->drop_negative || opts->normalize || opts->diff_columns)) {
-		fputs("hpa: --drop_negative, --normalize and --diff-columns need --base (or a "
-		      "two-column folded profile)\nTry 'hpa --help' for more information.\n", stderr);
-		return -2;
+		return refuse("--drop_negative, --normalize and --diff-columns need --base (or a "
+			      "two-column folded profile)");
 	}
 	return 0;
 }
@@ -418,6 +431,7 @@ struct run_stats {
 	struct hpa_proc_mem pm;
 	bool has_pm;
 	enum hpa_series_key series_key;
+	long long series_pid;        /* the dumps' process, -1 unknown or several */
 };
 
 /* The RSS breakdown as text (into the --html page's Memory tab); NULL after reporting. */
@@ -465,6 +479,7 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 		return rc;
 	view_given(&wo.view, mo, base);
 	wo.series_order = hpa_series_key_text(rs->series_key);
+	wo.series_pid = rs->series_pid;
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
 		rc = memory ? 0 : -1;
@@ -593,10 +608,8 @@ static int check_programs(const struct hpa_profile *prof, const struct hpa_opts 
 			 prof->inputs[i].path, first, p);
 		return 0;
 	}
-	fprintf(stderr, "hpa: %s and %s are dumps of different programs (%s and %s): a series is one "
-		"program's; give the dumps of one\nTry 'hpa --help' for more information.\n",
-		prof->inputs[at].path, prof->inputs[i].path, first, p);
-	return -2;
+	return refuse("%s and %s are dumps of different programs (%s and %s): a series is one "
+		      "program's; give the dumps of one", prof->inputs[at].path, prof->inputs[i].path, first, p);
 }
 
 /* Read the dumps of one series (`order`: series.h) and the --base, and report. */
@@ -647,14 +660,11 @@ static int run_processes(const struct hpa_opts *opts, const struct hpa_series_or
 	int rc = 0;
 
 	two_processes(opts, so, &a, &b);
-	if (opts->mode == HPA_MODE_HTML || (opts->growth && opts->output)) {
-		fprintf(stderr, "hpa: %s and %s are dumps of two processes (PIDs %lld and %lld): %s "
-			"shows one series; give the dumps of one process%s\nTry 'hpa --help' for more "
-			"information.\n", a, b, so->pids[0], so->pids[1],
-			opts->mode == HPA_MODE_HTML ? "a page" : "--growth --output",
-			opts->mode == HPA_MODE_HTML ? ", or use --outdir for a folder per process" : "");
-		return -2;
-	}
+	if (opts->mode == HPA_MODE_HTML || (opts->growth && opts->output))
+		return refuse("%s and %s are dumps of two processes (PIDs %lld and %lld): %s shows one "
+			      "series; give the dumps of one process%s", a, b, so->pids[0], so->pids[1],
+			      opts->mode == HPA_MODE_HTML ? "a page" : "--growth --output",
+			      opts->mode == HPA_MODE_HTML ? ", or use --outdir for a folder per process" : "");
 	if (!opts->growth && !opts->outdir) {
 		hpa_warn("%s and %s are dumps of two processes (PIDs %lld and %lld; %zu in all): "
 			 "summed, as jeprof does; --growth and --outdir keep each process apart",
@@ -688,21 +698,19 @@ static int run_processes(const struct hpa_opts *opts, const struct hpa_series_or
 
 /*
  * Two dumps of one process with the same sequence number: two runs (the
- * sequence starts again with each process).  A series refuses them; a sum
- * says so.  Returns whether the run goes on.
+ * sequence starts again with each process).  A series refuses them (-2); a
+ * sum says so (0).
  */
-static bool repeated_seq(const struct hpa_opts *opts, const struct hpa_series_order *so)
+static int repeated_seq(const struct hpa_opts *opts, const struct hpa_series_order *so)
 {
 	const char *a = opts->profiles[so->repeat[0]], *b = opts->profiles[so->repeat[1]];
 
 	if (!reports_series(opts)) {
 		hpa_warn("%s and %s have the same sequence number: dumps of two runs, summed", a, b);
-		return true;
+		return 0;
 	}
-	fprintf(stderr, "hpa: %s and %s have the same sequence number: dumps of two runs (the sequence "
-		"starts again with each process); give the dumps of one\nTry 'hpa --help' for more "
-		"information.\n", a, b);
-	return false;
+	return refuse("%s and %s have the same sequence number: dumps of two runs (the sequence starts "
+		      "again with each process); give the dumps of one", a, b);
 }
 
 int hpa_run(const struct hpa_opts *opts)
@@ -724,12 +732,10 @@ int hpa_run(const struct hpa_opts *opts)
 	}
 	hpa_series_order(opts->profiles, opts->profiles_nr, &so);
 	rs.series_key = so.key;
-	if (so.repeat[0] >= 0 && !repeated_seq(opts, &so))
-		rc = -2;
-	else if (so.nprocesses > 1)
-		rc = run_processes(opts, &so, &rs);
-	else
-		rc = run_series(opts, so.order, &rs);
+	rs.series_pid = so.nprocesses == 1 ? so.pids[0] : -1;
+	rc = so.repeat[0] >= 0 ? repeated_seq(opts, &so) : 0;
+	if (!rc)
+		rc = so.nprocesses > 1 ? run_processes(opts, &so, &rs) : run_series(opts, so.order, &rs);
 	hpa_series_order_release(&so);
 	if (rs.set) {
 		hpa_alloc_stats_release(&rs.st);

@@ -70,6 +70,7 @@ struct hpa_write_opts {
 	struct hpa_path_list trim_paths;     /* prefixes --list takes off file names */
 	const char *memory;          /* --html: the RSS breakdown's text for the Memory tab, or NULL */
 	const char *series_order;    /* what ordered several dumps ("the sequence numbers in their names"), or NULL */
+	long long series_pid;        /* the process the dumps are of (series.h), -1 unknown */
 };
 
 /*

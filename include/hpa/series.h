@@ -18,6 +18,8 @@
 
 #include "hpa/compat.h"
 
+#include <stdio.h>
+
 /*
  * What hpa --watch writes beside each dump it saves, DUMP.record: when the
  * dump was taken and, with --pid, the process and its RSS then (lines
@@ -34,6 +36,14 @@ struct hpa_dump_record {
 
 /* Read `path`.record into *rec; false (and *rec all unknown) when there is none. */
 bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec);
+/* A record's lines from fp into *rec; a line that is not "KEY VALUE" with a known key and a count is skipped. */
+void hpa_dump_record_parse(FILE *fp, struct hpa_dump_record *rec);
+
+/*
+ * A pprof Profile's time_nanos (field 9) in data[0 .. len), the protobuf
+ * as it is (not gzipped); 0 when it has none, or data is not a protobuf.
+ */
+int64_t hpa_pprof_time(const uint8_t *data, size_t len);
 
 /* What a dump's file name says of its place; -1 where it says nothing. */
 struct hpa_dump_name {

@@ -58,6 +58,8 @@ void hpa_sb_vaddf(struct hpa_strbuf *sb, const char *fmt, va_list ap) HPA_PRINTF
  */
 bool hpa_has_controls(const char *s, size_t len);
 void hpa_sb_add_shown(struct hpa_strbuf *sb, const char *s, size_t len);
+/* A malloc'ed copy of `s` as hpa_sb_add_shown() writes it, or NULL when it holds no control byte. */
+char *hpa_shown_copy(const char *s);
 
 /* The string, now the caller's to free ("" when empty); sb is left empty. */
 char *hpa_sb_detach(struct hpa_strbuf *sb);

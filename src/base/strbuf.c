@@ -281,6 +281,17 @@ bool hpa_has_controls(const char *s, size_t len)
 	return false;
 }
 
+char *hpa_shown_copy(const char *s)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	size_t len = strlen(s);
+
+	if (!hpa_has_controls(s, len))
+		return NULL;
+	hpa_sb_add_shown(&sb, s, len);
+	return hpa_sb_detach(&sb);
+}
+
 void hpa_sb_add_shown(struct hpa_strbuf *sb, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -134,15 +134,9 @@ uint32_t hpa_strtab_intern(struct hpa_strtab *t, const char *s)
 
 uint32_t hpa_strtab_intern_shown(struct hpa_strtab *t, const char *s)
 {
-	struct hpa_strbuf sb = HPA_STRBUF_INIT;
-	uint32_t id;
+	char *shown = hpa_shown_copy(s ? s : "");
+	uint32_t id = hpa_strtab_intern(t, shown ? shown : s ? s : "");
 
-	if (!s)
-		s = "";
-	if (!hpa_has_controls(s, strlen(s)))
-		return hpa_strtab_intern(t, s);
-	hpa_sb_add_shown(&sb, s, strlen(s));
-	id = hpa_strtab_intern(t, sb.buf);
-	hpa_sb_release(&sb);
+	free(shown);
 	return id;
 }

@@ -398,25 +398,13 @@ void hpa_profile_split_threads(struct hpa_profile *prof)
 	prof->samples_nr = prof->samples_alloc = k;
 }
 
-/* `s` as text to show: control bytes as \xNN (malloc'ed), or NULL when it has none. */
-static char *shown_copy(const char *s)
-{
-	struct hpa_strbuf sb = HPA_STRBUF_INIT;
-	size_t len = strlen(s);
-
-	if (!hpa_has_controls(s, len))
-		return NULL;
-	hpa_sb_add_shown(&sb, s, len);
-	return hpa_sb_detach(&sb);
-}
-
 uint32_t hpa_profile_add_mapping(struct hpa_profile *prof, const struct hpa_mapping *m)
 {
 	uint32_t id = next_id(prof->mappings_nr);
 
 	HPA_GROW(prof->mappings, prof->mappings_nr + 1, prof->mappings_alloc);
 	prof->mappings[id] = *m;
-	prof->mappings[id].path = m->path ? shown_copy(m->path) : NULL;   /* a path to show, and to open */
+	prof->mappings[id].path = m->path ? hpa_shown_copy(m->path) : NULL;   /* a path to show, and to open */
 	if (!prof->mappings[id].path)
 		prof->mappings[id].path = xstrdup(m->path ? m->path : "");
 	prof->mappings_nr++;

@@ -4,6 +4,7 @@
  */
 #include "hpa/compat.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,7 @@ static bool varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return false;
 }
 
-/* A pprof Profile's time_nanos (field 9) in data[0 .. len); 0 when it has none or is not one. */
-static int64_t profile_time(const uint8_t *p, size_t len)
+int64_t hpa_pprof_time(const uint8_t *p, size_t len)
 {
 	const uint8_t *end = p + len;
 	int64_t t = 0;
@@ -184,41 +184,54 @@ static int64_t pprof_time(const char *path)
 			n = -1;   /* a text profile: no time of its own */
 	} while (n > 0);
 	if (n == 0 && len)
-		t = profile_time(buf, len);
+		t = hpa_pprof_time(buf, len);
 	gzclose(gz);
 	free(buf);
 	return t;
 }
 
-bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec)
+static void record_unknown(struct hpa_dump_record *rec)
 {
-	char *name = hpa_xasprintf("%s%s", path, HPA_RECORD_SUFFIX), line[256], key[32], val[64], *end;
-	FILE *fp = hpa_is_url(path) || !strcmp(path, "-") ? NULL : fopen(name, "r");
-	long long n;
-	double v;
-
-	free(name);
 	rec->time_nanos = 0;
 	rec->pid = -1;
 	rec->rss_bytes = rec->in_use_bytes = -1;
-	if (!fp)
-		return false;
+}
+
+void hpa_dump_record_parse(FILE *fp, struct hpa_dump_record *rec)
+{
+	char line[256], key[32], val[64], *end;
+	long long n;
+
+	record_unknown(rec);
 	while (fgets(line, sizeof(line), fp)) {   /* "KEY VALUE" lines; anything else is skipped */
 		if (sscanf(line, "%31s %63s", key, val) != 2)
 			continue;
+		errno = 0;
 		n = strtoll(val, &end, 10);
-		v = *end ? -1 : (double)n;
-		if (*end || n < 0)
+		if (*end || n < 0 || errno)
 			continue;
 		if (!strcmp(key, "time_nanos"))
 			rec->time_nanos = n;
 		else if (!strcmp(key, "pid"))
 			rec->pid = n;
 		else if (!strcmp(key, "rss_bytes"))
-			rec->rss_bytes = v;
+			rec->rss_bytes = (double)n;
 		else if (!strcmp(key, "in_use_bytes"))
-			rec->in_use_bytes = v;
+			rec->in_use_bytes = (double)n;
 	}
+}
+
+bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec)
+{
+	char *name = hpa_xasprintf("%s%s", path, HPA_RECORD_SUFFIX);
+	FILE *fp = hpa_is_url(path) || !strcmp(path, "-") ? NULL : fopen(name, "r");
+
+	free(name);
+	if (!fp) {
+		record_unknown(rec);
+		return false;
+	}
+	hpa_dump_record_parse(fp, rec);
 	fclose(fp);
 	return true;
 }
@@ -245,11 +258,10 @@ static size_t processes(const struct hpa_dump_name *names, size_t n, struct dump
 	size_t i, k, np = 0;
 
 	*pids = xcalloc(n + 1, sizeof(**pids));
+	(*pids)[0] = -1;   /* no dump, or a name that does not say: the names tell no processes apart */
 	for (i = 0; i < n; i++)
-		if (names[i].pid < 0) {   /* a name that does not say: the names tell no processes apart */
-			(*pids)[0] = -1;
+		if (names[i].pid < 0)
 			return 1;
-		}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < np && (*pids)[k] != names[i].pid; k++)
 			;

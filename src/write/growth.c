@@ -36,25 +36,42 @@ static bool expected(struct hpa_growth *g, const struct hpa_series *s, const str
 }
 
 /*
- * The first rows of a table; with --expect-growth, those whose growth is
- * not expected, or (`apart`) those whose growth is, under a heading of
- * their own.
+ * Per row, whether its growth is expected (--expect-growth); NULL without
+ * it (then rows past the first `limit` may not be there: hpa_growth's
+ * `ranked`).
+ */
+static bool *expected_rows(struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
+			   const struct hpa_filter_re *re)
+{
+	bool *exp;
+	size_t i;
+
+	if (!re || !re->set)
+		return NULL;
+	exp = xcalloc(nr + 1, sizeof(*exp));
+	for (i = 0; i < nr; i++)
+		exp[i] = expected(g, &rows[i], re);
+	return exp;
+}
+
+/*
+ * The first rows of a table: those whose growth is not expected (`exp`:
+ * expected_rows(), NULL all of them), or (`apart`) those whose growth is,
+ * under a heading of their own.
  */
 static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
-		  const char *what, bool apart, const struct hpa_write_opts *opts)
+		  const bool *exp, const char *what, bool apart, const struct hpa_write_opts *opts)
 {
-	size_t i, d, n, shown = 0, limit = table_rows(opts);
+	size_t i, d, n = 0, shown = 0, limit = table_rows(opts);
 	const struct hpa_filter_re *re = opts->expect_growth;
 	char num[48];
-	bool *in = xcalloc(nr + 1, sizeof(*in));
 
-	/* Without --expect-growth, rows past the first `limit` may not be there (hpa_growth's `ranked`). */
-	for (i = n = 0; i < nr; i++)
-		n += in[i] = re && re->set ? expected(g, &rows[i], re) == apart : !apart;
-	if (apart && !n) {
-		free(in);
+	for (i = 0; exp && i < nr; i++)
+		n += exp[i] == apart;
+	if (!exp)
+		n = apart ? 0 : nr;
+	if (apart && !n)
 		return;
-	}
 	if (apart)
 		fprintf(fp, "\n%s whose growth is expected (--expect-growth '%s'):\n%10s %10s %6s %-8s %4s",
 			what, re->src ? re->src : "", "gain", "slope", "grew", "class", "R2");
@@ -67,7 +84,7 @@ static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows,
 	for (i = 0; i < nr && shown < limit; i++) {
 		const struct hpa_series *s = &rows[i];
 
-		if (!in[i])
+		if (exp && exp[i] != apart)
 			continue;
 		shown++;
 		hpa_format_value(num, sizeof(num), s->gain, opts);
@@ -87,7 +104,6 @@ static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows,
 	}
 	if (n > limit)
 		fprintf(fp, "(%zu more; --nodecount N shows N, --csv all)\n", n - limit);
-	free(in);
 }
 
 /* A quoted CSV field of the first `len` bytes of s (len < 0: all of it). */
@@ -197,6 +213,35 @@ static void rss_line(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 		fprintf(fp, "; the profile %s%s: RSS grew with the profile\n", t->gain > 0 ? "+" : "", p);
 }
 
+/* The text report: the dumps, the whole profile, its RSS, the tables (and those --expect-growth sets apart). */
+static void text_report(FILE *fp, const struct hpa_profile *prof, struct hpa_growth *g,
+			const struct hpa_write_opts *opts)
+{
+	struct hpa_write_opts o = *opts;   /* values as people read them: --unit auto by default */
+	bool *stacks_exp = expected_rows(g, g->stacks, g->nstacks, opts->expect_growth);
+	bool *funcs_exp = expected_rows(g, g->funcs, g->nfuncs, opts->expect_growth);
+	size_t i;
+
+	if (o.unit == HPA_UNIT_DEFAULT && !o.show_bytes)
+		o.unit = HPA_UNIT_AUTO;
+	fprintf(fp, "Growth of %s over %zu dumps", hpa_value_name(o.view.value), g->dumps);
+	if (*hpa_units(&o))
+		fprintf(fp, " (%s)", hpa_units(&o));
+	if (o.series_order)
+		fprintf(fp, ", in the order of %s", o.series_order);
+	fputs(":\n", fp);
+	for (i = 0; i < g->dumps; i++)
+		fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
+	whole_line(fp, prof, &g->total, &o);
+	rss_line(fp, prof, &g->total, &o);
+	table(fp, g, g->stacks, g->nstacks, stacks_exp, "Stacks (leaf < callers)", false, &o);
+	table(fp, g, g->funcs, g->nfuncs, funcs_exp, "Functions (where they allocated)", false, &o);
+	table(fp, g, g->stacks, g->nstacks, stacks_exp, "Stacks", true, &o);
+	table(fp, g, g->funcs, g->nfuncs, funcs_exp, "Functions", true, &o);
+	free(stacks_exp);
+	free(funcs_exp);
+}
+
 int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
 	struct hpa_view_opts vo;
@@ -231,24 +276,7 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		csv_rows(fp, &g, g.stacks, g.nstacks, "stack", opts->expect_growth);
 		csv_rows(fp, &g, g.funcs, g.nfuncs, "function", opts->expect_growth);
 	} else {
-		struct hpa_write_opts o = *opts;   /* values as people read them: --unit auto by default */
-		if (o.unit == HPA_UNIT_DEFAULT && !o.show_bytes)
-			o.unit = HPA_UNIT_AUTO;
-		opts = &o;
-		fprintf(fp, "Growth of %s over %zu dumps", hpa_value_name(opts->view.value), g.dumps);
-		if (*hpa_units(opts))
-			fprintf(fp, " (%s)", hpa_units(opts));
-		if (opts->series_order)
-			fprintf(fp, ", in the order of %s", opts->series_order);
-		fputs(":\n", fp);
-		for (i = 0; i < g.dumps; i++)
-			fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
-		whole_line(fp, prof, &g.total, opts);
-		rss_line(fp, prof, &g.total, opts);
-		table(fp, &g, g.stacks, g.nstacks, "Stacks (leaf < callers)", false, opts);
-		table(fp, &g, g.funcs, g.nfuncs, "Functions (where they allocated)", false, opts);
-		table(fp, &g, g.stacks, g.nstacks, "Stacks", true, opts);
-		table(fp, &g, g.funcs, g.nfuncs, "Functions", true, opts);
+		text_report(fp, prof, &g, opts);
 	}
 	hpa_growth_release(&g);
 	return 0;

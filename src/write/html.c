@@ -21,7 +21,6 @@
 #include "hpa/growth.h"
 #include "hpa/hashmap.h"
 #include "hpa/report.h"
-#include "hpa/series.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/task.h"
@@ -463,7 +462,6 @@ static void summary(struct page *pg, size_t nthr)
  */
 static char *title_of(const struct hpa_profile *prof, const struct hpa_write_opts *opts)
 {
-	struct hpa_dump_name dn;
 	size_t i, n = 0, last = 0;
 
 	if (opts->title)
@@ -475,9 +473,9 @@ static char *title_of(const struct hpa_profile *prof, const struct hpa_write_opt
 		}
 	if (n < 2 || prof->inputs_nr != n)
 		return xstrdup(n ? prof->inputs[last].path : "");
-	hpa_dump_name_parse(prof->inputs[last].path, &dn);
-	if (dn.pid >= 0)
-		return hpa_xasprintf("%zu dumps of process %lld, the last %s", n, dn.pid, prof->inputs[last].path);
+	if (opts->series_pid >= 0)
+		return hpa_xasprintf("%zu dumps of process %lld, the last %s", n, opts->series_pid,
+				     prof->inputs[last].path);
 	return hpa_xasprintf("%zu dumps, the last %s", n, prof->inputs[last].path);
 }
 

@@ -109,6 +109,10 @@ check "series: tab drawn, the first --growth function ranked first" \
 check "series: the graphs open on the last dump, not the sum" "dump 2" "$(browse series.html dump | head -n 1 | tr '\t' ' ')"
 check "series: the title says how many dumps and the last" "1" \
 	"$(chrome_run --dump-dom "file://$work/series.html" | grep -c '<title>hpa: 3 dumps, the last .*paths-lg19.heap</title>')"
+s="$top/testdata/series"
+"$hpa" --html -o process.html --no-symbols "$s/app.4242.12.i12.heap" "$s/app.4242.2.i2.heap" "$s/app.4242.10.i10.heap" 2>/dev/null
+check "series: the title names the process and the last dump in series order" "1" \
+	"$(chrome_run --dump-dom "file://$work/process.html" | grep -c '<title>hpa: 3 dumps of process 4242, the last .*app.4242.12.i12.heap</title>')"
 check "series: the chart labels its dumps" "#1 #2 #3" \
 	"$(browse series.html text,series,chart | grep -o '#[0-9]' | tr '\n' ' ' | sed 's/ $//')"
 check "series: the growth ranking classifies, as --growth" \

@@ -566,8 +566,45 @@ static void series_order(void)
 	hpa_series_order_release(&o);
 }
 
+/* The watcher's record and a pprof file's own time, read before the dumps: odd input gives "unknown". */
+static void series_sidecars(void)
+{
+	static const char rec_text[] =
+		"# a comment\n"
+		"time_nanos 1796464800000000000\n"
+		"pid -5\n"                           /* negative: skipped */
+		"rss_bytes 12x\n"                    /* not a count: skipped */
+		"rss_bytes 99999999999999999999\n"   /* past 2^63: skipped */
+		"in_use_bytes 4096\n"
+		"unknown_key 7\n"
+		"pid\n";                             /* no value */
+	static const uint8_t timed[] = { 0x0a, 0x02, 0x08, 0x01, 0x48, 0xd2, 0x09, 0x60, 0x01 };   /* ..., time_nanos 1234, period 1 */
+	static const uint8_t cut[] = { 0x48, 0xd2 };                 /* the varint cut */
+	static const uint8_t group[] = { 0x0b, 0x48, 0x01 };         /* wire type 3: not pprof's */
+	static const uint8_t too_long[] = { 0x0a, 0x7f, 0x00 };      /* a length past the end */
+	static const uint8_t negative[] = { 0x48, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	struct hpa_dump_record rec;
+	FILE *fp = fmemopen((void *)rec_text, sizeof(rec_text) - 1, "r");
+
+	hpa_dump_record_parse(fp, &rec);
+	fclose(fp);
+	CHECK(rec.time_nanos == 1796464800000000000LL);
+	CHECK_INT_EQ(rec.pid, -1);
+	CHECK_DBL_EQ(rec.rss_bytes, -1, 0);
+	CHECK_DBL_EQ(rec.in_use_bytes, 4096, 0);
+	CHECK(!hpa_dump_record_read("no/such/dump.heap", &rec));
+	CHECK_INT_EQ(rec.pid, -1);
+	CHECK_INT_EQ(hpa_pprof_time(timed, sizeof(timed)), 1234);
+	CHECK_INT_EQ(hpa_pprof_time(cut, sizeof(cut)), 0);
+	CHECK_INT_EQ(hpa_pprof_time(group, sizeof(group)), 0);
+	CHECK_INT_EQ(hpa_pprof_time(too_long, sizeof(too_long)), 0);
+	CHECK_INT_EQ(hpa_pprof_time(negative, sizeof(negative)), 0);
+	CHECK_INT_EQ(hpa_pprof_time(timed, 0), 0);
+}
+
 int main(void)
 {
+	series_sidecars();
 	dump_names();
 	series_order();
 	jemalloc_threads();

@@ -14,7 +14,8 @@
 # then --svg and --html with their load time in Chromium; then a table of
 # every output mode (text, collapse, svg, proto, html, base, growth) on a
 # small, a medium and a large profile with the ratio to --text and jeprof's;
-# --growth over 20 large dumps against 20 times one dump's parse.  Last, a
+# --growth over 20 large dumps against 20 times one dump's parse, and over
+# 200 dumps of 50k stacks against their parses and memory.  Last, a
 # C++ binary with about 200 MB of DWARF (bench/gen_cxx.c), profiled with a
 # few and with many stacks, against jeprof.  Between the two: a dump with
 # 60k threads' lines, read with --text and --threads.
@@ -214,6 +215,45 @@ set -- $(median "$hpa" --growth ./syn g20.*.heap); gs=$1 gkb=$2
 awk -v n="$n20" -v p="$p1" -v t="$t1" -v g="$gs" -v kb="$gkb" 'BEGIN {
 	b = n * p + (t > p ? t - p : 0)   # symbolization: within the noise, 0
 	printf "one dump: parse %.3f s, with symbols %.3f s; --growth over %d: %.2f s, peak RSS %d MiB; goal %d x parse + symbolization = %.2f s: %.2f of it\n", p, t, n, g, kb / 1024, n, b, g / b }'
+
+# --growth over a long series (issue 51's scale): HPA_BENCH_SERIES_DUMPS
+# (default 200) dumps of about 50k stacks each, made from one dump of
+# 54000 seeds: in dump k, one stack in ten holds k times its bytes (leaks),
+# one in ten 1 + k % 3 times (churns), the rest as they are.  The goals:
+# time at most 1.2 x (the sum of each dump's parse, --no-symbols --text,
+# one run each, plus one symbolization), peak RSS at most 3 x that of
+# --text of the largest dump alone.
+ns=${HPA_BENCH_SERIES_DUMPS:-200}
+echo
+if [ ! -e "series/s.$(printf %03d "$ns").heap" ] || [ syn -nt series/base.heap ]; then
+	echo "growth over $ns dumps of about 50k stacks (generating them: $((ns * 17 / 1000)) GB or so ...)"
+	rm -rf series prof.*.heap
+	mkdir series
+	MALLOC_CONF="prof:true,prof_final:true,lg_prof_sample:0,prof_prefix:$work/prof" LD_PRELOAD="$je" ./syn 54000
+	mv prof.*.heap series/base.heap
+	for ((k = 1; k <= ns; k++)); do
+		awk -v k="$k" '/^@/ { i++; print; next }
+			/^  t\*:/ && i { f = i % 10 == 0 ? k : i % 10 == 1 ? 1 + k % 3 : 1
+				split($0, a, /[:\[\] ]+/)
+				printf "  t*: %d: %d [%d: %d]\n", a[3] * f, a[4] * f, a[5] * f, a[6] * f; next }
+			/^  t[0-9]/ && i { next }
+			{ print }' series/base.heap > "series/s.$(printf %03d "$k").heap"
+	done
+else
+	echo "growth over $ns dumps of about 50k stacks"
+fi
+sum=0
+for f in series/s.*.heap; do
+	set -- $(measure "$hpa" --no-symbols --text ./syn "$f"); sum=$(awk -v a="$sum" -v b="$1" 'BEGIN { print a + b }')
+done
+largest=$(ls -S series/s.*.heap | head -n 1)
+set -- $(median "$hpa" --no-symbols --text ./syn "$largest"); p1=$1
+set -- $(median "$hpa" --text ./syn "$largest"); t1=$1 one_kb=$2
+set -- $(measure "$hpa" --growth ./syn series/s.*.heap); gs=$1 gkb=$2
+awk -v n="$ns" -v st="$(grep -c '^@' "$largest")" -v sum="$sum" -v p="$p1" -v t="$t1" -v g="$gs" -v kb="$gkb" -v one="$one_kb" 'BEGIN {
+	b = sum + (t > p ? t - p : 0)
+	printf "%d dumps of %d stacks: parses %.2f s in all, symbolization %.2f s; --growth %.2f s = %.2f x their sum (goal 1.2)\n", n, st, sum, (t > p ? t - p : 0), g, g / b
+	printf "peak RSS: --growth %d MiB, --text of the largest dump alone %d MiB: %.1f x (goal 3)\n", kb / 1024, one / 1024, kb / one }'
 
 # Many threads: the large dump with 60k threads' "tN:" lines spread over its
 # records (as a server with a thread per connection writes them), read with

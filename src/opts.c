@@ -383,7 +383,7 @@ static const struct opt_def options[] = {
 	      "--watch: decide on the RSS of local process PID; --stats: read its status and smaps"),
 	STRING("stats", stats, "FILE|URL", "Memory beyond the profile",
 	       "allocator statistics (jemalloc malloc_stats_print text or JSON, tcmalloc GetStats): "
-	       "break RSS down"),
+	       "break RSS down; with --watch, saved beside each dump"),
 	PARSE("status", status_file, nonempty_file, "FILE", NULL,
 	      "--stats: a saved /proc/PID/status (VmRSS, RssAnon, RssFile)"),
 	PARSE("smaps", smaps_file, nonempty_file, "FILE", NULL,
@@ -688,6 +688,9 @@ static int check_sources(struct hpa_opts *opts)
 	if (opts->watch) {
 		if (!opts->outdir || opts->profiles_nr || opts->base)
 			return usage_error("%s", "--watch URL needs --outdir DIR and no PROFILE or --base");
+		if (opts->status_file || opts->smaps_file || opts->rss >= 0)
+			return usage_error("%s", "--status, --smaps and --rss do not go with --watch: it records "
+					   "the RSS of --pid");
 		return HPA_OPTS_RUN;
 	}
 	if ((opts->pid && !opts->stats) || opts->interval > 0 || opts->threshold > 0)

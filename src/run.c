@@ -82,6 +82,8 @@ struct run_reading {
 	const struct hpa_opts *opts;
 	const char **paths;          /* the dumps in series order, then the --base */
 	double t;                    /* when the dump being read was begun */
+	bool fold;                   /* fold the series as it is read (profile.h) */
+	size_t mark;                 /* the samples before the dump just read */
 };
 
 /* A dump not read ahead: a file, standard input, or a URL (http://...) served by a running program. */
@@ -93,6 +95,18 @@ static int read_here(void *ctx, struct hpa_profile *prof, size_t i)
 	if (hpa_is_url(what))
 		return hpa_read_url(prof, what, &rr->opts->http, NULL, NULL);
 	return hpa_read_profile(prof, what);
+}
+
+/*
+ * Whether the series is folded as it is read (profile.h, struct
+ * hpa_dump_changes): for --growth's tables (text, CSV, folded gains),
+ * whose passes read each dump's values from the fold; several dumps, no
+ * base, all threads.  Its flame graph reads them per sample.
+ */
+static bool folds(const struct hpa_opts *opts)
+{
+	return opts->growth && opts->mode != HPA_MODE_SVG && !opts->base && opts->profiles_nr > 1 &&
+	       opts->thread == HPA_THREAD_ALL;
 }
 
 /* Dump i is in the run's profile: its maps checked, the frames shared before the next. */
@@ -107,8 +121,14 @@ static int after_read(void *ctx, struct hpa_profile *prof, size_t i)
 		hpa_profile_input(prof, input)->weight = -1;
 	}
 	handle_missing_maps(prof, input, opts->binary);
-	if (i < opts->profiles_nr && prof->inputs_nr > 1 && (i + 1 < opts->profiles_nr || opts->base))
-		hpa_unify_locations_so_far(prof);   /* more to read: share the frames first */
+	if (i < opts->profiles_nr && prof->inputs_nr > 1 &&
+	    (i + 1 < opts->profiles_nr || opts->base || rr->fold))
+		hpa_unify_locations_so_far(prof);   /* more to read, or a fold: share the frames first */
+	if (rr->fold) {   /* its stacks have the ids of the same stacks before */
+		hpa_unsample_profile(prof);
+		hpa_profile_fold_dump(prof, rr->mark, 1u << opts->value);
+		rr->mark = prof->samples_nr;
+	}
 	hpa_timing(rr->t, "read %s%s", rr->paths[i], i == opts->profiles_nr ? " (base)" : "");
 	rr->t = hpa_now();
 	return 0;
@@ -366,7 +386,7 @@ static bool splits_threads(const struct hpa_opts *opts, const struct hpa_profile
 static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts, const size_t *order)
 {
 	const char **paths = xcalloc(opts->profiles_nr + 2, sizeof(*paths));
-	struct run_reading rr = { opts, paths, hpa_now() };
+	struct run_reading rr = { opts, paths, hpa_now(), folds(opts), 0 };
 	struct hpa_read_series rs = { paths, opts->profiles_nr + (opts->base != NULL), read_here,
 				      after_read, &rr };
 	size_t i;
@@ -376,6 +396,8 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts, co
 		paths[i] = opts->profiles[order[i]];
 	paths[i] = opts->base;
 	rc = hpa_read_series(prof, &rs);
+	if (!rc)
+		hpa_dump_changes_index(prof);
 	free(paths);
 	return rc;
 }

@@ -3,6 +3,8 @@
  * grew by more than --threshold since the last one kept.  The measure is
  * the fetched profile's unsampled in-use total, or with --pid the RSS of a
  * local process (then the profile is fetched only when it is to be kept).
+ * Beside each dump kept: DUMP.record (when, the process and its RSS) and
+ * with --stats the allocator's statistics then, DUMP.stats.
  * One line per check; SIGINT or SIGTERM stops it cleanly between checks.
  */
 #include "hpa/compat.h"
@@ -23,6 +25,7 @@
 #include "hpa/remote.h"
 #include "hpa/run.h"
 #include "hpa/series.h"
+#include "hpa/stats.h"
 #include "hpa/strbuf.h"
 #include "hpa/tempfile.h"
 #include "hpa/unsample.h"
@@ -128,6 +131,30 @@ static int save_record(const struct hpa_opts *opts, const char *dump, double rss
 	return rc;
 }
 
+/* The allocator's statistics (--stats) beside a saved dump, as they were given: DUMP.stats. */
+static int save_stats(const struct hpa_opts *opts, const char *dump)
+{
+	struct hpa_output out;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	char *path;
+	int rc = hpa_stats_fetch(opts->stats, &opts->http, &data, &len);
+
+	if (rc < 0) {
+		hpa_warn("%s: kept without the allocator's statistics", dump);
+		return rc;
+	}
+	path = hpa_xasprintf("%s%s", dump, HPA_STATS_SUFFIX);
+	rc = hpa_output_open(&out, path, NULL, 0);
+	if (!rc) {
+		fwrite(data, 1, len, out.fp);
+		rc = hpa_output_close(&out, true);
+	}
+	free(path);
+	free(data);
+	return rc;
+}
+
 /*
  * A watcher killed mid-save (even by SIGKILL) leaves at most a hidden
  * temporary file, never a partial dump under a dump's name: remove such
@@ -199,7 +226,10 @@ int hpa_watch(const struct hpa_opts *opts)
 				keep = false;
 			if (keep && save(opts, raw, len, name, sizeof(name)) == 0) {
 				last = measure;
-				save_record(opts, name, opts->pid ? measure : -1, in_use);
+				if (opts->stats)   /* before the record, which says the dump is whole */
+					save_stats(opts, name);
+				/* the RSS when the dump was taken: after the fetch that made it */
+				save_record(opts, name, opts->pid ? rss_of(opts->pid) : -1, in_use);
 			} else {
 				name[0] = '\0';
 			}

@@ -134,6 +134,12 @@ struct hpa_input {
 	int64_t time_nanos;         /* when the dump was taken: the file's, a pprof file's own, or the fetch's; 0 unknown */
 	bool time_of_file;          /* time_nanos is the file's modification time, not the dump's own */
 	double rss_bytes;           /* the process's RSS when the dump was taken (hpa --watch's record), -1 unknown */
+	/*
+	 * The allocator's statistics when the dump was taken (hpa --watch
+	 * --stats's DUMP.stats; stats.h's hpa_alloc_parts), bytes: live -1
+	 * unknown, frag -1 where the allocator does not say.
+	 */
+	double alloc_live, alloc_frag, alloc_free, alloc_meta;
 	double weight;              /* factor on its values: 1, or negative for a base */
 	bool estimated;             /* its samples were made estimates as they were read */
 	double sampled_objects;     /* in-use objects as written (sampled), all threads */
@@ -192,7 +198,58 @@ struct hpa_profile {
 	bool no_thread_samples;
 
 	struct hpa_hashmap thread_by_id;   /* past a few threads: id -> place + 1 in threads[] (threads.c) */
+
+	/* A series folded as it was read (hpa_profile_fold_dump), or NULL. */
+	struct hpa_dump_changes *changes;
 };
+
+/*
+ * A series folded as it is read: after each dump, its samples become one
+ * sample per stack across the dumps (its input the first dump that had
+ * it), their values the sum of the dumps' (every total stays as it was),
+ * and what each dump held of each is kept as changes, for the value types
+ * in `values` alone: dump d's entries are the samples whose values differ
+ * from dump d - 1's (a sample a dump lacks holds 0 there).  Memory follows
+ * what changes, not dumps x stacks: 200 dumps of 50k stacks were 10M
+ * samples of 48 bytes.
+ */
+struct hpa_dump_changes {
+	unsigned values;        /* bit v for each enum hpa_value kept */
+	unsigned nvalues;       /* how many: an entry's values, in enum order */
+	size_t dumps;           /* dumps folded */
+	size_t *first;          /* dump d's entries: first[d] .. first[d + 1] - 1 */
+	uint32_t *sample;       /* per entry: the folded sample */
+	double *v;              /* per entry: its nvalues values in that dump */
+	size_t nr, alloc, first_alloc;
+	/* By sample, made by hpa_dump_changes_index(): sample i's changes, by dump, are by_sample[at[i] .. at[i + 1]) */
+	size_t *at;
+	uint32_t *by_sample;    /* entry */
+	uint32_t *dump_of;      /* its dump, 0-based */
+	/* While folding: each sample's values in the last dump folded, and a stack's sample + 1. */
+	double *now;
+	size_t now_alloc;
+	uint32_t *of_stack;
+	size_t of_stack_alloc;
+};
+
+/*
+ * Fold the samples of the last input read (from sample `mark` on: they
+ * are the profile's last, unsampled) into the series, keeping the value
+ * types in `values` per dump; a thread's own samples are dropped (the
+ * all-threads ones hold them).  The first call makes prof->changes.
+ */
+void hpa_profile_fold_dump(struct hpa_profile *prof, size_t mark, unsigned values);
+void hpa_dump_changes_free(struct hpa_dump_changes *c);
+/* Index prof->changes by sample, the folding's buffers freed (reading has ended: nothing is folded after). */
+void hpa_dump_changes_index(struct hpa_profile *prof);
+/*
+ * Add sample i's value of type v in each dump, times w (its view's
+ * weight), to out[0 .. dumps): from the folded series when the profile
+ * has one (type v must be kept: a value holds from the dump that changed
+ * it until the next change, 0 before its first; needs
+ * hpa_dump_changes_index()), else the sample's own value at its dump.
+ */
+void hpa_sample_add_series(const struct hpa_profile *prof, uint32_t i, int v, double w, double *out);
 
 void hpa_profile_init(struct hpa_profile *prof);
 void hpa_profile_release(struct hpa_profile *prof);

@@ -151,6 +151,11 @@ void hpa_format_percent(char *buf, size_t size, double x, double total);
 #define HPA_DIFF_LEGEND "legend: red grew, blue shrank, grey unchanged; the deeper, the more bytes " \
 	"(or objects) changed, the largest change of the graph deepest"
 
+/* The legend of every growth graph's colours, by class (growth.h): the flame graph's, the page's. */
+#define HPA_GROWTH_LEGEND "legend: red leak (grows in most steps), orange plateau (grew, then stays), " \
+	"purple churn (up and down), blue shrink, grey flat; the deeper, the larger the frame's swing " \
+	"between its smallest and largest dump"
+
 /* The "Active filters: focus=RE ..." line of a report, when any is set (as pprof prints it). */
 void hpa_active_filters(FILE *fp, const struct hpa_view_opts *vo);
 

@@ -33,9 +33,17 @@ struct hpa_dump_record {
 };
 
 #define HPA_RECORD_SUFFIX ".record"
+/* The allocator's statistics hpa --watch --stats saves beside a dump, as the server gave them. */
+#define HPA_STATS_SUFFIX ".stats"
 
 /* Read `path`.record into *rec; false (and *rec all unknown) when there is none. */
 bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec);
+struct hpa_input;
+/*
+ * `path`.stats (hpa --watch --stats) into in's alloc_* figures: false when
+ * there is none, or (said in a warning) when it does not parse.
+ */
+bool hpa_dump_stats_read(const char *path, struct hpa_input *in);
 /* A record's lines from fp into *rec; a line that is not "KEY VALUE" with a known key and a count is skipped. */
 void hpa_dump_record_parse(FILE *fp, struct hpa_dump_record *rec);
 

@@ -48,6 +48,20 @@ struct hpa_alloc_stats {
 	uint64_t tc_actual, tc_released, tc_virtual;
 };
 
+/*
+ * What the allocator holds, in bytes, by the statistics alone: what the
+ * program has allocated (live), what rounding to size classes and
+ * half-used pages add (frag, jemalloc's active less allocated; -1 where
+ * the allocator does not say: tcmalloc), free memory it keeps resident
+ * (free: jemalloc's dirty and muzzy pages, tcmalloc's page heap and
+ * caches) and its own metadata (meta).
+ */
+struct hpa_alloc_parts {
+	double live, frag, free, meta;
+};
+
+void hpa_alloc_stats_parts(const struct hpa_alloc_stats *st, struct hpa_alloc_parts *out);
+
 /* One VMA of smaps, with what the breakdown needs of it. */
 struct hpa_vma {
 	uint64_t start, end;
@@ -89,6 +103,9 @@ int hpa_load_stats(const struct hpa_stats_source *src, struct hpa_alloc_stats *s
 		   struct hpa_proc_mem *pm, bool *has_pm);
 
 void hpa_alloc_stats_release(struct hpa_alloc_stats *s);
+
+/* The whole of a statistics file ("-": standard input) or URL, as it is; 0, or -1 after reporting. */
+int hpa_stats_fetch(const char *path, const struct hpa_http_opts *http, uint8_t **data, size_t *len);
 void hpa_proc_mem_release(struct hpa_proc_mem *m);
 
 /*

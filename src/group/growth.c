@@ -270,6 +270,7 @@ static void rank_series(struct hpa_series *s, size_t nr, size_t ranked, const st
 
 struct lazy {
 	const struct hpa_profile *prof;
+	const struct hpa_view_opts *vo;
 	size_t dumps;
 	uint32_t *sample;            /* per group: one of its samples */
 	double *values;              /* per group: a value per dump */
@@ -285,12 +286,15 @@ static void keep_group(void *ctx, const char *text, size_t len, const uint32_t *
 
 	(void)text;
 	(void)len;
+	(void)values;
 	HPA_GROW(z->sample, z->n + 1, z->alloc);
 	HPA_GROW(z->values, (z->n + 1) * d, z->values_alloc);
 	memset(z->values + z->n * d, 0, d * sizeof(*z->values));
 	z->sample[z->n] = samples[0];
 	for (i = 0; i < n; i++)
-		z->values[z->n * d + z->prof->samples[samples[i]].input - 1] += values[i];
+		hpa_sample_add_series(z->prof, samples[i], z->vo->value,
+				      hpa_view_weight(z->vo, z->prof, z->prof->samples[samples[i]].input),
+				      z->values + z->n * d);
 	z->n++;
 }
 
@@ -330,7 +334,7 @@ struct by_names {
 	uint32_t *seq;               /* per group: its first sequence */
 	uint64_t *prefix;            /* per sequence: rank_hashes' */
 	uint32_t *sample;            /* per group: its first sample */
-	double *values;              /* per group: a value per dump */
+	uint32_t *at, *member;       /* group g's kept samples (seqs' k): member[at[g] .. at[g + 1]) */
 	size_t n;
 };
 
@@ -381,12 +385,12 @@ static bool same_seqs(void *s, uint32_t a, uint32_t b)
 }
 
 static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
-			   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt, size_t dumps)
+			   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt)
 {
 	struct hpa_seqs *s = &b->s;
 	struct hpa_strtab names;
 	struct rank_hashes all;
-	uint32_t *slot_name, *group_of, *rep;
+	uint32_t *slot_name, *group_of, *rep, *fill;
 	uint64_t *hash;
 	size_t r, k;
 
@@ -420,18 +424,34 @@ static void group_by_names(struct by_names *b, const struct hpa_profile *prof,
 	}
 	free(rep);
 	free(hash);
+	/*
+	 * Each group's kept samples, in order (a counting sort), not a value per
+	 * group per dump: top_groups() makes the series a group at a time
+	 * (200 dumps of 50k stacks: 80 MB).
+	 */
 	b->sample = xmalloc(st_mult(b->n + 1, sizeof(*b->sample)));
 	memset(b->sample, 0xff, (b->n + 1) * sizeof(*b->sample));
-	b->values = xcalloc(st_mult(b->n + 1, dumps), sizeof(*b->values));
+	b->at = xcalloc(b->n + 1, sizeof(*b->at));
+	b->member = xmalloc(st_mult(s->kept + 1, sizeof(*b->member)));
 	for (k = 0; k < s->kept; k++) {
-		uint32_t g = group_of[hpa_seqs_id(s, (uint32_t)k)], i = s->sample[k];
+		uint32_t g = group_of[hpa_seqs_id(s, (uint32_t)k)];
+		if (g)
+			b->at[g]++;
+	}
+	for (r = 1; r <= b->n; r++)
+		b->at[r] += b->at[r - 1];
+	fill = xmalloc(st_mult(b->n + 1, sizeof(*fill)));
+	memcpy(fill, b->at, (b->n + 1) * sizeof(*fill));
+	for (k = 0; k < s->kept; k++) {
+		uint32_t g = group_of[hpa_seqs_id(s, (uint32_t)k)];
 
 		if (!g--)
 			continue;
 		if (b->sample[g] == UINT32_MAX)
-			b->sample[g] = i;
-		b->values[g * dumps + prof->samples[i].input - 1] += s->v[k];
+			b->sample[g] = s->sample[k];
+		b->member[fill[g]++] = (uint32_t)k;
 	}
+	free(fill);
 	free(group_of);
 }
 
@@ -451,14 +471,30 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 			r->last[y], y, r->t);
 }
 
+/* Group g's value in each dump into out[0 .. dumps): the sum of its kept samples'. */
+static void group_values(const struct by_names *b, const struct hpa_profile *prof,
+			 const struct hpa_view_opts *vo, size_t g, size_t dumps, double *out)
+{
+	size_t m;
+
+	memset(out, 0, dumps * sizeof(*out));
+	for (m = b->at[g]; m < b->at[g + 1]; m++) {
+		uint32_t i = b->s.sample[b->member[m]];
+
+		hpa_sample_add_series(prof, i, vo->value, hpa_view_weight(vo, prof, prof->samples[i].input), out);
+	}
+}
+
 /*
  * The first `ranked` of b's groups as series, best first (all of them
- * when fewer): scores from the values, the best few picked with a heap of
- * group ids, and only those made series (a series for every group costs
- * more than the rest of a --growth of two dumps).
+ * when fewer): scores from each group's values, made a group at a time
+ * (and added to sum[0 .. dumps) when not NULL), the best few picked with a
+ * heap of group ids, and only their values kept (*values).
  */
-static struct hpa_series *top_groups(const struct by_names *b, const struct ties *t, size_t dumps,
-				     size_t ranked, const struct hpa_stack_format *fmt)
+static struct hpa_series *top_groups(const struct by_names *b, const struct ties *t,
+				     const struct hpa_profile *prof, const struct hpa_view_opts *vo,
+				     size_t dumps, size_t ranked, const struct hpa_stack_format *fmt,
+				     double **values, double *sum)
 {
 	struct group_rank r = { NULL, NULL, NULL, NULL, t };
 	uint8_t *cls = xmalloc(b->n + 1);
@@ -466,15 +502,20 @@ static struct hpa_series *top_groups(const struct by_names *b, const struct ties
 	double *score = xmalloc(st_mult(b->n + 1, sizeof(*score)));
 	double *gain = xmalloc(st_mult(b->n + 1, sizeof(*gain)));
 	double *last = xmalloc(st_mult(b->n + 1, sizeof(*last)));
+	double *v = xmalloc(st_mult(dumps + 1, sizeof(*v)));
 	struct hpa_series *out;
 	uint32_t *h;
-	size_t i, k = ranked < b->n ? ranked : b->n;
+	size_t i, d, k = ranked < b->n ? ranked : b->n;
 
 	for (i = 0; i < b->n; i++) {
-		score[i] = score_of(b->values + i * dumps, dumps, &gain[i]);
-		last[i] = b->values[i * dumps + dumps - 1];
-		cls[i] = (uint8_t)hpa_growth_classify(b->values + i * dumps, dumps, &r2);
+		group_values(b, prof, vo, i, dumps, v);
+		score[i] = score_of(v, dumps, &gain[i]);   /* dust made zero */
+		last[i] = v[dumps - 1];
+		cls[i] = (uint8_t)hpa_growth_classify(v, dumps, &r2);
+		for (d = 0; sum && d < dumps; d++)
+			sum[d] += v[d];
 	}
+	free(v);
 	r.cls = cls;
 	r.score = score;
 	r.gain = gain;
@@ -482,11 +523,13 @@ static struct hpa_series *top_groups(const struct by_names *b, const struct ties
 	h = xmalloc(st_mult(k + 1, sizeof(*h)));
 	best_of(h, k, b->n, cmp_groups, &r);
 	out = xcalloc(k + 1, sizeof(*out));
+	*values = xcalloc(st_mult(k + 1, dumps), sizeof(**values));
 	for (i = 0; i < k; i++) {
 		out[i].sample = b->sample[h[i]];
 		out[i].fmt = fmt;
 		out[i].order = h[i];
-		out[i].v = b->values + (size_t)h[i] * dumps;
+		out[i].v = *values + i * dumps;
+		group_values(b, prof, vo, h[i], dumps, out[i].v);
 		metrics(&out[i], dumps);
 	}
 	free(h);
@@ -500,17 +543,18 @@ static struct hpa_series *top_groups(const struct by_names *b, const struct ties
 /* group_series() grouped by names: its groups' values, count and first `ranked` series. */
 static struct hpa_series *series_by_names(const struct hpa_profile *prof, const struct hpa_view_opts *vo,
 					  const struct hpa_stack_format *fmt, size_t dumps,
-					  double **values, size_t *nr, size_t ranked)
+					  double **values, size_t *nr, size_t ranked, double *sum)
 {
 	struct by_names b;
 	struct ties ties;
 	struct hpa_series *out;
 
-	group_by_names(&b, prof, vo, fmt, dumps);
+	group_by_names(&b, prof, vo, fmt);
 	ties = (struct ties){ &b.s, b.seq, b.prefix };
-	out = top_groups(&b, &ties, dumps, ranked, fmt);
+	out = top_groups(&b, &ties, prof, vo, dumps, ranked, fmt, values, sum);
 	*nr = b.n;
-	*values = b.values;
+	free(b.at);
+	free(b.member);
 	free(b.sample);
 	free(b.seq);
 	free(b.prefix);
@@ -525,19 +569,20 @@ static struct hpa_series *series_by_names(const struct hpa_profile *prof, const 
  */
 static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_profile *prof,
 				   const struct hpa_view_opts *vo, const struct hpa_stack_format *fmt,
-				   struct hpa_strtab *texts, double **values, size_t *nr, size_t ranked)
+				   struct hpa_strtab *texts, double **values, size_t *nr, size_t ranked,
+				   double *sum)
 {
 	struct hpa_stack_group *groups = NULL;
 	struct hpa_series *out;
-	struct lazy z = { prof, g->dumps, NULL, NULL, 0, 0, 0 };
+	struct lazy z = { prof, vo, g->dumps, NULL, NULL, 0, 0, 0 };
 	const struct ties by_order = { NULL, NULL, NULL };
 	bool lazy = texts_own(prof, vo->names, fmt);
 	double total;
-	size_t i, cut = strlen(fmt->suffix);
+	size_t i, d, cut = strlen(fmt->suffix);
 
 	hpa_strtab_init(texts);
 	if (lazy && ranked)   /* only the first few become series */
-		return series_by_names(prof, vo, fmt, g->dumps, values, nr, ranked);
+		return series_by_names(prof, vo, fmt, g->dumps, values, nr, ranked, sum);
 	if (lazy) {
 		hpa_walk_stacks(prof, vo, fmt, false, keep_group, &z);
 		*nr = z.n;
@@ -559,7 +604,9 @@ static struct hpa_series *group_series(struct hpa_growth *g, const struct hpa_pr
 		out[i].fmt = fmt;
 		out[i].order = (uint32_t)i;
 		out[i].v = *values + i * g->dumps;
-		metrics(&out[i], g->dumps);
+		metrics(&out[i], g->dumps);   /* dust made zero */
+		for (d = 0; sum && d < g->dumps; d++)
+			sum[d] += out[i].v[d];
 	}
 	rank_series(out, *nr, ranked, &by_order);
 	free(groups);
@@ -585,12 +632,6 @@ const char *hpa_growth_name(struct hpa_growth *g, const struct hpa_series *s, in
 /* The whole view's series: every function's (each sample's leaf once), dump by dump. */
 static void whole(struct hpa_growth *g)
 {
-	size_t i, d;
-
-	g->total.v = xcalloc(g->dumps + 1, sizeof(*g->total.v));
-	for (i = 0; i < g->nfuncs; i++)
-		for (d = 0; d < g->dumps; d++)
-			g->total.v[d] += g->func_values[i * g->dumps + d];
 	if (g->dumps)
 		metrics(&g->total, g->dumps);
 }
@@ -611,9 +652,10 @@ void hpa_growth(const struct hpa_profile *prof, const struct hpa_view_opts *opts
 	hpa_stack_namer_init(&g->stack_namer, prof, opts, folded ? &hpa_folded_format : &stacks);
 	hpa_stack_namer_init(&g->func_namer, prof, opts, &funcs);
 	g->stacks = group_series(g, prof, opts, folded ? &hpa_folded_format : &stacks,
-				 &g->stack_texts, &g->stack_values, &g->nstacks, ranked);
+				 &g->stack_texts, &g->stack_values, &g->nstacks, ranked, NULL);
+	g->total.v = xcalloc(g->dumps + 1, sizeof(*g->total.v));   /* the sum of the functions' */
 	g->funcs = group_series(g, prof, opts, &funcs, &g->func_texts, &g->func_values, &g->nfuncs,
-				ranked);
+				ranked, g->total.v);
 	whole(g);
 }
 

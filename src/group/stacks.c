@@ -375,8 +375,9 @@ static void group_emit(void *ctx, const char *text, size_t len, const uint32_t *
 	for (i = 0; i < n; i++) {
 		const struct hpa_sample *smp = &prof->samples[samples[i]];
 
-		if (g->per_input)
-			g->series[(id - 1) * ninputs + smp->input - 1] += values[i];
+		if (g->per_input)   /* its value in each dump, a folded series' too */
+			hpa_sample_add_series(prof, samples[i], g->opts->value,
+					      hpa_view_weight(g->opts, prof, smp->input), g->series + (id - 1) * ninputs);
 		if (g->group_of)
 			g->group_of[samples[i]] = id;
 		if (hpa_view_base(g->opts, prof, smp->input))

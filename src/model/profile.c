@@ -93,6 +93,7 @@ void hpa_profile_release(struct hpa_profile *prof)
 	free(prof->stacks);
 	free(prof->frames);
 	free(prof->samples);
+	hpa_dump_changes_free(prof->changes);
 	free(prof->threads);
 	hpa_hashmap_release(&prof->thread_by_id);
 	if (prof->strs)
@@ -133,6 +134,7 @@ uint32_t hpa_profile_add_input(struct hpa_profile *prof, const char *path)
 	in->map_first = (uint32_t)prof->mappings_nr;
 	in->weight = 1;
 	in->rss_bytes = -1;
+	in->alloc_live = in->alloc_frag = -1;
 	/* Addresses are interned per input: the same number in two inputs may
 	 * be two places (hpa_unify_locations() matches them by module). */
 	hpa_hashmap_release(&prof->build->loc_by_addr);

@@ -482,6 +482,7 @@ int hpa_read_profile(struct hpa_profile *prof, const char *path)
 			if (!in->time_nanos)
 				in->time_nanos = rec.time_nanos;
 			in->rss_bytes = rec.rss_bytes;
+			hpa_dump_stats_read(path, in);   /* --watch --stats's, beside the record */
 		}
 		if (!in->time_nanos && stat(path, &st) == 0) {
 			in->time_nanos = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;

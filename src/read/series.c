@@ -8,10 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "hpa/fetch.h"
+#include "hpa/diag.h"
+#include "hpa/profile.h"
 #include "hpa/series.h"
+#include "hpa/stats.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
 
@@ -234,6 +238,31 @@ bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec)
 	hpa_dump_record_parse(fp, rec);
 	fclose(fp);
 	return true;
+}
+
+bool hpa_dump_stats_read(const char *path, struct hpa_input *in)
+{
+	char *name = hpa_xasprintf("%s%s", path, HPA_STATS_SUFFIX);
+	struct hpa_stats_source src = { name, NULL, NULL, 0, -1, NULL };
+	struct hpa_alloc_stats st;
+	struct hpa_proc_mem pm;
+	struct hpa_alloc_parts parts;
+	bool has_pm, ok = !hpa_is_url(path) && strcmp(path, "-") && access(name, F_OK) == 0;
+
+	if (ok && hpa_load_stats(&src, &st, &pm, &has_pm) < 0) {
+		hpa_warn("%s: left out: not the allocator's statistics", name);
+		ok = false;
+	} else if (ok) {
+		hpa_alloc_stats_parts(&st, &parts);
+		in->alloc_live = parts.live;
+		in->alloc_frag = parts.frag;
+		in->alloc_free = parts.free;
+		in->alloc_meta = parts.meta;
+		hpa_alloc_stats_release(&st);
+		hpa_proc_mem_release(&pm);
+	}
+	free(name);
+	return ok;
 }
 
 struct dump {

@@ -521,6 +521,24 @@ int hpa_alloc_stats_parse(const char *name, const char *data, size_t len, struct
 	return rc;
 }
 
+void hpa_alloc_stats_parts(const struct hpa_alloc_stats *st, struct hpa_alloc_parts *out)
+{
+	if (st->allocator == HPA_ALLOC_TCMALLOC) {
+		out->live = (double)st->tc_in_use;
+		out->frag = -1;
+		out->free = (double)st->tc_pageheap_free + (double)st->tc_central + (double)st->tc_transfer +
+			    (double)st->tc_thread;
+		out->meta = (double)st->tc_metadata;
+		return;
+	}
+	out->live = (double)st->allocated;
+	out->frag = st->active > st->allocated ? (double)(st->active - st->allocated) : 0;
+	out->meta = (double)st->metadata;
+	/* resident beyond the active pages and the metadata: free pages kept (dirty, muzzy) */
+	out->free = st->resident > st->active + st->metadata ?
+		    (double)(st->resident - st->active - st->metadata) : 0;
+}
+
 void hpa_alloc_stats_release(struct hpa_alloc_stats *s)
 {
 	free(s->source);

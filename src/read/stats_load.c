@@ -18,8 +18,7 @@
 
 #define MAX_STATS ((size_t)1 << 30)
 
-/* The whole of a file ("-": standard input) or URL; 0, or -1 after reporting. */
-static int load(const char *path, const struct hpa_http_opts *http, uint8_t **data, size_t *len)
+int hpa_stats_fetch(const char *path, const struct hpa_http_opts *http, uint8_t **data, size_t *len)
 {
 	struct hpa_lineio io;
 	int rc;
@@ -50,7 +49,7 @@ static int load_parse(const char *path, const char *name, const struct hpa_http_
 {
 	uint8_t *data = NULL;
 	size_t len = 0;
-	int rc = load(path, http, &data, &len);
+	int rc = hpa_stats_fetch(path, http, &data, &len);
 
 	if (!rc)
 		rc = parse(name, (const char *)data, len, pm);
@@ -64,7 +63,7 @@ int hpa_load_stats(const struct hpa_stats_source *src, struct hpa_alloc_stats *s
 	uint8_t *data = NULL;
 	size_t len = 0;
 	char *shown = hpa_is_url(src->stats) ? hpa_url_redact(src->stats) : xstrdup(src->stats);
-	int rc = load(src->stats, src->http, &data, &len);
+	int rc = hpa_stats_fetch(src->stats, src->http, &data, &len);
 
 	if (!rc)
 		rc = hpa_alloc_stats_parse(shown, (const char *)data, len, st);

@@ -51,6 +51,8 @@ struct tree {
 	bool diff;
 	double *width;               /* per node: layout value */
 	double *x;                   /* per node: layout start, in value units */
+	uint8_t *cls;                /* --growth: per node, its series' class (enum hpa_growth_class) */
+	double *swing;               /* --growth: per node, its largest value less its smallest */
 };
 
 static const char *node_name(const struct tree *t, uint32_t id)
@@ -72,17 +74,32 @@ static void build(struct tree *t, const struct hpa_profile *prof, const struct h
 				    narrow * (1 - 1e-9), 0 };
 	size_t i;
 
+	memset(t, 0, sizeof(*t));
 	t->prof = prof;
 	hpa_group_tree(prof, &vo, &to, &t->ct);
 	t->nodes = t->ct.nodes;
 	t->nr = t->ct.nr;
 	t->dumps = t->ct.dumps;
 	t->diff = t->ct.diff;
-	/* --growth: first dump -> last dump, like a base diff. */
-	for (i = 0; t->dumps && i < t->nr; i++) {
-		t->nodes[i].before = t->ct.series[i * t->dumps];
-		t->nodes[i].after = t->ct.series[i * t->dumps + t->dumps - 1];
+	/* --growth: first dump -> last dump, like a base diff; each node's class and swing. */
+	if (t->dumps) {
+		t->cls = xmalloc(st_mult(t->nr, sizeof(*t->cls)));
+		t->swing = xmalloc(st_mult(t->nr, sizeof(*t->swing)));
 		t->diff = true;
+	}
+	for (i = 0; t->dumps && i < t->nr; i++) {
+		const double *v = t->ct.series + i * t->dumps;
+		double r2, lo = v[0], hi = v[0];
+		size_t d;
+
+		t->nodes[i].before = v[0];
+		t->nodes[i].after = v[t->dumps - 1];
+		t->cls[i] = (uint8_t)hpa_growth_classify(v, t->dumps, &r2);
+		for (d = 1; d < t->dumps; d++) {
+			lo = fmin(lo, v[d]);
+			hi = fmax(hi, v[d]);
+		}
+		t->swing[i] = hi - lo;
 	}
 	t->width = xcalloc(t->nr, sizeof(*t->width));
 	t->x = xcalloc(t->nr, sizeof(*t->x));
@@ -306,6 +323,28 @@ static void diff_colour(double delta, double max, char *out, size_t size)
 		rgb(out, size, c, c, 250);
 }
 
+/*
+ * A growth graph's frame: its class's colour (HPA_GROWTH_LEGEND; grey:
+ * flat), the deeper the larger its swing against `max`, the largest of any
+ * frame drawn, never paler than a third of the way, so the class shows.
+ * The page's (report.js colour()) is computed the same way.
+ */
+static void class_colour(unsigned cls, double swing, double max, char *out, size_t size)
+{
+	static const int deepest[][3] = {   /* by enum hpa_growth_class: leak, plateau, churn, shrink */
+		{ 220, 30, 30 }, { 235, 150, 0 }, { 150, 60, 200 }, { 40, 80, 230 }
+	};
+	double k;
+
+	if (cls >= HPA_ARRAY_SIZE(deepest)) {
+		snprintf(out, size, "rgb(220,220,220)");
+		return;
+	}
+	k = 0.35 + 0.65 * (max > 0 ? fmin(swing, max) / max : 0);
+	rgb(out, size, 255 - (int)floor((255 - deepest[cls][0]) * k), 255 - (int)floor((255 - deepest[cls][1]) * k),
+	    255 - (int)floor((255 - deepest[cls][2]) * k));
+}
+
 /* A value as people read it: --unit's rule, auto by default (as every report but --text). */
 static void human(char *out, size_t size, double v, const struct hpa_write_opts *opts)
 {
@@ -442,12 +481,9 @@ static void write_frames(struct frames_job *j, struct hpa_strbuf *sb)
 		if (nw <= 0 || nw < minw)
 			continue;
 		shown++;
-		if (t->dumps) {
-			/* Coloured by how steadily it grew (red) or shrank (blue). */
-			double d = nd->after - nd->before;
-			double st = d == 0 || !nd->depth ? 0 : steadiness(t, order[i], d > 0 ? 1 : -1);
-			diff_colour(d > 0 ? st : -st, 1, colour, sizeof(colour));
-		} else if (t->diff)
+		if (t->dumps)   /* coloured by its class: a leak told apart from a plateau or churn */
+			class_colour(t->cls[order[i]], t->swing[order[i]], max_delta, colour, sizeof(colour));
+		else if (t->diff)
 			diff_colour(nd->after - nd->before, max_delta, colour, sizeof(colour));
 		else
 			mem_colour(name, colour, sizeof(colour));
@@ -467,7 +503,8 @@ static void write_frames(struct frames_job *j, struct hpa_strbuf *sb)
 		tooltip(sb, t, order[i], t->nodes[0].after, opts);
 		if (t->dumps) {
 			size_t d;
-			hpa_sb_addf(sb, "; grew in %.0f%% of steps:", steadiness(t, order[i], 1) * 100);
+			hpa_sb_addf(sb, "; %s, grew in %.0f%% of steps:", hpa_growth_class_name(t->cls[order[i]]),
+				    steadiness(t, order[i], 1) * 100);
 			for (d = 0; d < t->dumps; d++)
 				hpa_sb_addf(sb, " %.0f", t->ct.series[(size_t)order[i] * t->dumps + d]);
 		}
@@ -594,8 +631,8 @@ static void measure(struct svg_frame *g, const struct tree *t, const uint32_t *o
 		}
 		if (nd->depth > max_depth)
 			max_depth = nd->depth;
-		if (fabs(nd->after - nd->before) > g->max_delta)   /* the root too: one rule for every frame */
-			g->max_delta = fabs(nd->after - nd->before);
+		/* the root too: one rule for every frame; a growth graph's by their swing */
+		g->max_delta = fmax(g->max_delta, t->dumps ? t->swing[order[i]] : fabs(nd->after - nd->before));
 	}
 	g->top = 3 * FONT + (opts->subtitle ? 2 * FONT : 0);
 	g->bottom = 2 * FONT + 12;
@@ -675,7 +712,7 @@ static void svg_tail(FILE *fp, const struct svg_frame *g, const struct tree *t, 
 	fprintf(fp, "<text id=\"note\" x=\"%u\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" "
 		"fill=\"rgb(120,120,120)\">%zu frames; %zu narrower than the minimum width left out%s</text>\n",
 		g->width / 2, g->height - 2, shown, g->pruned,
-		t->dumps ? "; legend: red grew in most steps, blue shrank, the deeper the steadier" :
+		t->dumps ? "; " HPA_GROWTH_LEGEND :
 		t->diff ? "; " HPA_DIFF_LEGEND : "");
 	fputs("</svg>\n", fp);
 }
@@ -716,6 +753,8 @@ int hpa_report_svg(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 	free(order);
 	free(t.width);
 	free(t.x);
+	free(t.cls);
+	free(t.swing);
 	hpa_call_tree_release(&t.ct);
 	return 0;
 }

@@ -4,11 +4,13 @@
  */
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hpa/growth.h"
+#include "hpa/series.h"
 #include "hpa/xalloc.h"
 #include "hpa/report.h"
 
@@ -174,18 +176,47 @@ static void whole_line(FILE *fp, const struct hpa_profile *prof, const struct hp
 	fprintf(fp, ", R2 %.2f)\n", t->r2);
 }
 
+static const char *const alloc_what[] = { "in use", "size-class and page waste", "free pages kept",
+					 "metadata" };
+
+/*
+ * The allocator's figures' changes from dump a to dump b, when both have
+ * its statistics beside them (--watch --stats), into d (by alloc_what;
+ * NAN where it does not say); false without them.  Returns in *most the
+ * part of d[1..3] that grew most, -1 none.
+ */
+static bool alloc_change(const struct hpa_input *a, const struct hpa_input *b, double d[4], int *most)
+{
+	int k;
+
+	*most = -1;
+	if (a->alloc_live < 0 || b->alloc_live < 0)
+		return false;
+	d[0] = b->alloc_live - a->alloc_live;
+	d[1] = a->alloc_frag < 0 || b->alloc_frag < 0 ? NAN : b->alloc_frag - a->alloc_frag;
+	d[2] = b->alloc_free - a->alloc_free;
+	d[3] = b->alloc_meta - a->alloc_meta;
+	for (k = 1; k < 4; k++)
+		if (d[k] > 0 && (*most < 0 || d[k] > d[*most]))
+			*most = k;
+	return true;
+}
+
 /*
  * RSS beside the profile, when every dump has the watcher's record of it
  * (--watch --pid): whether RSS grew with the profile's in-use bytes or
  * without them.  Growth outside the profile is the allocator's
- * (retention, fragmentation) or memory no allocator's profile sees.
+ * (retention, fragmentation: its statistics beside the dumps say which,
+ * --watch --stats) or memory no allocator's profile sees.
  */
 static void rss_line(FILE *fp, const struct hpa_profile *prof, const struct hpa_series *t,
 		     const struct hpa_write_opts *opts)
 {
 	size_t i, n = prof->inputs_nr;
-	double rss, grew;
-	char a[48], b[48], d[48], p[48];
+	double rss, grew, d[4];
+	char a[48], b[48], v[48], p[48];
+	int most, k;
+	bool known;
 
 	for (i = 0; i < n; i++)
 		if (prof->inputs[i].rss_bytes < 0 || prof->inputs[i].is_base)
@@ -196,21 +227,35 @@ static void rss_line(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	grew = rss - prof->inputs[0].rss_bytes;
 	hpa_format_value(a, sizeof(a), prof->inputs[0].rss_bytes, opts);
 	hpa_format_value(b, sizeof(b), rss, opts);
-	hpa_format_value(d, sizeof(d), grew, opts);
-	fprintf(fp, "RSS: %s%s (%s -> %s)", grew > 0 ? "+" : "", d, a, b);
-	if (opts->view.value != HPA_INUSE_SPACE) {
-		fputs("\n", fp);
-		return;
+	hpa_format_value(v, sizeof(v), grew, opts);
+	fprintf(fp, "RSS: %s%s (%s -> %s)", grew > 0 ? "+" : "", v, a, b);
+	known = alloc_change(&prof->inputs[0], &prof->inputs[n - 1], d, &most);
+	if (opts->view.value == HPA_INUSE_SPACE) {
+		hpa_format_value(p, sizeof(p), t->gain, opts);
+		fprintf(fp, "; the profile %s%s: ", t->gain > 0 ? "+" : "", p);
+		if (grew <= 0)
+			fputs("RSS did not grow", fp);
+		else if (t->gain >= grew / 2)
+			fputs("RSS grew with the profile", fp);
+		else if (most >= 0) {
+			hpa_format_value(v, sizeof(v), d[most], opts);
+			fprintf(fp, "the growth is outside the profile, in the allocator: mostly %s (+%s); "
+				"see --stats %s%s", alloc_what[most], v, prof->inputs[n - 1].path, HPA_STATS_SUFFIX);
+		} else
+			fputs("the growth is outside the profile (allocator retention or fragmentation, or "
+			      "memory no allocator profile sees); see --stats", fp);
 	}
-	hpa_format_value(p, sizeof(p), t->gain, opts);
-	if (grew <= 0)
-		fprintf(fp, "; the profile %s%s: RSS did not grow\n", t->gain > 0 ? "+" : "", p);
-	else if (t->gain < grew / 2)
-		fprintf(fp, "; the profile %s%s: the growth is outside the profile (allocator retention or "
-			"fragmentation, or memory no allocator profile sees); see --stats\n",
-			t->gain > 0 ? "+" : "", p);
-	else
-		fprintf(fp, "; the profile %s%s: RSS grew with the profile\n", t->gain > 0 ? "+" : "", p);
+	fputs("\n", fp);
+	if (!known)
+		return;
+	fputs("Allocator (its statistics beside the first and last dump):", fp);
+	for (k = 0; k < 4; k++) {
+		if (isnan(d[k]))
+			continue;
+		hpa_format_value(v, sizeof(v), d[k], opts);
+		fprintf(fp, "%s %s %s%s", k ? "," : "", alloc_what[k], d[k] > 0 ? "+" : "", v);
+	}
+	fputs("\n", fp);
 }
 
 /* The text report: the dumps, the whole profile, its RSS, the tables (and those --expect-growth sets apart). */

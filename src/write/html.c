@@ -19,7 +19,6 @@
 
 #include "hpa/diag.h"
 #include "hpa/growth.h"
-#include "hpa/hashmap.h"
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
@@ -285,6 +284,127 @@ static void assign_ids(struct page *pg, struct groups *gr, unsigned types, int l
 	}
 }
 
+/*
+ * A series' dumps' rows, written as values alone at the positions of the
+ * sum's (each dump's rows are some of the sum's: a series' values are
+ * never negative): the sum's rows of a type, and its calls, by their keys
+ * as written (row_key: "id" or "function,file,line"; calls
+ * "caller,callee"), key -> position + 1.  With keys, 20 dumps of 150k
+ * stacks were 38 MB more.
+ */
+struct sum_rows {
+	struct hpa_strtab rows[HPA_ARRAY_SIZE(grans)], calls;
+	struct hpa_strbuf key;
+};
+
+static const char *call_key(struct page *pg, struct groups *gr, const struct hpa_call_edge *e,
+			    struct hpa_strbuf *key)
+{
+	key->len = 0;
+	hpa_sb_addf(key, "%u,%u", key_id(pg, &gr->graph.nodes[0], &gr->page_id[0], e->caller),
+		    key_id(pg, &gr->graph.nodes[0], &gr->page_id[0], e->callee));
+	return key->buf;
+}
+
+static const char *written_key(struct page *pg, struct groups *gr, size_t g, uint32_t i,
+			       struct hpa_strbuf *key)
+{
+	key->len = 0;
+	row_key(pg, key, &gr->graph.nodes[g], &gr->page_id[g], i);
+	return key->buf;
+}
+
+static void sum_rows_make(struct page *pg, struct groups *sum, int v, struct sum_rows *sr)
+{
+	size_t g, i;
+
+	memset(sr, 0, sizeof(*sr));
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
+		const struct hpa_graph_nodes *k = &sum->graph.nodes[g];
+
+		hpa_strtab_init(&sr->rows[g]);
+		for (i = 1; i < k->keys.nr; i++)
+			if (row_written(k, v, i))
+				hpa_strtab_intern(&sr->rows[g], written_key(pg, sum, g, (uint32_t)i, &sr->key));
+	}
+	hpa_strtab_init(&sr->calls);
+	for (i = 0; i < sum->graph.nedges; i++)
+		if (call_written(&sum->graph.edges[v][i]))
+			hpa_strtab_intern(&sr->calls, call_key(pg, sum, &sum->graph.edges[v][i], &sr->key));
+}
+
+static void sum_rows_release(struct sum_rows *sr)
+{
+	size_t g;
+
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++)
+		hpa_strtab_release(&sr->rows[g]);
+	hpa_strtab_release(&sr->calls);
+	hpa_sb_release(&sr->key);
+}
+
+/* `head` (up to the array's '['), then n values. */
+static void emit_aligned(struct page *pg, const char *head, const double *vals, size_t n)
+{
+	size_t i;
+
+	hpa_sb_adds(&pg->sb, head);
+	for (i = 0; i < n; i++) {
+		if (i)
+			hpa_sb_addc(&pg->sb, ',');
+		spill(pg);
+		jnum(&pg->sb, vals[i]);
+	}
+	hpa_sb_addc(&pg->sb, ']');
+}
+
+/*
+ * Dump gr's rows and calls of type v at the sum's positions (sr):
+ * "top":{"functionsd":[flat,cum,...],...,"total":T},"calld":[value,...].
+ */
+static void dump_rows(struct page *pg, struct groups *gr, int v, struct sum_rows *sr)
+{
+	const struct hpa_call_edge *edges = gr->graph.edges[v];
+	size_t g, i, n;
+	double *vals;
+	uint32_t at;
+	char head[32];
+
+	hpa_sb_adds(&pg->sb, "\"top\":{");
+	for (g = 0; g < HPA_ARRAY_SIZE(grans); g++) {
+		const struct hpa_graph_nodes *k = &gr->graph.nodes[g];
+
+		n = 2 * (sr->rows[g].nr - 1);
+		vals = xcalloc(n + 1, sizeof(*vals));
+		for (i = 1; i < k->keys.nr; i++) {
+			if (!row_written(k, v, i))
+				continue;
+			at = hpa_strtab_intern(&sr->rows[g], written_key(pg, gr, g, (uint32_t)i, &sr->key));
+			if (at && 2 * (size_t)at <= n) {   /* never a row the sum has not */
+				vals[2 * at - 2] = k->flat[v][i];
+				vals[2 * at - 1] = k->cum[v][i];
+			}
+		}
+		snprintf(head, sizeof(head), "%s\"%sd\":[", g ? "," : "", gran_names[g]);
+		emit_aligned(pg, head, vals, n);
+		free(vals);
+	}
+	hpa_sb_adds(&pg->sb, ",\"total\":");
+	jnum(&pg->sb, gr->graph.nodes[0].total[v]);
+	hpa_sb_addc(&pg->sb, '}');
+	n = sr->calls.nr - 1;
+	vals = xcalloc(n + 1, sizeof(*vals));
+	for (i = 0; i < gr->graph.nedges; i++) {
+		if (!call_written(&edges[i]))
+			continue;
+		at = hpa_strtab_intern(&sr->calls, call_key(pg, gr, &edges[i], &sr->key));
+		if (at && at <= n)
+			vals[at - 1] = edges[i].value;
+	}
+	emit_aligned(pg, ",\"calld\":[", vals, n);
+	free(vals);
+}
+
 /* A value type's object up to its tree: {"name":...,"objects":...,"tree": */
 static void type_head(struct page *pg, int v, bool first)
 {
@@ -339,59 +459,12 @@ static size_t threads_nr(const struct hpa_profile *prof)
 	return 0;
 }
 
-/*
- * The samples of each of the first nthr threads, ascending: a thread's
- * views visit its own, not every sample of every thread (a server's
- * profile has dozens of threads).
- */
-struct thread_samples {
-	uint32_t **list;
-	size_t *nr;
-};
-
-static void thread_samples(const struct hpa_profile *prof, size_t nthr, struct thread_samples *ts)
-{
-	struct hpa_hashmap index = HPA_HASHMAP_INIT;   /* thread id -> index + 1 */
-	size_t *alloc = xcalloc(nthr + 1, sizeof(*alloc)), i;
-
-	ts->list = xcalloc(nthr + 1, sizeof(*ts->list));
-	ts->nr = xcalloc(nthr + 1, sizeof(*ts->nr));
-	for (i = 0; i < nthr; i++)
-		hpa_hashmap_put(&index, (uint32_t)prof->threads[i].id, (uint32_t)i + 1);
-	for (i = 0; i < prof->samples_nr; i++) {
-		int32_t t = prof->samples[i].thread;
-		uint32_t k;
-
-		if (t == HPA_THREAD_ALL)
-			continue;
-		k = hpa_hashmap_get(&index, (uint32_t)t);
-		if (!k--)
-			continue;
-		HPA_GROW(ts->list[k], ts->nr[k] + 1, alloc[k]);
-		ts->list[k][ts->nr[k]++] = (uint32_t)i;
-	}
-	hpa_hashmap_release(&index);
-	free(alloc);
-}
-
-static void thread_samples_release(struct thread_samples *ts, size_t nthr)
-{
-	size_t i;
-
-	for (i = 0; i < nthr; i++)
-		free(ts->list[i]);
-	free(ts->list);
-	free(ts->nr);
-}
-
 /* View `vo` narrowed to thread k of the page's. */
 static struct hpa_view_opts thread_view(const struct hpa_profile *prof, struct hpa_view_opts vo,
-					const struct thread_samples *ts, size_t k)
+					const struct sample_lists *ts, size_t k)
 {
 	vo.thread = prof->threads[k].id;
-	vo.only = ts->list[k];
-	vo.only_nr = ts->nr[k];
-	return vo;
+	return only_view(vo, ts, k);
 }
 
 /*
@@ -488,8 +561,10 @@ struct page_data {
 	unsigned present;            /* the value types the page shows */
 	int lead;                    /* the first of them */
 	size_t nthr;                 /* per-thread views */
-	struct thread_samples ts;
+	struct sample_lists ts;
+	struct sample_lists ds;       /* a series: each dump's samples */
 	struct groups all, before, after, *thr;
+	struct groups *dumps;        /* a series: each dump's */
 	bool have_shared;            /* one dump, no base: one tree holds every type */
 	struct hpa_call_tree shared, *thr_tree;
 };
@@ -538,6 +613,14 @@ static void page_data_make(struct page_data *d, const struct hpa_profile *prof,
 		struct hpa_view_opts th = thread_view(prof, *vo, &d->ts, i);
 		groups_compute(prof, &th, d->present, &d->thr[i]);
 	}
+	if (d->series) {   /* each dump's rows: the Top and Calls tabs of the dump picked */
+		dump_samples(prof, &d->ds);
+		d->dumps = xcalloc(prof->inputs_nr, sizeof(*d->dumps));
+		for (i = 0; i < prof->inputs_nr; i++) {
+			struct hpa_view_opts one = only_view(*vo, &d->ds, i);
+			groups_compute(prof, &one, d->present, &d->dumps[i]);
+		}
+	}
 	if (!d->diff && prof->inputs_nr <= 1) {
 		struct hpa_tree_opts to = { HPA_NAME_GRAPH, HPA_NAME_SHORT, false, false, true,
 					    TREE_MIN_SHARE, 0, d->present };
@@ -570,7 +653,13 @@ static void page_data_release(struct page_data *d)
 	for (i = 0; i < d->nthr; i++)
 		groups_release(&d->thr[i]);
 	free(d->thr);
-	thread_samples_release(&d->ts, d->nthr);
+	sample_lists_release(&d->ts);
+	if (d->series) {
+		for (i = 0; i < d->ds.lists; i++)
+			groups_release(&d->dumps[i]);
+		free(d->dumps);
+		sample_lists_release(&d->ds);
+	}
 }
 
 /* Each thread's rows and tree of value type v: "threads":[{"top":...,"tree":...},...]. */
@@ -620,8 +709,20 @@ static void write_type(struct page *pg, struct page_data *d, int v, bool first)
 		hpa_sb_addc(&pg->sb, '}');
 	}
 	if (d->series) {
+		struct sum_rows sr;
+		size_t k;
+
 		hpa_sb_adds(&pg->sb, ",\"growth\":");
 		growth(pg, &tv);
+		hpa_sb_adds(&pg->sb, ",\"dumps\":[");
+		sum_rows_make(pg, &d->all, v, &sr);
+		for (k = 0; k < d->ds.lists; k++) {
+			hpa_sb_adds(&pg->sb, k ? ",{" : "{");
+			dump_rows(pg, &d->dumps[k], v, &sr);
+			hpa_sb_addc(&pg->sb, '}');
+		}
+		sum_rows_release(&sr);
+		hpa_sb_addc(&pg->sb, ']');
 	}
 	if (d->nthr)
 		write_threads(pg, d, &tv, v, first);
@@ -662,6 +763,8 @@ static void page_fields(struct page *pg, const struct page_data *d, const char *
 	jstr(&pg->sb, filters ? filters : "");
 	hpa_sb_adds(&pg->sb, ",\"legend\":");
 	jstr(&pg->sb, HPA_DIFF_LEGEND);
+	hpa_sb_adds(&pg->sb, ",\"growthLegend\":");
+	jstr(&pg->sb, HPA_GROWTH_LEGEND);
 	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"bytes\":%s,", d->diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
 }

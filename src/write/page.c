@@ -1,12 +1,15 @@
 /*
  * The --html page's pieces (page.h): its JSON strings, its string table,
- * and its call trees as parallel columns.
+ * its call trees as parallel columns, and the lists of samples a thread's
+ * or a dump's views visit.
  */
 #include "hpa/compat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpa/growth.h"
+#include "hpa/hashmap.h"
 #include "hpa/xalloc.h"
 #include "page.h"
 
@@ -188,7 +191,7 @@ static size_t branches_left_out(const struct hpa_call_tree *t, const int32_t *in
 	return n;
 }
 
-/* What follows a tree's columns: each dump's value of each node, and the count left out. */
+/* What follows a tree's columns: each dump's value of each node and its class, and the count left out. */
 static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int32_t *index, bool after_only)
 {
 	if (t->dumps && !after_only) {   /* each dump's value of each node: series[node * dumps + dump] */
@@ -205,6 +208,18 @@ static void tree_tail(struct page *pg, const struct hpa_call_tree *t, const int3
 				jfix0(&pg->sb, hpa_dust_to_zero(t->series[i * t->dumps + d]));
 				first = false;
 			}
+		}
+		/* each node's class over the dumps (growth.h): what its frame's colour says */
+		hpa_sb_adds(&pg->sb, "],\"cls\":[");
+		for (i = 0, first = true; i < t->nr; i++) {
+			double r2;
+
+			if (index[i] < 0)
+				continue;
+			spill(pg);
+			hpa_sb_addf(&pg->sb, first ? "%d" : ",%d",
+				    (int)hpa_growth_classify(t->series + i * t->dumps, t->dumps, &r2));
+			first = false;
 		}
 		hpa_sb_addc(&pg->sb, ']');
 	}
@@ -256,4 +271,73 @@ void page_tree(struct page *pg, const struct hpa_view_opts *vo, bool series)
 	hpa_group_tree(pg->prof, vo, &to, &t);
 	emit_tree(pg, &t, 0, 0, false);
 	hpa_call_tree_release(&t);
+}
+
+/* ---- lists of samples: the views of a thread, or of a dump ---------------- */
+
+/* Sample i into list k of sl (alloc: the lists' room). */
+static void sample_list_add(struct sample_lists *sl, size_t *alloc, size_t k, size_t i)
+{
+	HPA_GROW(sl->list[k], sl->nr[k] + 1, alloc[k]);
+	sl->list[k][sl->nr[k]++] = (uint32_t)i;
+}
+
+static size_t *sample_lists_init(struct sample_lists *sl, size_t lists)
+{
+	sl->list = xcalloc(lists + 1, sizeof(*sl->list));
+	sl->nr = xcalloc(lists + 1, sizeof(*sl->nr));
+	sl->lists = lists;
+	return xcalloc(lists + 1, sizeof(size_t));
+}
+
+/* The samples of each of the first nthr threads. */
+void thread_samples(const struct hpa_profile *prof, size_t nthr, struct sample_lists *ts)
+{
+	struct hpa_hashmap index = HPA_HASHMAP_INIT;   /* thread id -> index + 1 */
+	size_t *alloc = sample_lists_init(ts, nthr), i;
+
+	for (i = 0; i < nthr; i++)
+		hpa_hashmap_put(&index, (uint32_t)prof->threads[i].id, (uint32_t)i + 1);
+	for (i = 0; i < prof->samples_nr; i++) {
+		int32_t t = prof->samples[i].thread;
+		uint32_t k;
+
+		if (t == HPA_THREAD_ALL)
+			continue;
+		k = hpa_hashmap_get(&index, (uint32_t)t);
+		if (k--)
+			sample_list_add(ts, alloc, k, i);
+	}
+	hpa_hashmap_release(&index);
+	free(alloc);
+}
+
+/* The samples of each dump (input) of a series. */
+void dump_samples(const struct hpa_profile *prof, struct sample_lists *ds)
+{
+	size_t *alloc = sample_lists_init(ds, prof->inputs_nr), i;
+
+	for (i = 0; i < prof->samples_nr; i++)
+		sample_list_add(ds, alloc, prof->samples[i].input - 1, i);
+	free(alloc);
+}
+
+void sample_lists_release(struct sample_lists *sl)
+{
+	size_t i;
+
+	for (i = 0; i < sl->lists; i++)
+		free(sl->list[i]);
+	free(sl->list);
+	free(sl->nr);
+}
+
+/* View vo narrowed to list k of sl. */
+struct hpa_view_opts only_view(struct hpa_view_opts vo, const struct sample_lists *sl, size_t k)
+{
+	static const uint32_t none[1];   /* an empty list: no sample (NULL would be every one) */
+
+	vo.only = sl->list[k] ? sl->list[k] : none;
+	vo.only_nr = sl->nr[k];
+	return vo;
 }

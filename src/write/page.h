@@ -14,6 +14,7 @@
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
 #include "hpa/strtab.h"
+#include "hpa/view.h"
 
 /* Flame graph nodes narrower than this share of the total are left out. */
 #define TREE_MIN_SHARE 2e-5
@@ -109,5 +110,25 @@ void emit_tree(struct page *pg, const struct hpa_call_tree *t, int type, unsigne
 
 /* The call tree of one view and value, made and written (see emit_tree). */
 void page_tree(struct page *pg, const struct hpa_view_opts *vo, bool series);
+
+/*
+ * Lists of samples, each ascending: a thread's views visit its own, not
+ * every sample of every thread (a server's profile has dozens of threads),
+ * and a dump's its own.
+ */
+
+struct sample_lists {
+	uint32_t **list;
+	size_t *nr;
+	size_t lists;
+};
+
+/* The samples of each of the first nthr threads. */
+void thread_samples(const struct hpa_profile *prof, size_t nthr, struct sample_lists *ts);
+/* The samples of each dump (input) of a series. */
+void dump_samples(const struct hpa_profile *prof, struct sample_lists *ds);
+void sample_lists_release(struct sample_lists *sl);
+/* View vo narrowed to list k of sl. */
+struct hpa_view_opts only_view(struct hpa_view_opts vo, const struct sample_lists *sl, size_t k);
 
 #endif

@@ -68,6 +68,20 @@
 			callv(th, lead.threads[k]);
 		});
 	});
+	// Dump d of a series' type t, its rows and calls made the first time it is shown: they
+	// are written as values at the sum's positions (a dump's rows are some of the sum's).
+	function dumpOf(t, d) {
+		var dp = t.dumps[d];
+		if (dp.calls) return dp;
+		['functions', 'lines', 'files'].forEach(function (g) {
+			var v = dp.top[g + 'd'];
+			dp.top[g] = [];
+			t.top[g].forEach(function (r, i) { if (v[2 * i] || v[2 * i + 1]) dp.top[g].push([r[0], v[2 * i], v[2 * i + 1]]); });
+		});
+		dp.calls = [];
+		t.calls.forEach(function (c, i) { if (dp.calld[i]) dp.calls.push([c[0], c[1], dp.calld[i]]); });
+		return dp;
+	}
 	D.types.forEach(function (t) {
 		if (t.tree.shared) share(t.tree, D.types[0].tree);
 		(t.threads || []).forEach(function (th, k) {
@@ -82,8 +96,59 @@
 		return e;
 	}
 	function type() { return D.types[st.type]; }
-	// What the views show: the whole profile, or one thread's part of it.
-	function src() { return st.thread >= 0 && type().threads ? type().threads[st.thread] : type(); }
+	// What the views show: the whole profile, one thread's part of it, or
+	// of a series the dump picked (its own rows) or an adjacent pair.
+	function src() {
+		var t = type();
+		if (st.thread >= 0 && t.threads) return t.threads[st.thread];
+		if (!t.dumps || st.dump < 0) return t;
+		var nd = D.inputs.length, d = st.dump % nd;
+		if (st.dump < nd) return { top: dumpOf(t, d).top, calls: dumpOf(t, d).calls, tree: t.tree };
+		t.pairs = t.pairs || {};
+		return t.pairs[d] || (t.pairs[d] = pairOf(t, d));
+	}
+	// Dump d against dump d - 1: each row's and call's change, rows that did not change left out.
+	function pairOf(t, d) {
+		var a = dumpOf(t, d - 1), b = dumpOf(t, d), top = { total: b.top.total - a.top.total };
+		function change(key, from, n) {
+			var m = new Map();
+			[[a, -1], [b, 1]].forEach(function (side) {
+				from(side[0]).forEach(function (r) {
+					var k = key(r), x = m.get(k) || r.slice(0, r.length - n).concat(new Array(n).fill(0));
+					for (var j = r.length - n; j < r.length; j++) x[j] += side[1] * r[j];
+					m.set(k, x);
+				});
+			});
+			return Array.from(m.values()).filter(function (x) { return x.slice(x.length - n).some(function (v) { return v; }); });
+		}
+		['functions', 'lines', 'files'].forEach(function (g) {
+			top[g] = change(function (r) { return r[0]; }, function (s) { return s.top[g]; }, 2);
+		});
+		var calls = change(function (c) { return c[0] + ',' + c[1]; }, function (s) { return s.calls; }, 1);
+		return { top: top, calls: calls, tree: t.tree, before: a, after: b, pair: true };
+	}
+	function nth(d) { return '#' + (d + 1); }
+	// The dump (or adjacent pair) a series' tabs show, or the sum of all, when asked.
+	function dumpSelect(bar, before) {
+		if (!type().dumps || st.thread >= 0) return;
+		var ds = el('select', { id: 'dump' }), nd = D.inputs.length;
+		ds.appendChild(el('option', { value: -1 }, 'the sum of all ' + nd + ' dumps (no moment of the process)'));
+		for (var d = 0; d < nd; d++) {
+			ds.appendChild(el('option', { value: d }, 'dump ' + nth(d) + ': ' + D.inputs[d].path));
+			if (d) ds.appendChild(el('option', { value: nd + d }, 'dump ' + nth(d) + ' against dump ' + nth(d - 1)));
+		}
+		ds.value = st.dump;
+		ds.onchange = function () { st.dump = +ds.value; st.zoom = 0; draw(); };
+		bar.insertBefore(ds, before || null);
+	}
+	// What the Top tab's total is of.
+	function totalOf() {
+		var nd = D.inputs.length;
+		if (!type().dumps || st.thread >= 0) return 'Total: ';
+		if (st.dump < 0) return 'Total of the sum of all ' + nd + ' dumps (no moment of the process): ';
+		if (st.dump < nd) return 'Total of dump ' + nth(st.dump) + ': ';
+		return 'Change from dump ' + nth(st.dump - nd - 1) + ' to ' + nth(st.dump - nd) + ': ';
+	}
 
 	// Sizes: whole bytes with --show_bytes, else the unit that keeps 3 digits.
 	function fmt(v, t) {
@@ -175,9 +240,10 @@
 			}
 			// A series: each dump's own total (its tree's root), the sum said as one.
 			var own = [];
-			for (var d = 0; d < nd; d++) own.push('#' + (d + 1) + ' ' + fmt(t.tree.series[d], t) + u);
+			for (var d = 0; d < nd; d++) own.push(nth(d) + ' ' + fmt(t.tree.series[d], t) + u);
 			item(t.name + ' per dump', own.join(', '));
-			item('', 'the sum of the ' + nd + ' dumps (the Top tab\'s rows): ' + fmt(t.top.total, t) + u);
+			item('', 'the sum of the ' + nd + ' dumps (no moment of the process; the tabs show it when picked): ' +
+				fmt(t.top.total, t) + u);
 		});
 		if (D.filters) item('Active filters', D.filters);
 		item('Written by', 'hpa ' + D.version);
@@ -201,15 +267,17 @@
 		q.value = st.search;
 		q.oninput = function () { st.search = q.value; fill(); };
 		bar.appendChild(q);
-		var total = src().top.total;
-		bar.appendChild(el('span', { id: 'total' }, (type().tree.series ? 'Total of the sum of all ' +
-			D.inputs.length + ' dumps (the Series tab has each): ' : 'Total: ') + fmt(total)));
-		// With --base: each side's cum next to the difference.
+		dumpSelect(bar);
+		var s = src(), total = s.top.total;
+		bar.appendChild(el('span', { id: 'total' }, totalOf() + fmt(total)));
+		// With --base, or a pair of a series: each side's cum next to the difference.
 		var side = {};
-		if (D.diff && st.thread < 0) ['before', 'after'].forEach(function (k) {
+		if ((D.diff && st.thread < 0) || s.pair) ['before', 'after'].forEach(function (k) {
 			side[k] = {};
 			// The base counts negatively in the view: its side is shown as it was.
-			type()[k].top[st.gran].forEach(function (x) { side[k][S[x[0]]] = k === 'before' ? -x[2] : x[2]; });
+			(s.pair ? s : type())[k].top[st.gran].forEach(function (x) {
+				side[k][S[x[0]]] = k === 'before' && !s.pair ? -x[2] : x[2];
+			});
 		});
 		m.appendChild(bar);
 		var t = el('table', { id: 'top' }), head = el('tr');
@@ -262,6 +330,7 @@
 	function calls(m) {
 		var bar = el('div', { class: 'bar' });
 		typeSelect(bar);
+		dumpSelect(bar);
 		m.appendChild(bar);
 		if (!st.sel) {
 			m.appendChild(el('p', { class: 'muted' }, 'Click a function in the top table or the flame graph.'));
@@ -315,6 +384,12 @@
 			var c = 100 + Math.floor(150 * (1 - Math.min(Math.abs(d), m) / m));
 			return d > 0 ? 'rgb(250,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',250)';
 		}
+		if (tr.cls) {   // a series: by the frame's class over the dumps (flame.c's class_colour): D.growthLegend says it
+			var deep = [[220, 30, 30], [235, 150, 0], [150, 60, 200], [40, 80, 230]][tr.cls[node]];
+			if (!deep) return 'rgb(220,220,220)';
+			var k = 0.35 + 0.65 * (tr.maxSwing ? Math.min(tr.swing[node], tr.maxSwing) / tr.maxSwing : 0);
+			return 'rgb(' + deep.map(function (x) { return 255 - Math.floor((255 - x) * k); }).join(',') + ')';
+		}
 		var h = hash(name), v = (h % 1000) / 1000, a = /_\[([jikw])\]$/.exec(name);
 		// perf's annotations, coloured as FlameGraph and inferno do: JIT green, inlined and waker aqua, kernel orange
 		if (a) {
@@ -333,7 +408,19 @@
 			a.push(t.series[i * nd + d]);
 			b.push(pair ? t.series[i * nd + d - 1] : 0);
 		}
-		return { parent: t.parent, name: t.name, label: t.label, after: a, before: b, diff: pair, omitted: t.omitted };
+		return { parent: t.parent, name: t.name, label: t.label, after: a, before: b, diff: pair, omitted: t.omitted,
+			cls: pair ? null : t.cls, series: t.series };
+	}
+	// A series' frames: each one's swing (its largest dump less its smallest), the largest of any.
+	function swings(tr) {
+		var nd = D.inputs.length, n = tr.parent.length;
+		tr.swing = [];
+		tr.maxSwing = 0;
+		for (var i = 0; i < n; i++) {
+			var v = tr.series.slice(i * nd, i * nd + nd), s = Math.max.apply(null, v) - Math.min.apply(null, v);
+			tr.swing.push(s);
+			tr.maxSwing = Math.max(tr.maxSwing, s);
+		}
 	}
 
 	function series(m) {
@@ -365,14 +452,14 @@
 			lb.setAttribute('x', (i * bw + bw / 2).toFixed(1)); lb.setAttribute('y', H + 32);
 			lb.setAttribute('text-anchor', 'middle'); lb.setAttribute('font-size', '11');
 			lb.setAttribute('class', 'dump-label');
-			lb.textContent = '#' + (i + 1);
+			lb.textContent = nth(i);
 			svg.appendChild(lb);
 		});
 		m.appendChild(el('h3', {}, 'Total ' + t.name + ' per dump'));
 		m.appendChild(svg);
 		m.appendChild(el('h3', {}, 'Functions, leaks first, then by steady growth (as --growth)'));
 		var table = el('table', { id: 'growth' }), head = el('tr');
-		['gain', 'steady', 'class'].concat(D.inputs.map(function (x, i) { return '#' + (i + 1); }), ['name'])
+		['gain', 'steady', 'class'].concat(D.inputs.map(function (x, i) { return nth(i); }), ['name'])
 			.forEach(function (c) { head.appendChild(el('th', { class: c === 'name' ? 'name' : '' }, c)); });
 		table.appendChild(el('thead')).appendChild(head);
 		var body = el('tbody');
@@ -423,17 +510,8 @@
 		var tr = pick(src().tree), n = tr.parent.length, kids = [];
 		tr.maxDelta = 0;   // the largest change of any frame: the deepest colour
 		if (tr.diff) for (var j = 0; j < n; j++) tr.maxDelta = Math.max(tr.maxDelta, Math.abs(tr.after[j] - tr.before[j]));
-		if (src().tree.series) {   // a dump, or an adjacent pair, of the series
-			var ds = el('select', { id: 'dump' }), nd = D.inputs.length;
-			ds.appendChild(el('option', { value: -1 }, 'the sum of all ' + nd + ' dumps (no moment of the process)'));
-			for (var d = 0; d < nd; d++) {
-				ds.appendChild(el('option', { value: d }, 'dump ' + (d + 1) + ': ' + D.inputs[d].path));
-				if (d) ds.appendChild(el('option', { value: nd + d }, 'dump ' + (d + 1) + ' against dump ' + d));
-			}
-			ds.value = st.dump;
-			ds.onchange = function () { st.dump = +ds.value; st.zoom = 0; draw(); };
-			bar.insertBefore(ds, bar.children[2] || null);
-		}
+		if (tr.cls) swings(tr);
+		if (src().tree.series) dumpSelect(bar, bar.children[2]);   // a dump, or an adjacent pair, of the series
 		for (var i = 0; i < n; i++) kids.push([]);
 		for (i = 1; i < n; i++) kids[tr.parent[i]].push(i);
 		var val = function (i) { return Math.max(Math.abs(tr.after[i]), tr.diff ? Math.abs(tr.before[i]) : 0); };
@@ -504,7 +582,7 @@
 		m.appendChild(svg);
 		m.appendChild(el('div', { id: 'details' }, 'click: zoom; right click or shift-click: callers & callees' +
 			(tr.omitted ? '; ' + tr.omitted + (tr.omitted === 1 ? ' branch' : ' branches') + ' under 0.002% of the total left out' : '')));
-		if (tr.diff) m.appendChild(el('div', { id: 'legend' }, D.legend));
+		if (tr.diff || tr.cls) m.appendChild(el('div', { id: 'legend' }, tr.diff ? D.legend : D.growthLegend));
 	}
 
 	function memory(m) {
@@ -519,7 +597,7 @@
 		({ summary: summary, top: top, flame: flame, calls: calls, series: series, memory: memory })[st.tab](m);
 	}
 
-	// ---- automation hook: ?test=rows,TYPE,GRAN|peek,TYPE,NAME|tabs|text,TAB,ID|dump ----------
+	// ---- automation hook: ?test=rows,TYPE,GRAN|peek,TYPE,NAME|tabs|text,TAB,ID|dump|pick,N|fill,NAME|growth,TYPE
 	function runTest(spec) {
 		var out = [];
 		spec.split(';').forEach(function (cmd) {
@@ -559,6 +637,19 @@
 				out.push(e ? e.textContent : 'no #' + a[2]);
 			} else if (a[0] === 'dump') {   // the dump (or pair) the graphs show: -1 the sum
 				out.push('dump\t' + st.dump);
+			} else if (a[0] === 'fill') {   // fill,NAME: the colour of NAME's first frame in the flame graph
+				st.tab = 'flame'; draw();
+				var fname = a.slice(1).join(','), fill = 'no frame ' + fname;
+				document.querySelectorAll('#flame g').forEach(function (g) {
+					if (fill.indexOf('no frame') === 0 && g.querySelector('title').textContent.split('\n')[0] === fname)
+						fill = g.querySelector('rect').getAttribute('fill');
+				});
+				out.push(fill);
+			} else if (a[0] === 'growth') {   // growth,TYPE: the Series tab's ranking, "name\tclass\tgain"
+				st.type = ti; st.tab = 'series'; draw();
+				(type().growth || []).forEach(function (g) { out.push(S[g[0]] + '\t' + g[3] + '\t' + Math.trunc(g[1])); });
+			} else if (a[0] === 'pick') {   // pick,N: show dump N (-1 the sum, dumps + d the pair d-1, d)
+				st.dump = +a[1];
 			} else if (a[0] === 'tab') {
 				st.tab = a[1]; if (a[2]) st.sel = a.slice(2).join(','); draw();
 			}

@@ -25,6 +25,24 @@ need_tcmalloc() {
 	tc=$(find_lib libtcmalloc.so.4) || missing "libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"
 }
 
+# Set chrome to a headless browser, or skip (missing).
+need_chromium() {
+	chrome=$(command -v chromium || command -v chromium-browser) || missing "chromium (apt-get install chromium)"
+}
+# The browser, headless, with networking off; its profile in the work folder ($work).
+chrome_run() {
+	timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-extensions "--host-resolver-rules=MAP * ~NOTFOUND" --proxy-server=127.0.0.1:9 \
+		--user-data-dir="$work/chrome" "$@" 2>/dev/null
+}
+# browse FILE TEST: an --html page's #test-out after ?test=TEST (FILE in $work).
+browse() {
+	chrome_run --dump-dom "file://$work/$1?test=$2" |
+		sed -n '/<pre id="test-out">/,/<\/pre>/p' | sed 's/<pre id="test-out">//; s/<\/pre>.*//' |
+		sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g'
+}
+
 # Start in an empty WORKDIR.
 fresh_dir() {
 	rm -rf "$1"

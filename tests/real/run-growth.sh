@@ -47,9 +47,92 @@ for set in je tc; do
 		"$("$hpa" --growth --collapse leaky $dumps 2>/dev/null | grep ';leak_path ' | awk '{ print $NF }')"
 	"$hpa" --growth --svg leaky $dumps > "$set-growth.svg" 2>/dev/null
 	check "$set: --svg is well formed" "ok" "$(xmllint --noout "$set-growth.svg" 2>&1 && echo ok)"
-	check "$set: --svg leak frame deep red (grew every step)" "1" \
-		"$(grep -c '<title>leak_path&#10;[^<]*grew in 100% of steps[^<]*</title><rect [^>]*fill="rgb(250,100,100)"' "$set-growth.svg")"
+	check "$set: --svg leak frame red (its class), grew every step" "1" \
+		"$(grep -c '<title>leak_path&#10;[^<]*; leak, grew in 100% of steps[^<]*</title><rect [^>]*fill="rgb(2[2-5][0-9],\([0-9]*\),\1)"' "$set-growth.svg")"
 done
+
+# Twelve dumps of one run whose names do not sort (a glob puts .10. and .11.
+# before .2.), and a second run's three in the same folder.
+mkdir s
+MALLOC_CONF="prof:true,prof_final:false,lg_prof_sample:0,prof_prefix:$work/s/leaky" LEAKY_STEPS=12 LD_PRELOAD="$je" ./leaky ||
+	{ echo "FAIL: leaky (12 steps) under jemalloc"; exit 1; }
+pid1=$(ls s | sed -n 's/^leaky\.\([0-9]*\)\..*/\1/p' | head -n 1)
+MALLOC_CONF="prof:true,prof_final:false,lg_prof_sample:0,prof_prefix:$work/s/leaky" LEAKY_STEPS=3 LD_PRELOAD="$je" ./leaky ||
+	{ echo "FAIL: leaky (3 steps) under jemalloc"; exit 1; }
+pid2=$(ls s | sed -n 's/^leaky\.\([0-9]*\)\..*/\1/p' | grep -v "^$pid1\$" | head -n 1)
+twelve=$(ls s/leaky.$pid1.*.heap)   # the shell's order
+check "12 dumps of the first run, their names out of order" "12 s/leaky.$pid1.10.m10.heap" \
+	"$(echo "$twelve" | wc -l | tr -d ' ') $(echo "$twelve" | sed -n 3p)"
+out=$(growth leaky $twelve)
+check "12 dumps: in sequence order" "s/leaky.$pid1.0.m0.heap s/leaky.$pid1.11.m11.heap" \
+	"$(echo "$out" | sed -n 's/^  dump1: //p') $(echo "$out" | sed -n 's/^  dump12: //p')"
+fclass() {   # fclass NAME: NAME's class in the Functions table of $out
+	echo "$out" | awk -v n="$1" '/^Functions/ { f = 1 } f && $NF == n { print $4; exit }'
+}
+check "12 dumps: leak, plateau and churn told apart" "leak plateau churn" \
+	"$(fclass leak_path) $(fclass plateau_path) $(fclass churn_path)"
+check "12 dumps: the leak ranks first, gain exact" "2883584 100% leak leak_path" "$(echo "$out" | first_row "Functions")"
+# --outdir: each pair's file is --collapse --base of the dump before it and the dump.
+"$hpa" --outdir o --collapse leaky $twelve >/dev/null 2>&1
+check "--outdir: a file per dump and per pair" "23" "$(ls o | wc -l | tr -d ' ')"
+pairs=0
+for f in o/*.diff.collapse; do
+	seq=$(echo "$f" | sed -n "s/.*-leaky\.$pid1\.\([0-9]*\)\..*/\1/p")
+	prev=$(ls s/leaky.$pid1.$((seq - 1)).m*.heap)
+	cur=$(ls s/leaky.$pid1.$seq.m*.heap)
+	"$hpa" --collapse leaky --base "$prev" "$cur" > want.collapse 2>/dev/null
+	if cmp -s want.collapse "$f" && [ -s want.collapse ]; then pairs=$((pairs + 1)); else echo "  $f differs from --base $prev $cur"; fi
+done
+check "--outdir: each pair file equals --collapse --base PREV DUMP" "11" "$pairs"
+check "--outdir: files numbered in dump order" "01-leaky.$pid1.0.m0.heap.collapse 12-leaky.$pid1.11.m11.heap.collapse" \
+	"$(ls o | grep -v diff | head -n 1) $(ls o | grep -v diff | tail -n 1)"
+# Both runs in one folder: two series, never one.
+both=$(growth leaky s/*.heap)
+check "two runs in one folder: a series each" "Process $pid1: 12 dumps|Process $pid2: 3 dumps" \
+	"$(echo "$both" | grep '^Process ' | sed 's/ (.*//' | paste -sd'|' -)"
+check "two runs in one folder: the --html page refused" "2" \
+	"$("$hpa" --html -o both.html leaky s/*.heap >/dev/null 2>&1; echo $?)"
+"$hpa" --outdir two --collapse leaky s/*.heap >/dev/null 2>&1
+check "two runs in one folder: --outdir a folder each" "$pid1 $pid2" "$(ls two | LC_ALL=C sort -n | paste -sd' ' -)"
+# The page of the twelve, in a headless browser: it opens on the last dump,
+# with its own total, and ranks and classifies as --growth.
+need_chromium
+"$hpa" --html -o series.html leaky $twelve 2>/dev/null
+check "html: opens on the last dump" "dump	11" "$(browse series.html dump | head -n 1)"
+check "html: the last dump's total, as --text of it alone" \
+	"$("$hpa" --text --show_bytes leaky "s/leaky.$pid1.11.m11.heap" 2>/dev/null | awk 'NR == 1 { print $2 }')" \
+	"$(browse series.html rows,inuse_space,functions | sed -n 's/^Total	//p')"
+check "html: the ranking is --growth's, class for class" \
+	"$(echo "$out" | awk '/^Functions/ { f = 1; next } f && $1 == "gain" { next } f && NF > 5 { print $NF "	" $4 "	" $1 }')" \
+	"$(browse series.html growth,inuse_space)"
+"$hpa" --growth --svg leaky $twelve > twelve.svg 2>/dev/null
+for f in leak_path plateau_path churn_path; do
+	check "--growth --svg and the page: $f's frame coloured by its class" \
+		"$(fclass $f) $(sed -n "s/.*<title>$f&#10;[^<]*; $(fclass $f), grew[^<]*<\/title><rect [^>]*fill=\"\([^\"]*\)\".*/\1/p" twelve.svg | head -n 1)" \
+		"$(fclass $f) $(browse series.html "fill,$f" | head -n 1)"
+done
+
+# --watch --pid against a server whose RSS grows outside its profile
+# (frag_server.c: each fetch leaves 32 MiB of slabs that hold one live small
+# object in 64), with --stats: RSS and the allocator's statistics beside
+# each dump, and --growth over the folder says where the growth is.
+$cc -O1 -g -fno-omit-frame-pointer -o frag_server "$src/frag_server.c" -ldl || exit 1
+MALLOC_CONF="prof:true" LD_PRELOAD="$je" ./frag_server fport.txt "$work/frag.heap" &
+server=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do [ -s fport.txt ] && break; sleep 0.2; done
+furl=http://127.0.0.1:$(cat fport.txt)
+timeout --foreground -k 20 --preserve-status -s INT 6.5 "$hpa" --watch "$furl/pprof/heap" --pid "$server" \
+	--stats "$furl/stats" --interval 1 --threshold 16MB --outdir w > watch.txt 2>&1
+kill "$server"
+saved=$(ls w | grep -c '\.heap$')
+check "--watch --pid: a dump kept at every check (RSS grew 32 MiB each)" "true" "$([ "$saved" -ge 3 ] && echo true)"
+check "--watch --pid --stats: the allocator's statistics beside each dump" "$saved $saved" \
+	"$(ls w | grep -c '\.heap\.stats$') $(grep -l '^Allocated: ' w/*.heap.stats | wc -l | tr -d ' ')"
+out=$("$hpa" --growth --no-symbols w/*.heap 2>/dev/null)
+check "--growth over the folder: the growth is outside the profile, fragmentation" "1" \
+	"$(echo "$out" | grep -c '^RSS: +[0-9.]*MiB .*; the profile +[0-9.]*[KM]iB: the growth is outside the profile, in the allocator: mostly size-class and page waste (+[0-9.]*MiB); see --stats w/heap-[0-9-]*\.heap\.stats$')"
+check "--growth over the folder: the allocator's parts" "1" \
+	"$(echo "$out" | grep -c '^Allocator (its statistics beside the first and last dump): in use [-+0-9.]*[KM]*i*B, size-class and page waste +[0-9.]*MiB, free pages kept ')"
 
 # A pprof series (no numbers in the names: ordered by the times the files record).
 i=0

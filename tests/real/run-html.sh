@@ -17,20 +17,8 @@ hpa=$1 top=$2 paths=$3 pngstat=$4 work=$5
 
 need_jemalloc
 need_tcmalloc
-chrome=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$chrome" ] || missing "chromium (apt-get install chromium)"
+need_chromium
 fresh_dir "$work"
-chrome_run() {   # the browser, headless, with networking off
-	timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--disable-extensions "--host-resolver-rules=MAP * ~NOTFOUND" --proxy-server=127.0.0.1:9 \
-		--user-data-dir="$work/chrome" "$@" 2>/dev/null
-}
-browse() {   # browse FILE TEST: the page's #test-out after ?test=TEST
-	chrome_run --dump-dom "file://$work/$1?test=$2" |
-		sed -n '/<pre id="test-out">/,/<\/pre>/p' | sed 's/<pre id="test-out">//; s/<\/pre>.*//' |
-		sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g'
-}
 
 cp "$paths" ./alloc_paths
 MALLOC_CONF="prof:true,prof_final:true,prof_accum:true,lg_prof_sample:0,prof_prefix:$work/je" \
@@ -99,9 +87,18 @@ check "diff: rows equal --text --base" "$(text_rows --no-symbols --base "$d/path
 check "diff: before and after columns" "1" "$(browse diff.html tabs | grep -c '^top')"
 # Several dumps: a Series tab with one bar per dump and the --growth ranking.
 "$hpa" --html -o series.html --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap" 2>/dev/null
-check "series: rows equal --text of the sum" \
+check "series: the Top tab opens on the last dump, its rows --text of it alone" \
+	"$(text_rows --no-symbols "$d/paths-lg19.heap")" "$(browse series.html rows,inuse_space,functions)"
+check "series: the sum when picked, its rows --text of the sum" \
 	"$(text_rows --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap")" \
-	"$(browse series.html rows,inuse_space,functions)"
+	"$(browse series.html 'pick,-1;rows,inuse_space,functions')"
+check "series: a dump picked, its rows --text of it" "$(text_rows --no-symbols "$d/paths-lg0.heap")" \
+	"$(browse series.html 'pick,0;rows,inuse_space,functions')"
+check "series: an adjacent pair picked, its rows --text --base of the two" \
+	"$(text_rows --no-symbols --base "$d/paths-lg10.heap" "$d/paths-lg19.heap")" \
+	"$(browse series.html 'pick,5;rows,inuse_space,functions')"
+check "series: a pair's top total says which" "1" \
+	"$(browse series.html 'pick,5;text,top,total' | grep -c '^Change from dump #2 to #3: ')"
 check "series: tab drawn, the first --growth function ranked first" \
 	"$("$hpa" --growth --no-symbols "$d/paths-lg0.heap" "$d/paths-lg10.heap" "$d/paths-lg19.heap" 2>/dev/null |
 		sed -n '/^Functions/,$p' | awk 'NF > 3 && $NF ~ /\+0x/ { print $NF; exit }')" \
@@ -113,6 +110,15 @@ s="$top/testdata/series"
 "$hpa" --html -o process.html --no-symbols "$s/app.4242.12.i12.heap" "$s/app.4242.2.i2.heap" "$s/app.4242.10.i10.heap" 2>/dev/null
 check "series: the title names the process and the last dump in series order" "1" \
 	"$(chrome_run --dump-dom "file://$work/process.html" | grep -c '<title>hpa: 3 dumps of process 4242, the last .*app.4242.12.i12.heap</title>')"
+for f in srv+0x1234 srv+0x1400 srv+0x1100; do
+	want=$("$hpa" --growth --svg --no-symbols "$s/app.4242.12.i12.heap" "$s/app.4242.2.i2.heap" "$s/app.4242.10.i10.heap" 2>/dev/null |
+		sed -n "s/.*<title>$f&#10;.*fill=\"\([^\"]*\)\".*/\1/p")
+	check "series: $f has a frame in --growth --svg" "1" "$(echo "$want" | grep -c '^rgb(')"
+	check "series: $f's frame coloured by its class as --growth --svg colours it" "$want" \
+		"$(browse process.html "fill,$(echo "$f" | sed 's/+/%2B/')" | head -n 1)"
+done
+check "series: the flame graph's legend says the classes" "1" \
+	"$(browse process.html text,flame,legend | grep -c '^legend: red leak')"
 check "series: the chart labels its dumps" "#1 #2 #3" \
 	"$(browse series.html text,series,chart | grep -o '#[0-9]' | tr '\n' ' ' | sed 's/ $//')"
 check "series: the growth ranking classifies, as --growth" \

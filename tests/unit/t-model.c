@@ -903,8 +903,69 @@ static void test_growth_classes(void)
 	CHECK_STR_EQ(hpa_growth_class_name(HPA_GROWTH_PLATEAU), "plateau");
 }
 
+/*
+ * A series folded as it is read: one sample per stack, its values the sum
+ * of the dumps', and per dump what changed (0 where a dump lacks a stack).
+ */
+static void test_fold_dumps(void)
+{
+	struct hpa_profile p;
+	uint64_t a[] = { 0x10 }, b[] = { 0x20 }, c[] = { 0x30 };
+	/* per dump: stack a, b, c values of inuse_space (0: absent) */
+	static const double dumps[3][3] = { { 100, 50, 0 }, { 200, 50, 7 }, { 300, 0, 7 } };
+	uint32_t st[3];
+	size_t d, k, mark;
+
+	hpa_profile_init(&p);
+	for (d = 0; d < 3; d++) {
+		hpa_profile_add_input(&p, "dump");
+		if (!d) {
+			st[0] = hpa_profile_add_stack(&p, a, 1);
+			st[1] = hpa_profile_add_stack(&p, b, 1);
+			st[2] = hpa_profile_add_stack(&p, c, 1);
+		}
+		mark = p.samples_nr;
+		for (k = 0; k < 3; k++) {
+			double v[HPA_NVALUES] = { 0 };
+			if (!dumps[d][k])
+				continue;
+			v[HPA_INUSE_SPACE] = dumps[d][k];
+			v[HPA_INUSE_OBJECTS] = 1;
+			hpa_profile_add_sample(&p, st[k], HPA_THREAD_ALL, (uint32_t)d + 1, v);
+		}
+		hpa_profile_fold_dump(&p, mark, 1u << HPA_INUSE_SPACE);
+	}
+	CHECK_INT_EQ(p.samples_nr, 3);
+	CHECK_DBL_EQ(p.samples[0].v[HPA_INUSE_SPACE], 600, 0);   /* the sum: totals as before */
+	CHECK_DBL_EQ(p.samples[1].v[HPA_INUSE_SPACE], 100, 0);
+	CHECK_DBL_EQ(p.samples[2].v[HPA_INUSE_SPACE], 14, 0);
+	CHECK_DBL_EQ(p.samples[0].v[HPA_INUSE_OBJECTS], 3, 0);
+	CHECK_INT_EQ(p.samples[2].input, 2);                       /* the first dump that had it */
+	CHECK_INT_EQ(p.changes->dumps, 3);
+	CHECK_INT_EQ(p.changes->nvalues, 1);
+	/* dump 1: a 100, b 50; dump 2: a 200, c 7; dump 3: a 300, b 0 */
+	CHECK_INT_EQ(p.changes->first[1], 2);
+	CHECK_INT_EQ(p.changes->first[2], 4);
+	CHECK_INT_EQ(p.changes->first[3], 6);
+	CHECK_INT_EQ(p.changes->sample[2], 0);
+	CHECK_DBL_EQ(p.changes->v[2], 200, 0);
+	CHECK_INT_EQ(p.changes->sample[3], 2);
+	CHECK_DBL_EQ(p.changes->v[3], 7, 0);
+	CHECK_INT_EQ(p.changes->sample[5], 1);
+	CHECK_DBL_EQ(p.changes->v[5], 0, 0);
+	hpa_dump_changes_index(&p);
+	for (k = 0; k < 3; k++) {   /* each stack's series, as the dumps had it */
+		double series[3] = { 0, 0, 0 };
+		hpa_sample_add_series(&p, (uint32_t)k, HPA_INUSE_SPACE, 1, series);
+		for (d = 0; d < 3; d++)
+			CHECK_DBL_EQ(series[d], dumps[d][k], 0);
+	}
+	hpa_profile_release(&p);
+}
+
 int main(void)
 {
+	test_fold_dumps();
 	test_growth_classes();
 	test_line_parts();
 	test_identity_and_grouping();

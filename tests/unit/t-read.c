@@ -7,6 +7,7 @@
 #include "hpa/profile.h"
 #include "hpa/reader.h"
 #include "hpa/series.h"
+#include "hpa/stats.h"
 #include "hpa/strbuf.h"
 #include "hpa/unsample.h"
 #include "test.h"
@@ -602,8 +603,45 @@ static void series_sidecars(void)
 	CHECK_INT_EQ(hpa_pprof_time(timed, 0), 0);
 }
 
+/* The allocator's parts (stats.h), as --growth sets them beside a --watch --stats series. */
+static void alloc_parts(void)
+{
+	static const char je[] = "___ Begin jemalloc statistics ___\n"
+		"Allocated: 1000, active: 4096, metadata: 500 (n_thp 0), resident: 10000, mapped: 20000, retained: 0\n"
+		"--- End jemalloc statistics ---\n";
+	static const char tc[] = "MALLOC:       17900056 (   17.1 MiB) Bytes in use by application\n"
+		"MALLOC: +       942080 (    0.9 MiB) Bytes in page heap freelist\n"
+		"MALLOC: +     58619432 (   55.9 MiB) Bytes in central cache freelist\n"
+		"MALLOC: +       131072 (    0.1 MiB) Bytes in transfer cache freelist\n"
+		"MALLOC: +         1984 (    0.0 MiB) Bytes in thread cache freelists\n"
+		"MALLOC: +      3014656 (    2.9 MiB) Bytes in malloc metadata\n"
+		"MALLOC:   ------------\n"
+		"MALLOC: =     80609280 (   76.9 MiB) Actual memory used (physical + swap)\n"
+		"MALLOC: +            0 (    0.0 MiB) Bytes released to OS (aka unmapped)\n"
+		"MALLOC:   ------------\n"
+		"MALLOC: =     80609280 (   76.9 MiB) Virtual address space used\n";
+	struct hpa_alloc_stats st;
+	struct hpa_alloc_parts parts;
+
+	CHECK_INT_EQ(hpa_alloc_stats_parse("je", je, sizeof(je) - 1, &st), 0);
+	hpa_alloc_stats_parts(&st, &parts);
+	CHECK_DBL_EQ(parts.live, 1000, 0);
+	CHECK_DBL_EQ(parts.frag, 3096, 0);
+	CHECK_DBL_EQ(parts.free, 10000 - 4096 - 500, 0);
+	CHECK_DBL_EQ(parts.meta, 500, 0);
+	hpa_alloc_stats_release(&st);
+	CHECK_INT_EQ(hpa_alloc_stats_parse("tc", tc, sizeof(tc) - 1, &st), 0);
+	hpa_alloc_stats_parts(&st, &parts);
+	CHECK_DBL_EQ(parts.live, 17900056, 0);
+	CHECK_DBL_EQ(parts.frag, -1, 0);   /* tcmalloc does not say */
+	CHECK_DBL_EQ(parts.free, 942080 + 58619432 + 131072 + 1984, 0);
+	CHECK_DBL_EQ(parts.meta, 3014656, 0);
+	hpa_alloc_stats_release(&st);
+}
+
 int main(void)
 {
+	alloc_parts();
 	series_sidecars();
 	dump_names();
 	series_order();

@@ -1,0 +1,1 @@
+--growth --svg --no-symbols series/app.4242.12.i12.heap series/app.4242.2.i2.heap series/app.4242.10.i10.heap series/app.4242.11.i11.heap | sed -n 's/.*<title>\([^&]*\)&#10;.*; \([a-z]*\), grew.*fill="\([^"]*\)".*/\1 \2 \3/p; s/.*\(legend: [^<]*\)<.*/\1/p'

@@ -1,0 +1,1 @@
+--html -o "$D/e.html" --no-symbols series/app.4242.12.i12.heap series/app.4242.13.i13.heap && sed -n 's/.*"name":"inuse_space".*"dumps":\(\[.*\]\)}\],"s":.*/\1/p' "$D/e.html"

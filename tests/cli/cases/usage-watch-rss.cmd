@@ -1,0 +1,1 @@
+--watch http://127.0.0.1:9/heap --outdir "$D/w" --rss 1GB

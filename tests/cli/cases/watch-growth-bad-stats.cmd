@@ -1,0 +1,1 @@
+--growth --no-symbols watch/badstats/heap-20261205-100000.heap watch/badstats/heap-20261205-102000.heap

@@ -1,0 +1,1 @@
+--growth --no-symbols watch/stats/heap-20261205-102000.heap watch/stats/heap-20261205-100000.heap watch/stats/heap-20261205-101000.heap

@@ -396,8 +396,6 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts, co
 		paths[i] = opts->profiles[order[i]];
 	paths[i] = opts->base;
 	rc = hpa_read_series(prof, &rs);
-	if (!rc)
-		hpa_dump_changes_index(prof);
 	free(paths);
 	return rc;
 }

@@ -218,13 +218,10 @@ struct hpa_dump_changes {
 	unsigned nvalues;       /* how many: an entry's values, in enum order */
 	size_t dumps;           /* dumps folded */
 	size_t *first;          /* dump d's entries: first[d] .. first[d + 1] - 1 */
-	uint32_t *sample;       /* per entry: the folded sample */
 	double *v;              /* per entry: its nvalues values in that dump */
-	size_t nr, alloc, first_alloc;
-	/* By sample, made by hpa_dump_changes_index(): sample i's changes, by dump, are by_sample[at[i] .. at[i + 1]) */
-	size_t *at;
-	uint32_t *by_sample;    /* entry */
-	uint32_t *dump_of;      /* its dump, 0-based */
+	/* Per entry: the same sample's entry before + 1 (0: none); per sample: its last entry + 1 */
+	uint32_t *prev, *last;
+	size_t nr, alloc, first_alloc, last_alloc;
 	/* While folding: each sample's values in the last dump folded, and a stack's sample + 1. */
 	double *now;
 	size_t now_alloc;
@@ -240,14 +237,11 @@ struct hpa_dump_changes {
  */
 void hpa_profile_fold_dump(struct hpa_profile *prof, size_t mark, unsigned values);
 void hpa_dump_changes_free(struct hpa_dump_changes *c);
-/* Index prof->changes by sample, the folding's buffers freed (reading has ended: nothing is folded after). */
-void hpa_dump_changes_index(struct hpa_profile *prof);
 /*
  * Add sample i's value of type v in each dump, times w (its view's
  * weight), to out[0 .. dumps): from the folded series when the profile
  * has one (type v must be kept: a value holds from the dump that changed
- * it until the next change, 0 before its first; needs
- * hpa_dump_changes_index()), else the sample's own value at its dump.
+ * it until the next change, 0 before its first), else the sample's own value at its dump.
  */
 void hpa_sample_add_series(const struct hpa_profile *prof, uint32_t i, int v, double w, double *out);
 

@@ -84,20 +84,25 @@ void hpa_profile_fold_dump(struct hpa_profile *prof, size_t mark, unsigned value
 			cur[(f - 1) * nv + j] += k[j];
 	}
 	c->now = grow_zeroed(c->now, nv * sizeof(*c->now), folded, &c->now_alloc);
+	c->last = grow_zeroed(c->last, sizeof(*c->last), folded, &c->last_alloc);
 	for (i = 0; i < folded; i++) {   /* what changed since the dump before (a new sample's: from 0) */
 		double *now = c->now + i * nv, *is = cur + i * nv;
 
 		if (!memcmp(now, is, nv * sizeof(*is)))
 			continue;
 		if (c->nr == c->alloc) {
+			size_t was = c->alloc;
+
 			c->alloc = c->alloc ? 2 * c->alloc : 1024;
-			c->sample = xrealloc(c->sample, st_mult(c->alloc, sizeof(*c->sample)));
-			c->v = xrealloc(c->v, st_mult(c->alloc, nv * sizeof(*c->v)));
+			c->prev = xgrow(c->prev, was * sizeof(*c->prev), st_mult(c->alloc, sizeof(*c->prev)));
+			c->v = xgrow(c->v, st_mult(was, nv * sizeof(*c->v)), st_mult(c->alloc, nv * sizeof(*c->v)));
 		}
-		c->sample[c->nr] = (uint32_t)i;
-		memcpy(c->v + c->nr * nv, is, nv * sizeof(*is));
+		if (c->nr >= UINT32_MAX)
+			HPA_BUG("more than 2^32 - 1 changes in a series");
+		c->prev[c->nr] = c->last[i];
+		c->last[i] = (uint32_t)++c->nr;
+		memcpy(c->v + (c->nr - 1) * nv, is, nv * sizeof(*is));
 		memcpy(now, is, nv * sizeof(*is));
-		c->nr++;
 	}
 	free(cur);
 	prof->samples_nr = folded;
@@ -106,42 +111,11 @@ void hpa_profile_fold_dump(struct hpa_profile *prof, size_t mark, unsigned value
 	c->first[c->dumps] = c->nr;
 }
 
-void hpa_dump_changes_index(struct hpa_profile *prof)
-{
-	struct hpa_dump_changes *c = prof->changes;
-	size_t n = prof->samples_nr, d, e, *fill;
-
-	if (!c || c->at)
-		return;
-	free(c->now);   /* what only folding needs */
-	free(c->of_stack);
-	c->now = NULL;
-	c->of_stack = NULL;
-	c->now_alloc = c->of_stack_alloc = 0;
-	c->at = xcalloc(n + 2, sizeof(*c->at));
-	c->by_sample = xmalloc(st_mult(c->nr + 1, sizeof(*c->by_sample)));
-	c->dump_of = xmalloc(st_mult(c->nr + 1, sizeof(*c->dump_of)));
-	for (e = 0; e < c->nr; e++)
-		c->at[c->sample[e] + 1]++;
-	for (e = 0; e < n; e++)
-		c->at[e + 1] += c->at[e];
-	fill = xmalloc(st_mult(n + 1, sizeof(*fill)));
-	memcpy(fill, c->at, n * sizeof(*fill));
-	for (d = 0; d < c->dumps; d++)   /* dump by dump: each sample's changes in dump order */
-		for (e = c->first[d]; e < c->first[d + 1]; e++) {
-			size_t k = fill[c->sample[e]]++;
-			c->by_sample[k] = (uint32_t)e;
-			c->dump_of[k] = (uint32_t)d;
-		}
-	free(fill);
-}
-
 void hpa_sample_add_series(const struct hpa_profile *prof, uint32_t i, int v, double w, double *out)
 {
 	const struct hpa_dump_changes *c = prof->changes;
+	size_t d, end, e;
 	unsigned j = 0;
-	size_t k, d = 0;
-	double now = 0;
 	int t;
 
 	if (!c) {
@@ -152,24 +126,30 @@ void hpa_sample_add_series(const struct hpa_profile *prof, uint32_t i, int v, do
 		HPA_BUG("value %d not kept in the folded series", v);
 	for (t = 0; t < v; t++)
 		j += c->values >> t & 1;
-	for (k = c->at[i]; k < c->at[i + 1]; k++) {
-		for (; d < c->dump_of[k]; d++)
-			out[d] += now;
-		now = c->v[(size_t)c->by_sample[k] * c->nvalues + j] * w;
+	/*
+	 * From the last change back: each holds from its dump up to the next
+	 * change's (the last, to the end), its dump found going down as the
+	 * changes do; before the first, 0.
+	 */
+	end = c->dumps;
+	d = c->dumps ? c->dumps - 1 : 0;
+	for (e = c->last[i]; e; e = c->prev[e - 1]) {
+		double now = c->v[(e - 1) * c->nvalues + j] * w;
+
+		while (c->first[d] > e - 1)
+			d--;
+		for (; end > d; end--)
+			out[end - 1] += now;
 	}
-	for (; d < c->dumps; d++)
-		out[d] += now;
 }
 
 void hpa_dump_changes_free(struct hpa_dump_changes *c)
 {
 	if (!c)
 		return;
-	free(c->at);
-	free(c->by_sample);
-	free(c->dump_of);
 	free(c->first);
-	free(c->sample);
+	free(c->prev);
+	free(c->last);
 	free(c->v);
 	free(c->now);
 	free(c->of_stack);

@@ -947,13 +947,15 @@ static void test_fold_dumps(void)
 	CHECK_INT_EQ(p.changes->first[1], 2);
 	CHECK_INT_EQ(p.changes->first[2], 4);
 	CHECK_INT_EQ(p.changes->first[3], 6);
-	CHECK_INT_EQ(p.changes->sample[2], 0);
+	CHECK_INT_EQ(p.changes->prev[2], 1);                        /* a: after its entry in dump 1 */
 	CHECK_DBL_EQ(p.changes->v[2], 200, 0);
-	CHECK_INT_EQ(p.changes->sample[3], 2);
+	CHECK_INT_EQ(p.changes->prev[3], 0);                        /* c: new */
 	CHECK_DBL_EQ(p.changes->v[3], 7, 0);
-	CHECK_INT_EQ(p.changes->sample[5], 1);
+	CHECK_INT_EQ(p.changes->prev[5], 2);                        /* b: gone, after its dump 1 entry */
 	CHECK_DBL_EQ(p.changes->v[5], 0, 0);
-	hpa_dump_changes_index(&p);
+	CHECK_INT_EQ(p.changes->last[0], 5);
+	CHECK_INT_EQ(p.changes->last[1], 6);
+	CHECK_INT_EQ(p.changes->last[2], 4);
 	for (k = 0; k < 3; k++) {   /* each stack's series, as the dumps had it */
 		double series[3] = { 0, 0, 0 };
 		hpa_sample_add_series(&p, (uint32_t)k, HPA_INUSE_SPACE, 1, series);

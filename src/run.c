@@ -387,7 +387,8 @@ static int read_inputs(struct hpa_profile *prof, const struct hpa_opts *opts, co
 {
 	const char **paths = xcalloc(opts->profiles_nr + 2, sizeof(*paths));
 	struct run_reading rr = { opts, paths, hpa_now(), folds(opts), 0 };
-	struct hpa_read_series rs = { paths, opts->profiles_nr + (opts->base != NULL), read_here,
+	/* A fold's dumps one at a time: its work per dump is on this thread, and a dump read ahead only waits in memory. */
+	struct hpa_read_series rs = { paths, opts->profiles_nr + (opts->base != NULL), rr.fold, read_here,
 				      after_read, &rr };
 	size_t i;
 	int rc;

@@ -31,11 +31,13 @@ int hpa_read_stream(struct hpa_profile *prof, FILE *fp, const char *display);
  * on the caller's thread.  after(ctx, prof, i) (may be NULL) runs once
  * dump i is in prof, on the caller's thread.  The first failure (-1 from
  * a read or from after()) stops the series there and is returned; 0 when
- * every dump was read.
+ * every dump was read.  With in_turn, every dump is read by read_here(),
+ * one after the other: one dump in memory at a time.
  */
 struct hpa_read_series {
 	const char *const *paths;
 	size_t n;
+	bool in_turn;
 	int (*read_here)(void *ctx, struct hpa_profile *prof, size_t i);
 	int (*after)(void *ctx, struct hpa_profile *prof, size_t i);
 	void *ctx;

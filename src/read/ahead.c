@@ -139,6 +139,8 @@ int hpa_read_series(struct hpa_profile *prof, const struct hpa_read_series *rs)
 		return 0;
 	if (n > hpa_processors())
 		n = hpa_processors();
+	if (rs->in_turn)
+		n = 1;
 	memset(slots, 0, sizeof(slots));
 	o = hpa_ordered_start_beside(slots, sizeof(slots[0]), n, n - 1, read_ahead, take_dump, &se);
 	/* The first dump is read here, the next ones meanwhile by the helpers. */

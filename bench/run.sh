@@ -18,7 +18,8 @@
 # 200 dumps of 50k stacks against their parses and memory.  Last, a
 # C++ binary with about 200 MB of DWARF (bench/gen_cxx.c), profiled with a
 # few and with many stacks, against jeprof.  Between the two: a dump with
-# 60k threads' lines, read with --text and --threads.
+# 60k threads' lines, read with --text and --threads; and the error of
+# --stats' fragmentation charged to sites, per pattern.
 # Needs: gcc, g++, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
 # Nothing here runs in ctest: timings are printed, never asserted.
 set -eu
@@ -266,6 +267,30 @@ set -- $(median "$hpa" --no-symbols --text ./syn "$last"); a=$1
 set -- $(median "$hpa" --no-symbols --text ./syn threads60k.heap); b=$1
 set -- $(median "$hpa" --no-symbols --threads ./syn threads60k.heap); c=$1 ckb=$2
 echo "many threads ($(grep -c '^  t[0-9]' threads60k.heap) thread lines of $(sed -n 's/^  t\([0-9]*\):.*/\1/p' threads60k.heap | sort -u | wc -l) threads): --text $b s (without them $a s), --threads $c s, peak RSS $((ckb / 1024)) MiB"
+
+# Fragmentation charged to sites (--stats), against jemalloc's own answer:
+# tests/real/stats/waste_truth.c lays out known patterns and writes, from
+# experimental.utilization.batch_query, each site's true share of empty slab
+# bytes; the error of hpa's estimate per pattern, at lg_prof_sample 12 and 19.
+# The sites of one class share it by object count: exact for a class one
+# site fills (scatter_long), wrong for two densities in one class
+# (dense_obj, sparse_obj: the man page says so).
+if [ -e /usr/include/jemalloc/jemalloc.h ]; then
+	echo
+	echo "fragmentation charged to sites: hpa's estimate against jemalloc's slabs"
+	gcc -O2 -g -fno-omit-frame-pointer -o waste_truth "$here/../tests/real/stats/waste_truth.c" -ljemalloc
+	printf "%-4s %-14s %14s %14s %9s\n" lg site truth hpa error
+	for lg in 12 19; do
+		rm -rf "waste$lg" && mkdir "waste$lg"
+		MALLOC_CONF="prof:true,tcache:false,lg_prof_sample:$lg" ./waste_truth "waste$lg"
+		"$hpa" --stats "waste$lg/stats.txt" --csv ./waste_truth "waste$lg/prof.heap" > "waste$lg/csv" 2>/dev/null
+		awk -F, -v lg="$lg" 'FNR == NR { if ($0 ~ /^site /) { split($0, w, " "); truth[w[2]] = w[4] } next }
+			$1 == "site" { n = $3; gsub(/^"| <.*$/, "", n); if (n in truth) est[n] = $5 }
+			END { for (n in truth) { e = truth[n] > 0 ? 100 * (est[n] - truth[n]) / truth[n] : 0
+				printf "%-4s %-14s %14.0f %14.0f %8.1f%%\n", lg, n, truth[n], est[n], e } }' \
+			"waste$lg/truth" "waste$lg/csv" | sort -k2
+	done
+fi
 
 # A big C++ binary: bench/gen_cxx.c writes 100 files of templates over the
 # standard containers, built with g++ -O2 -g into a binary with about

@@ -281,7 +281,8 @@ static const struct opt_def options[] = {
 	CHOICE("svg", mode, HPA_MODE_SVG, NULL, "interactive flame graph; differential with --base"),
 	CHOICE("html", mode, HPA_MODE_HTML, NULL,
 	       "one self-contained HTML report: summary, top table, flame graph, callers and callees"),
-	CHOICE("csv", mode, HPA_MODE_CSV, NULL, "with --growth: the per-dump series as CSV"),
+	CHOICE("csv", mode, HPA_MODE_CSV, NULL, "with --growth: the per-dump series as CSV; with --stats: every row of the breakdown, "
+	       "the size classes and the sites"),
 	PARSE("peek", peek, parse_regex, "RE", NULL,
 	      "callers and callees of each function matching RE, as pprof -peek"),
 	PARSE("list", list, parse_regex, "RE", NULL,
@@ -702,10 +703,11 @@ static int check_sources(struct hpa_opts *opts)
 		return usage_error("%s", "--pid reads the live process: give it without --status, "
 				   "--smaps or --rss");
 	if (opts->stats && (opts->profiles_nr > 1 || opts->base || opts->growth || opts->outdir ||
-			    (opts->mode != HPA_MODE_TEXT && opts->mode != HPA_MODE_HTML) ||
-			    (opts->mode == HPA_MODE_HTML && !opts->profiles_nr)))
-		return usage_error("%s", "--stats goes with --text or --html and one PROFILE (--text: or "
-				   "none): the statistics are of one moment");
+			    (opts->mode != HPA_MODE_TEXT && opts->mode != HPA_MODE_HTML &&
+			     opts->mode != HPA_MODE_CSV && opts->mode != HPA_MODE_SVG) ||
+			    ((opts->mode == HPA_MODE_HTML || opts->mode == HPA_MODE_SVG) && !opts->profiles_nr)))
+		return usage_error("%s", "--stats goes with --text, --csv, --svg or --html and one PROFILE "
+				   "(--text and --csv: or none): the statistics are of one moment");
 	if (opts->stats && !opts->profiles_nr)
 		return HPA_OPTS_RUN;   /* the breakdown alone */
 	return CHECK_ON;
@@ -768,8 +770,8 @@ static int check_mode(struct hpa_opts *opts)
 		return usage_error("%s", "--reverse goes with --svg or --collapse");
 	if (opts->reverse && opts->growth)
 		return usage_error("%s", "--reverse does not go with --growth");
-	if (!hpa_writer_for(opts->mode, opts->growth))   /* the only mode with no writer of its own */
-		return usage_error("%s", "--csv goes with --growth");
+	if (!hpa_writer_for(opts->mode, opts->growth) && !opts->stats)   /* the only mode with no writer of its own */
+		return usage_error("%s", "--csv goes with --growth or --stats");
 	if (opts->outdir && ((opts->mode != HPA_MODE_SVG && opts->mode != HPA_MODE_COLLAPSE) ||
 			     opts->output || opts->base))
 		return usage_error("%s", "--outdir goes with --svg or --collapse (or both), without "

@@ -27,6 +27,7 @@
 #include "hpa/timing.h"
 #include "hpa/unsample.h"
 #include "hpa/view.h"
+#include "hpa/waste.h"
 #include "hpa/xalloc.h"
 
 /*
@@ -468,7 +469,7 @@ static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opt
 		hpa_error("out of memory");
 		return NULL;
 	}
-	rc = hpa_report_rss(mem, prof, wo, &rs->st, rs->has_pm ? &rs->pm : NULL);
+	rc = hpa_report_rss(mem, prof, wo, &rs->st, rs->has_pm ? &rs->pm : NULL, false);
 	fclose(mem);
 	if (rc) {
 		free(text);
@@ -492,6 +493,7 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 	size_t nr;
 	const char **inputs = all_inputs(opts, &nr);
 	char *memory = NULL;
+	struct hpa_waste waste = { 0 };
 	int rc = hpa_output_open(&out, opts->output, inputs, nr);
 	double t;
 
@@ -504,18 +506,24 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
 		rc = memory ? 0 : -1;
+	} else if (rs->set && opts->mode == HPA_MODE_SVG) {   /* the flame graph of empty bytes */
+		hpa_waste_compute(&rs->st, prof, wo.view.dropped, &waste);
+		wo.view.values = waste.empty;
+		wo.value_label = "empty bytes charged to sites";
 	} else if (rs->set) {
-		rc = hpa_report_rss(out.fp, dumps, &wo, &rs->st, rs->has_pm ? &rs->pm : NULL);
-		if (!rc && dumps)
+		rc = hpa_report_rss(out.fp, dumps, &wo, &rs->st, rs->has_pm ? &rs->pm : NULL,
+				    opts->mode == HPA_MODE_CSV);
+		if (!rc && dumps && opts->mode != HPA_MODE_CSV)
 			fputc('\n', out.fp);
 	}
 	t = hpa_now();
-	if (!rc && dumps)
+	if (!rc && dumps && writer)
 		rc = writer->write(out.fp, prof, &wo);
 	if (hpa_output_close(&out, rc == 0) < 0)
 		rc = -1;
-	hpa_timing(t, "group and write (--%s)", writer->name);
+	hpa_timing(t, "group and write (--%s)", writer ? writer->name : "stats");
 	free(memory);
+	hpa_waste_release(&waste);
 	return rc;
 }
 

@@ -27,7 +27,7 @@ layer_of() {
 	src/read/*|include/hpa/reader.h|include/hpa/remote.h|include/hpa/series.h|include/hpa/stats.h|\
 	include/hpa/lineio.h|*/profile.pb-c.h)
 		echo 4 read ;;
-	src/xform/*|include/hpa/coverage.h|include/hpa/names.h|include/hpa/strip.h|include/hpa/view.h)
+	src/xform/*|include/hpa/coverage.h|include/hpa/names.h|include/hpa/strip.h|include/hpa/view.h|include/hpa/waste.h)
 		echo 5 xform ;;
 	src/group/*|include/hpa/group.h|include/hpa/growth.h|include/hpa/diff.h)
 		echo 6 group ;;

@@ -59,6 +59,7 @@ struct hpa_write_opts {
 	bool short_names;            /* folded stacks with short names */
 	bool icicle;                 /* flame graph with the root on top */
 	const char *title, *subtitle;
+	const char *value_label;     /* what the values are, when not the value type (view.values set), or NULL */
 	unsigned width;              /* flame graph width, pixels */
 	double minwidth;             /* narrowest frame drawn: pixels, or percent if minwidth_pct */
 	bool minwidth_pct;
@@ -115,9 +116,16 @@ struct hpa_alloc_stats;
 struct hpa_proc_mem;
 
 
-/* The RSS breakdown (and jemalloc's empty slab space by site); prof may be NULL. */
+/*
+ * --stats: the RSS breakdown, the size classes' empty bytes and the sites
+ * charged with them (waste.h); prof may be NULL.  As text, or with `csv` as
+ * CSV: one header line, then a line per row (kind rss, class, site, total).
+ */
 int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts,
-		   const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm);
+		   const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm, bool csv);
+
+/* A quoted CSV field of the first `len` bytes of s (len < 0: all of it); quotes doubled. */
+void hpa_csv_field(FILE *fp, const char *s, int len);
 
 /*
  * Escape for XML and HTML text and attributes, at most `max_chars`

@@ -28,6 +28,12 @@ struct hpa_je_bin {
 	uint64_t curslabs;      /* slabs in use */
 };
 
+/* One tcmalloc size class of GetStats' level-2 table: its free objects in the caches. */
+struct hpa_tc_class {
+	uint64_t size;          /* object size */
+	uint64_t free_objs;     /* free objects in the central, transfer and thread caches */
+};
+
 struct hpa_alloc_stats {
 	enum hpa_allocator allocator;
 	char *source;           /* the file or URL, for messages */
@@ -40,12 +46,15 @@ struct hpa_alloc_stats {
 	bool has_internal, has_tcache, has_dirty, has_muzzy;
 	int lg_prof_sample;     /* opt.lg_prof_sample, -1 unknown */
 	bool prof_on;           /* opt.prof: true */
+	bool cache_oblivious;   /* opt.cache_oblivious (true unless it says false): a pad page per large extent */
 	struct hpa_je_bin *bins;
 	size_t bins_nr, bins_alloc;
 
 	/* tcmalloc's MALLOC: lines, bytes */
 	uint64_t tc_in_use, tc_pageheap_free, tc_central, tc_transfer, tc_thread, tc_metadata;
 	uint64_t tc_actual, tc_released, tc_virtual;
+	struct hpa_tc_class *tc_classes;   /* level 2's table (classes with free objects), or none */
+	size_t tc_classes_nr, tc_classes_alloc;
 };
 
 /*
@@ -149,12 +158,15 @@ struct hpa_rss_breakdown {
 /*
  * The breakdown of RSS: from the statistics `st` (may be NULL), the
  * kernel's figures `pm` (may be NULL: then the allocator's own figures
- * stand for RSS), and the profile's in-use estimate `seen` (bytes, < 0: no
- * profile) with its standard error `seen_se`.  Level-0 rows sum exactly to
- * rss, each group's level-1 rows to it.  Returns 0, or -1 after reporting.
+ * stand for RSS), the profile's in-use estimate `seen` (bytes, < 0: no
+ * profile) with its standard error `seen_se`, and the profiler's own
+ * memory (`w`, may be NULL; waste.h: jemalloc's inside live allocations,
+ * gperftools' outside the allocator).  Level-0 rows sum exactly to rss,
+ * each group's level-1 rows to it.  Returns 0, or -1 after reporting.
  */
+struct hpa_waste;
 int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm,
-		      double seen, double seen_se, struct hpa_rss_breakdown *out);
+		      double seen, double seen_se, const struct hpa_waste *w, struct hpa_rss_breakdown *out);
 void hpa_rss_breakdown_release(struct hpa_rss_breakdown *b);
 
 /* The bin of jemalloc small size class nearest to `avg` bytes, or NULL (a large size). */

@@ -55,4 +55,12 @@ void hpa_unsample_record(struct hpa_input *in, int32_t thread, double v[HPA_NVAL
  */
 void hpa_unsample_profile(struct hpa_profile *prof);
 
+/*
+ * The in-use objects input `in` recorded for a sample whose estimates are
+ * v: the estimate undone (its factor follows from the average size, which
+ * unsampling keeps), so the objects the allocator sampled, the way the dump
+ * wrote them.
+ */
+double hpa_unsample_recorded_objects(const struct hpa_input *in, const double v[HPA_NVALUES]);
+
 #endif

@@ -53,6 +53,8 @@ struct hpa_view_opts {
 	const bool *bases;
 	/* When set, per sample: 1 for those --drop_negative left out (the base pass's). */
 	const uint8_t *dropped;
+	/* When set, per sample: its value in this view instead of v[value] (--stats --svg: empty bytes charged). */
+	const double *values;
 };
 
 /* Input `input`'s weight by `weights` (a view's, or NULL: the inputs' own). */
@@ -153,7 +155,8 @@ char *hpa_view_filters_text(const struct hpa_view_opts *opts);
 static inline double hpa_view_value(const struct hpa_view *v, size_t i)
 {
 	const struct hpa_sample *s = &v->prof->samples[i];
-	return s->v[v->opts.value] * hpa_view_weight(&v->opts, v->prof, s->input);
+	return (v->opts.values ? v->opts.values[i] : s->v[v->opts.value]) *
+	       hpa_view_weight(&v->opts, v->prof, s->input);
 }
 
 #endif

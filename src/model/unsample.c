@@ -154,3 +154,15 @@ unsigned hpa_unsample(enum hpa_sampling sampling, double period,
 	scale(sampling, period, out);
 	return hpa_unsample_notes(sampling, raw);
 }
+
+double hpa_unsample_recorded_objects(const struct hpa_input *in, const double v[HPA_NVALUES])
+{
+	double n = v[HPA_INUSE_OBJECTS], s = v[HPA_INUSE_SPACE], ratio;
+
+	if (in->sampling == HPA_SAMPLING_NONE || n <= 0 || s <= 0 || in->period <= 0)
+		return n > 0 ? n : 0;
+	ratio = (s / n) / in->period;
+	if (in->sampling == HPA_SAMPLING_V2)
+		return n / poisson_factor(ratio);
+	return ratio < 1 ? n * ratio : n;
+}

@@ -336,6 +336,8 @@ static int je_line(struct je_read *jr, struct buf_lines *l, struct hpa_alloc_sta
 			st->lg_prof_sample = (int)v;
 	} else if (starts(s, "  opt.prof: ")) {
 		st->prof_on = !strcmp(s + 12, "true");
+	} else if (starts(s, "  opt.cache_oblivious: ")) {
+		st->cache_oblivious = strcmp(s + 23, "false") != 0;
 	} else if (starts(s, "Page size: ")) {
 		t = s + 11;
 		if (!number(&t, &st->page) || *t || !st->page || st->page & (st->page - 1)) {
@@ -384,6 +386,7 @@ static int je_text(const char *name, const char *data, size_t len, struct hpa_al
 	st->allocator = HPA_ALLOC_JEMALLOC;
 	st->format = xstrdup("jemalloc statistics (text)");
 	st->page = 4096;
+	st->cache_oblivious = true;
 	st->lg_prof_sample = -1;
 	if (!has_line(data, len, "--- End jemalloc statistics ---")) {   /* cut: say so, not where it broke */
 		while (buf_next_line(&l))
@@ -422,6 +425,30 @@ static int je_text(const char *name, const char *data, size_t len, struct hpa_al
 
 /* ---- tcmalloc GetStats ---------------------------------------------------- */
 
+/* "class   5 [       64 bytes ] :   875064 objs;  53.4 MiB; ...": a size class's free objects. */
+static int tc_class_line(const struct buf_lines *l, const char *s, struct hpa_alloc_stats *st)
+{
+	uint64_t size, objs;
+
+	s = strchr(s, '[');
+	if (!s)
+		return buf_line_error(l, "size class line without '[ SIZE bytes ]'");
+	s = skip_space(s + 1);
+	if (!number(&s, &size) || !size || !starts(skip_space(s), "bytes ]"))
+		return buf_line_error(l, "bad size in a size class line");
+	s = strchr(s, ':');
+	if (!s)
+		return buf_line_error(l, "size class line without ': N objs'");
+	s = skip_space(s + 1);
+	if (!number(&s, &objs) || !starts(skip_space(s), "objs"))
+		return buf_line_error(l, "bad object count in a size class line");
+	if (objs > UINT64_MAX / size)
+		return buf_line_error(l, "size class line holding more than 2^64 bytes");
+	HPA_GROW(st->tc_classes, st->tc_classes_nr + 1, st->tc_classes_alloc);
+	st->tc_classes[st->tc_classes_nr++] = (struct hpa_tc_class){ size, objs };
+	return 0;
+}
+
 static int tc_text(const char *name, const char *data, size_t len, struct hpa_alloc_stats *st)
 {
 	static const char *const labels[] = {
@@ -445,6 +472,11 @@ static int tc_text(const char *name, const char *data, size_t len, struct hpa_al
 		const char *s = l.line, *close;
 		uint64_t v;
 
+		if (starts(s, "class ")) {
+			if (tc_class_line(&l, s, st) < 0)
+				return free(l.line), -1;
+			continue;
+		}
 		if (!starts(s, "MALLOC:"))
 			continue;
 		s = skip_space(s + 7);
@@ -545,6 +577,7 @@ void hpa_alloc_stats_release(struct hpa_alloc_stats *s)
 	free(s->format);
 	free(s->version);
 	free(s->bins);
+	free(s->tc_classes);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -143,6 +143,9 @@ int hpa_je_json_parse(const char *name, const char *data, size_t len, struct hpa
 			st->lg_prof_sample = (int)lg;
 		if ((v = get(get(j, "opt"), "prof")) && json_object_is_type(v, json_type_boolean))
 			st->prof_on = json_object_get_boolean(v);
+		st->cache_oblivious = true;
+		if ((v = get(get(j, "opt"), "cache_oblivious")) && json_object_is_type(v, json_type_boolean))
+			st->cache_oblivious = json_object_get_boolean(v);
 	}
 	arenas = get(j, "arenas");
 	if (!u64(arenas, "page", &st->page) || !st->page || st->page & (st->page - 1))

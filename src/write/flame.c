@@ -403,6 +403,12 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* What the values drawn are: the value type, or what the view's own values are. */
+static const char *value_label(const struct hpa_write_opts *opts)
+{
+	return opts->value_label ? opts->value_label : hpa_value_name(opts->view.value);
+}
+
 /*
  * What the graph shows: "Flame Graph: FILE (PROGRAM), VALUE TOTAL"; a diff
  * names its base and profile, a growth graph its number of dumps.
@@ -439,7 +445,7 @@ static void default_title(char *out, size_t size, const struct hpa_profile *prof
 	human(total, sizeof(total), t->diff ? t->nodes[0].after - t->nodes[0].before : t->nodes[0].after,
 	      opts);
 	snprintf(out, size, "%s%s%s: %s%s, %s %s%s", t->dumps ? "Growth " : t->diff ? "Differential " : "",
-		 opts->reverse ? "Inverted " : "", kind, what, prog, hpa_value_name(opts->view.value),
+		 opts->reverse ? "Inverted " : "", kind, what, prog, value_label(opts),
 		 t->diff && t->nodes[0].after - t->nodes[0].before > 0 ? "+" : "", total);
 }
 
@@ -654,7 +660,7 @@ static void svg_head(FILE *fp, const struct svg_frame *g, const struct tree *t, 
 	hpa_put_escaped(fp, title, SIZE_MAX);
 	fputs("</title>\n<desc>", fp);
 	fprintf(fp, "hpa %s; %s; total ", t->diff ? "differential flame graph" : "flame graph",
-		hpa_value_name(opts->view.value));
+		value_label(opts));
 	human(h, sizeof(h), t->nodes[0].after, opts);
 	fputs(h, fp);
 	fputs("</desc>\n<style type=\"text/css\">\n"
@@ -700,7 +706,7 @@ static void svg_chrome(FILE *fp, const struct svg_frame *g, const struct tree *t
 	if (g->total <= 0) {
 		fprintf(fp, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">No samples: the profile "
 			"has no %s to draw</text>\n", g->width / 2, g->top + FRAME_H,
-			hpa_value_name(opts->view.value));
+			value_label(opts));
 	}
 }
 

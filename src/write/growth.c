@@ -108,20 +108,6 @@ static void table(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows,
 		fprintf(fp, "(%zu more; --nodecount N shows N, --csv all)\n", n - limit);
 }
 
-/* A quoted CSV field of the first `len` bytes of s (len < 0: all of it). */
-static void csv_field(FILE *fp, const char *s, int len)
-{
-	const char *end = len < 0 ? s + strlen(s) : s + len;
-
-	fputc('"', fp);
-	for (; s < end; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
 static void csv_rows(FILE *fp, struct hpa_growth *g, const struct hpa_series *rows, size_t nr,
 		     const char *kind, const struct hpa_filter_re *re)
 {
@@ -132,7 +118,7 @@ static void csv_rows(FILE *fp, struct hpa_growth *g, const struct hpa_series *ro
 		const char *name = hpa_growth_name(g, &rows[i], &len);
 
 		fprintf(fp, "%s,", kind);
-		csv_field(fp, name, len);
+		hpa_csv_field(fp, name, len);
 		fprintf(fp, ",%.0f,%.2f,%.4f,%s,%.4f,%d", rows[i].gain, rows[i].slope, rows[i].steady,
 			hpa_growth_class_name((enum hpa_growth_class)rows[i].cls), rows[i].r2,
 			expected(g, &rows[i], re));
@@ -315,7 +301,7 @@ int hpa_report_growth(FILE *fp, const struct hpa_profile *prof, const struct hpa
 		fputs("kind,name,gain,slope,steadiness,class,r2,expected", fp);
 		for (i = 0; i < g.dumps; i++) {
 			fputs(",", fp);
-			csv_field(fp, prof->inputs[i].path, -1);
+			hpa_csv_field(fp, prof->inputs[i].path, -1);
 		}
 		fputc('\n', fp);
 		csv_rows(fp, &g, g.stacks, g.nstacks, "stack", opts->expect_growth);

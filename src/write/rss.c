@@ -1,7 +1,8 @@
 /*
  * --stats: where RSS goes.  Prints the breakdown (stats.h) of the
- * statistics read/stats_load.c loaded before the --text report, and for
- * jemalloc the allocation sites whose size class leaves slabs empty.
+ * statistics read/stats_load.c loaded before the --text report, the size
+ * classes' empty bytes and the allocation sites charged with them
+ * (waste.h); as text, or as CSV (--stats --csv).
  */
 #include "hpa/compat.h"
 
@@ -14,6 +15,7 @@
 #include "hpa/report.h"
 #include "hpa/stats.h"
 #include "hpa/strtab.h"
+#include "hpa/waste.h"
 #include "hpa/xalloc.h"
 
 static enum hpa_unit unit_of(const struct hpa_write_opts *opts)
@@ -26,94 +28,257 @@ static char *name_of(const struct hpa_profile *prof, const struct hpa_names *nam
 	return xstrdup(hpa_frame_display(prof, names, f));
 }
 
+/* A site: one stack text in one class (0: a large object, its pad page), what it holds and is charged. */
 struct site {
-	uint32_t text;
-	double bytes, objects, empty, util;
-	const struct hpa_je_bin *bin;
+	uint32_t text, klass;
+	double bytes, objects, empty;
+	bool one_size;
 };
 
-static int cmp_sites(const void *pa, const void *pb)
+static int cmp_site_key(const void *pa, const void *pb)
+{
+	const struct site *a = pa, *b = pb;
+
+	if (a->klass != b->klass)
+		return a->klass < b->klass ? -1 : 1;
+	return a->text < b->text ? -1 : a->text > b->text;
+}
+
+static int cmp_site_empty(const void *pa, const void *pb)
 {
 	const struct site *a = pa, *b = pb;
 
 	if (a->empty != b->empty)
 		return a->empty > b->empty ? -1 : 1;
-	return a->text < b->text ? -1 : a->text > b->text;
+	return cmp_site_key(pa, pb);
 }
 
 /*
- * jemalloc: each stack's average object size gives its size class; the
- * merged bin's utilization u gives the empty slab space it may explain,
- * bytes x (1 - u) / u, at most the bin's empty bytes.
+ * The profile's sites with the empty bytes charged to them (waste.h), one
+ * per stack text and class, sorted by class then text; *n of them.
  */
-static void print_sites(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts,
-			const struct hpa_alloc_stats *st)
+static struct site *collect_sites(const struct hpa_profile *prof, const struct hpa_write_opts *opts,
+				  const struct hpa_waste *w, struct hpa_strtab *texts, size_t *n)
 {
 	static const struct hpa_stack_format fmt = { name_of, false, "", " < ", "", false };
 	struct hpa_view_opts vo = opts->view;
-	struct hpa_strtab texts;
 	struct hpa_stack_group *groups = NULL;
-	struct site *sites;
 	uint32_t *group_of = xcalloc(prof->samples_nr + 1, sizeof(*group_of));
+	struct site *sites = xcalloc(prof->samples_nr + 1, sizeof(*sites));
 	double total;
-	size_t n, i, shown = 0;
-	char num[48];
+	size_t i, k = 0, out = 0;
 
 	vo.value = HPA_INUSE_SPACE;
 	vo.thread = HPA_THREAD_ALL;
-	hpa_strtab_init(&texts);
-	n = hpa_group_stacks(prof, &vo, &fmt, &texts, &groups, &total, group_of, NULL);
-	sites = xcalloc(n + 1, sizeof(*sites));
-	for (i = 0; i < prof->samples_nr; i++) {
+	hpa_group_stacks(prof, &vo, &fmt, texts, &groups, &total, group_of, NULL);
+	for (i = 0; i < prof->samples_nr && i < w->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
-		double w = prof->inputs[s->input - 1].weight;
-		if (!group_of[i])
-			continue;
-		sites[group_of[i] - 1].bytes += s->v[HPA_INUSE_SPACE] * w;
-		sites[group_of[i] - 1].objects += s->v[HPA_INUSE_OBJECTS] * w;
-	}
-	for (i = 0; i < n; i++) {
-		struct site *x = &sites[i];
-		const struct hpa_je_bin *b;
-		double cap;
 
-		x->text = groups[i].text;
-		if (x->objects < 0.5 || x->bytes <= 0)
+		if (!group_of[i] || (!w->class_of[i] && w->empty[i] <= 0))
 			continue;
-		b = hpa_je_bin_for(st, x->bytes / x->objects);
-		if (!b || !b->curslabs || b->curregs > b->curslabs * b->nregs)
-			continue;
-		x->bin = b;
-		x->util = (double)b->curregs / ((double)b->curslabs * (double)b->nregs);
-		cap = (double)b->curslabs * (double)b->slab_size - (double)b->curregs * (double)b->size;
-		x->empty = x->util > 0 ? x->bytes * (1 - x->util) / x->util : cap;
-		if (x->empty > cap)
-			x->empty = cap;
+		sites[k++] = (struct site){ groups[group_of[i] - 1].text, w->class_of[i], s->v[HPA_INUSE_SPACE],
+					    s->v[HPA_INUSE_OBJECTS], w->empty[i], w->one_size[i] };
 	}
-	if (n > 1)
-		qsort(sites, n, sizeof(*sites), cmp_sites);
-	for (i = 0; i < n && shown < 10; i++) {
-		const char *t = hpa_strtab_get(&texts, sites[i].text), *end = t, *sep;
-		int k;
-		if (sites[i].empty < 1)
-			continue;
-		if (!shown++)
-			fputs("\nEmpty slab space by allocation site (jemalloc bins, all arenas merged):\n", fp);
-		hpa_format_bytes(num, sizeof(num), sites[i].empty, unit_of(opts));
-		/* The innermost 6 frames (each text's frame ends in " < "). */
-		for (k = 0; k < 6 && (sep = strstr(end, " < ")); k++)
-			end = sep + 3;
-		fprintf(fp, "%10s  %llu-byte objects; bin %llu is %.1f%% used: %.*s%s\n", num,
-			(unsigned long long)sites[i].bin->size, (unsigned long long)sites[i].bin->size,
-			sites[i].util * 100, end > t ? (int)(end - t - 3) : 0, t, *end ? " < ..." : "");
+	if (k > 1)
+		qsort(sites, k, sizeof(*sites), cmp_site_key);
+	for (i = 0; i < k; i++) {   /* one per text and class: a stack's samples of several dumps summed */
+		if (out && sites[out - 1].klass == sites[i].klass && sites[out - 1].text == sites[i].text) {
+			struct site *t = &sites[out - 1];
+			t->bytes += sites[i].bytes;
+			t->objects += sites[i].objects;
+			t->empty += sites[i].empty;
+			t->one_size &= sites[i].one_size;
+		} else {
+			sites[out++] = sites[i];
+		}
 	}
-	if (shown)
-		fputs("  (up to this much of each bin's slabs is empty because of the site's objects: "
-		      "its bytes x (1 - utilization) / utilization, at most the bin's empty bytes)\n", fp);
-	hpa_strtab_release(&texts);
 	free(groups);
 	free(group_of);
-	free(sites);
+	*n = out;
+	return sites;
+}
+
+/* A site's stack for a line of text: its innermost 6 frames, " < ..." when there are more. */
+static void print_stack(FILE *fp, const char *t)
+{
+	const char *end = t, *sep;
+	int k;
+
+	for (k = 0; k < 6 && (sep = strstr(end, " < ")); k++)
+		end = sep + 3;
+	fprintf(fp, "%.*s%s", end > t ? (int)(end - t - 3) : 0, t, *end ? " < ..." : "");
+}
+
+/* The share of its class's objects in the profile a site's are (what it is charged by). */
+static double site_share(const struct hpa_waste *w, const struct site *x)
+{
+	const struct hpa_waste_class *c;
+
+	if (!x->klass)
+		return 0;
+	c = &w->classes[x->klass - 1];
+	return c->objects > 0 ? x->objects / c->objects : 0;
+}
+
+static const char *const charge_rule =
+	"a class's empty bytes are shared among the sites that live in it by their share of its "
+	"objects in the profile (a large object: its pad page); exact for a class one site fills, "
+	"wrong where sites of one class fill slabs unevenly: a long-lived site left among freed "
+	"short-lived objects pins more than its share, a densely packed one less";
+
+/* The classes' table: each class's regions, use and empty bytes, and who lives there. */
+static void print_classes(FILE *fp, const struct hpa_waste *w, const struct site *sites, size_t n,
+			  const struct hpa_strtab *texts, enum hpa_unit unit)
+{
+	bool je = w->allocator == HPA_ALLOC_JEMALLOC;
+	char num[48], tot[48];
+	size_t i, j;
+
+	if (!w->classes_nr && !w->rest)
+		return;
+	hpa_format_bytes(tot, sizeof(tot), (double)w->total, unit);
+	fprintf(fp, "\nEmpty space by size class (%s; sums to %s, the %s):\n", je ?
+		"jemalloc bins, all arenas merged" : "tcmalloc size classes, free objects in its caches",
+		tot, je ? "fragmentation row" : "rows of free objects in caches");
+	if (je)
+		fprintf(fp, "%8s %10s %10s %6s %10s  %s\n", "size", "regions", "live", "used", "empty",
+			"sites in it: share of the class's objects in the profile");
+	else
+		fprintf(fp, "%8s %10s  %s\n", "size", "free", "sites in it: share of the class's objects in the profile");
+	for (i = 0; i < w->classes_nr; i++) {
+		const struct hpa_waste_class *c = &w->classes[i];
+		size_t shown = 0;
+
+		hpa_format_bytes(num, sizeof(num), (double)c->empty, unit);
+		if (je)
+			fprintf(fp, "%8llu %10llu %10llu %5.1f%% %10s", (unsigned long long)c->size,
+				(unsigned long long)c->regions, (unsigned long long)c->live,
+				c->regions ? 100.0 * (double)c->live / (double)c->regions : 0.0, num);
+		else
+			fprintf(fp, "%8llu %10s", (unsigned long long)c->size, num);
+		for (j = 0; j < n; j++) {
+			if (sites[j].klass != i + 1)
+				continue;
+			if (shown++ == 2) {
+				fprintf(fp, "; %zu more", c->sites - 2);
+				break;
+			}
+			fprintf(fp, "%s %.1f%%%s ", shown > 1 ? ";" : " ", 100 * site_share(w, &sites[j]),
+				sites[j].one_size ? "" : " (mixed sizes: by its average)");
+			print_stack(fp, hpa_strtab_get(texts, sites[j].text));
+		}
+		fputc('\n', fp);
+	}
+	if (w->rest) {
+		hpa_format_bytes(num, sizeof(num), (double)w->rest, unit);
+		fprintf(fp, "%-38s %10s", je ? "pad pages of large extents" : "span tails and overhead, not per class", num);
+		if (je && w->profiler_pad > 0)
+			fprintf(fp, "  (%.0f of them the profiler's sampled objects')", w->profiler_objects);
+		fputc('\n', fp);
+	}
+}
+
+/* The sites most likely pinning empty space, by what they are charged. */
+static void print_sites(FILE *fp, const struct hpa_waste *w, struct site *sites, size_t n,
+			const struct hpa_strtab *texts, enum hpa_unit unit)
+{
+	size_t i, shown = 0;
+	char num[48];
+
+	if (n > 1)
+		qsort(sites, n, sizeof(*sites), cmp_site_empty);
+	for (i = 0; i < n && shown < 10; i++) {
+		const struct site *x = &sites[i];
+
+		if (x->empty < 1)
+			continue;
+		if (!shown++)
+			fputs("\nAllocation sites charged with empty space:\n", fp);
+		hpa_format_bytes(num, sizeof(num), x->empty, unit);
+		if (x->klass)
+			fprintf(fp, "%10s  %llu-byte class, %.1f%% of its objects%s: ", num,
+				(unsigned long long)w->classes[x->klass - 1].size, 100 * site_share(w, x),
+				x->one_size ? "" : " (mixed sizes: by its average)");
+		else
+			fprintf(fp, "%10s  large objects' pad pages: ", num);
+		print_stack(fp, hpa_strtab_get(texts, x->text));
+		fputc('\n', fp);
+	}
+	if (shown)
+		fprintf(fp, "  (%s)\n", charge_rule);
+}
+
+/* A number for CSV: whole when it is, else with 6 decimals. */
+static void csv_num(FILE *fp, double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(fp, ",%.0f", v);
+	else
+		fprintf(fp, ",%.6f", v);
+}
+
+#define CSV_HEADER "kind,level,name,size_class,bytes,allocator_bytes,regions,live_regions,utilization," \
+	"objects,live_bytes,share,one_size\n"
+
+static void csv_rss(FILE *fp, const struct hpa_rss_breakdown *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr; i++) {
+		const struct hpa_rss_row *r = &b->rows[i];
+
+		fprintf(fp, "rss,%d,", r->level);
+		hpa_csv_field(fp, r->what, -1);
+		fprintf(fp, ",,%llu,%llu,,,,,,,\n", (unsigned long long)r->bytes,
+			(unsigned long long)(r->has_said ? r->said : r->bytes));
+	}
+	fprintf(fp, "total,0,\"total\",,%llu,,,,,,,,\n", (unsigned long long)b->rss);
+}
+
+static void csv_waste(FILE *fp, const struct hpa_waste *w, const struct site *sites, size_t n,
+		      const struct hpa_strtab *texts)
+{
+	size_t i;
+
+	for (i = 0; i < w->classes_nr; i++) {
+		const struct hpa_waste_class *c = &w->classes[i];
+
+		fprintf(fp, "class,,\"%llu\",%llu,%llu,%llu,", (unsigned long long)c->size,
+			(unsigned long long)c->size, (unsigned long long)c->empty, (unsigned long long)c->empty);
+		if (w->allocator == HPA_ALLOC_JEMALLOC)
+			fprintf(fp, "%llu,%llu,%.6f", (unsigned long long)c->regions, (unsigned long long)c->live,
+				c->regions ? (double)c->live / (double)c->regions : 0.0);
+		else
+			fputs(",,", fp);
+		csv_num(fp, c->objects);
+		csv_num(fp, c->bytes);
+		fputs(",,\n", fp);
+	}
+	if (w->rest)
+		fprintf(fp, "class,,\"%s\",,%llu,%llu,,,,,,,\n", w->allocator == HPA_ALLOC_JEMALLOC ?
+			"pad pages of large extents" : "span tails and overhead", (unsigned long long)w->rest,
+			(unsigned long long)w->rest);
+	for (i = 0; i < n; i++) {
+		const struct site *x = &sites[i];
+		const char *t = hpa_strtab_get(texts, x->text);
+		size_t len = strlen(t);
+
+		fputs("site,,", fp);
+		hpa_csv_field(fp, t, (int)(len >= 3 ? len - 3 : len));   /* without the last " < " */
+		if (x->klass)
+			fprintf(fp, ",%llu", (unsigned long long)w->classes[x->klass - 1].size);
+		else
+			fputc(',', fp);
+		csv_num(fp, x->empty);
+		fputs(",,,,", fp);
+		csv_num(fp, x->objects);
+		csv_num(fp, x->bytes);
+		if (x->klass)
+			fprintf(fp, ",%.6f", site_share(w, x));
+		else
+			fputc(',', fp);
+		fprintf(fp, ",%d\n", x->one_size);
+	}
 }
 
 /* Warnings when the profile and the statistics look like two processes, or two moments. */
@@ -167,16 +332,40 @@ static void print_row(FILE *fp, const struct hpa_rss_row *r, enum hpa_unit unit,
 		fprintf(fp, "      %s\n", r->detail);
 }
 
-int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts,
-		   const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm)
+/* The breakdown as a table, its notes under it. */
+static void print_breakdown(FILE *fp, const struct hpa_alloc_stats *st, const struct hpa_rss_breakdown *b,
+			    enum hpa_unit unit)
 {
-	struct hpa_rss_breakdown b;
-	double seen = -1, var = 0;
-	enum hpa_unit unit = unit_of(opts);
 	char num[48];
 	size_t i;
 
-	if (prof && prof->inputs_nr) {
+	hpa_format_bytes(num, sizeof(num), (double)b->rss, HPA_UNIT_AUTO);
+	fprintf(fp, "RSS %s = %llu B (%s); %s%s%s from %s\n", num, (unsigned long long)b->rss,
+		b->rss_source, st->format, st->version ? " " : "", st->version ? st->version : "",
+		st->source);
+	fprintf(fp, "%-62s %10s %7s\n", "", unit == HPA_UNIT_AUTO ? "" : unit == HPA_UNIT_B ? "bytes" :
+		unit == HPA_UNIT_KIB ? "KiB" : unit == HPA_UNIT_MIB ? "MiB" : "GiB", "% RSS");
+	for (i = 0; i < b->nr; i++)
+		print_row(fp, &b->rows[i], unit, (double)b->rss);
+	hpa_format_bytes(num, sizeof(num), (double)b->rss, unit);
+	fprintf(fp, "%-62s %10s %7s\n", "total", num, "100.0%");
+	for (i = 0; i < b->notes_nr; i++)
+		fprintf(fp, "Note: %s\n", b->notes[i]);
+}
+
+int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts,
+		   const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm, bool csv)
+{
+	struct hpa_rss_breakdown b;
+	struct hpa_waste w;
+	struct hpa_strtab texts;
+	struct site *sites = NULL;
+	double seen = -1, var = 0;
+	enum hpa_unit unit = unit_of(opts);
+	size_t i, nsites = 0;
+	bool profiled = prof && prof->inputs_nr;
+
+	if (profiled) {
 		seen = 0;
 		for (i = 0; i < prof->samples_nr; i++)
 			if (prof->samples[i].thread == HPA_THREAD_ALL &&
@@ -185,24 +374,28 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 		for (i = 0; i < prof->inputs_nr; i++)
 			var += prof->inputs[i].inuse_var;
 	}
-	if (hpa_rss_breakdown(st, pm, seen, sqrt(var), &b) < 0)
+	hpa_waste_compute(st, profiled ? prof : NULL, opts->view.dropped, &w);
+	if (hpa_rss_breakdown(st, pm, seen, sqrt(var), &w, &b) < 0) {
+		hpa_waste_release(&w);
 		return -1;
+	}
 	if (seen >= 0)
 		check_same_process(prof, st, seen, var, &b);
-	hpa_format_bytes(num, sizeof(num), (double)b.rss, HPA_UNIT_AUTO);
-	fprintf(fp, "RSS %s = %llu B (%s); %s%s%s from %s\n", num, (unsigned long long)b.rss,
-		b.rss_source, st->format, st->version ? " " : "", st->version ? st->version : "",
-		st->source);
-	fprintf(fp, "%-62s %10s %7s\n", "", unit == HPA_UNIT_AUTO ? "" : unit == HPA_UNIT_B ? "bytes" :
-		unit == HPA_UNIT_KIB ? "KiB" : unit == HPA_UNIT_MIB ? "MiB" : "GiB", "% RSS");
-	for (i = 0; i < b.nr; i++)
-		print_row(fp, &b.rows[i], unit, (double)b.rss);
-	hpa_format_bytes(num, sizeof(num), (double)b.rss, unit);
-	fprintf(fp, "%-62s %10s %7s\n", "total", num, "100.0%");
-	for (i = 0; i < b.notes_nr; i++)
-		fprintf(fp, "Note: %s\n", b.notes[i]);
-	if (prof && prof->inputs_nr && st->allocator == HPA_ALLOC_JEMALLOC && st->bins_nr)
-		print_sites(fp, prof, opts, st);
+	hpa_strtab_init(&texts);
+	if (profiled)
+		sites = collect_sites(prof, opts, &w, &texts, &nsites);
+	if (csv) {
+		fputs(CSV_HEADER, fp);
+		csv_rss(fp, &b);
+		csv_waste(fp, &w, sites, nsites, &texts);
+	} else {
+		print_breakdown(fp, st, &b, unit);
+		print_classes(fp, &w, sites, nsites, &texts, unit);
+		print_sites(fp, &w, sites, nsites, &texts, unit);
+	}
+	free(sites);
+	hpa_strtab_release(&texts);
+	hpa_waste_release(&w);
 	hpa_rss_breakdown_release(&b);
 	return 0;
 }

@@ -215,3 +215,16 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	hpa_graph_release(&graph);
 	return 0;
 }
+
+void hpa_csv_field(FILE *fp, const char *s, int len)
+{
+	const char *end = len < 0 ? s + strlen(s) : s + len;
+
+	fputc('"', fp);
+	for (; s < end; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}

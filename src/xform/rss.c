@@ -15,6 +15,7 @@
 #include "hpa/diag.h"
 #include "hpa/stats.h"
 #include "hpa/strbuf.h"
+#include "hpa/waste.h"
 #include "hpa/xalloc.h"
 
 static struct hpa_rss_row *add_row(struct hpa_rss_breakdown *b, int level, const char *what,
@@ -62,21 +63,25 @@ static double mib(uint64_t v)
 }
 
 /* The allocator's parts, in the order they are printed. */
-enum part { SEEN, UNSEEN, FRAG, CACHES, DIRTY, META, NPARTS };
+enum part { SEEN, PROFILER, UNSEEN, FRAG, CACHES, DIRTY, META, NPARTS };
 
 static const char *const part_label[2][NPARTS] = {
-	{ "seen by the profile", "not in the profile", "fragmentation: free space in used pages",
+	{ "seen by the profile", "the profiler's own: sampled objects in large extents",
+	  "not in the profile", "fragmentation: free space in used pages",
 	  "free objects in thread caches", "dirty pages kept for reuse", "metadata" },
-	{ "seen by the profile", "not in the profile", "free objects in central and transfer caches",
+	{ "seen by the profile", "the profiler's own", "not in the profile",
+	  "free objects in central and transfer caches",
 	  "free objects in thread caches", "free pages in the page heap", "metadata" },
 };
 
 static const char *const part_hint[2][NPARTS] = {
 	{
 		"the profile's estimate of live bytes (unsampled, as jeprof); the rows of --text",
+		"jemalloc keeps each sampled small object in an extent of the smallest large class "
+		"(16 KiB with 4 KiB pages) and counts it so: the extents less the objects' own sizes, "
+		"for the objects the dump recorded; a higher lg_prof_sample samples fewer",
 		"live, but not in the profile: sampling error, allocations made before profiling "
-		"was on, jemalloc's 16 KiB for each sampled small object; lg_prof_sample lower "
-		"samples more",
+		"was on; lg_prof_sample lower samples more",
 		"active - allocated: free regions in slabs that still hold live objects (and a pad "
 		"page per large allocation); long-lived objects mixed with short-lived ones keep "
 		"slabs alive; fewer arenas (narenas) or a per-use arena packs them tighter",
@@ -89,6 +94,7 @@ static const char *const part_hint[2][NPARTS] = {
 	},
 	{
 		"the profile's estimate of live bytes; the rows of --text",
+		"",
 		"live, but not in the profile: sampling error, allocations before the profiler "
 		"started; tcmalloc also rounds each request up to its size class",
 		"free objects in spans that hold live ones, and unused span tails: fragmentation; "
@@ -104,8 +110,8 @@ static const char *const part_hint[2][NPARTS] = {
  * The allocator's parts from its statistics: bytes of each, summing to its
  * own resident figure; *live is what it holds for the program.
  */
-static uint64_t allocator_parts(const struct hpa_alloc_stats *st, double seen, uint64_t p[NPARTS],
-				uint64_t *live)
+static uint64_t allocator_parts(const struct hpa_alloc_stats *st, double seen, double profiler,
+				uint64_t p[NPARTS], uint64_t *live)
 {
 	uint64_t sum = 0;
 	int i;
@@ -129,7 +135,10 @@ static uint64_t allocator_parts(const struct hpa_alloc_stats *st, double seen, u
 	}
 	/* Whole bytes cut toward zero, as --text prints its Total (jeprof's %d). */
 	p[SEEN] = seen > 0 ? min64((uint64_t)seen, *live) : 0;
-	p[UNSEEN] = *live - p[SEEN];
+	/* jemalloc's: inside what it says is allocated (gperftools' are outside tcmalloc) */
+	if (st->allocator == HPA_ALLOC_JEMALLOC && profiler > 0)
+		p[PROFILER] = min64((uint64_t)profiler, *live - p[SEEN]);
+	p[UNSEEN] = *live - p[SEEN] - p[PROFILER];
 	for (i = 0; i < NPARTS; i++)
 		sum += p[i];
 	return sum;
@@ -237,7 +246,7 @@ static uint64_t take_off(uint64_t p[NPARTS], const enum part *order, size_t n, u
 
 /* The rows outside the allocator: `outside` bytes, split by what the kernel says. */
 /* The parts of RSS outside the allocator, as outside_rows() shows them. */
-enum { OWN, STACKS, BSS, FILES, UNCOUNTED, NOUT };
+enum { OWN, PROFILER_OWN, STACKS, BSS, FILES, UNCOUNTED, NOUT };
 
 /*
  * From smaps: each mapping's resident pages into part[] (the allocator's
@@ -268,27 +277,54 @@ static void smaps_parts(const struct hpa_alloc_stats *st, const struct hpa_proc_
 	}
 }
 
+/* The rows outside the allocator, as outside_rows() labels and explains them. */
+static const char *const outside_label[NOUT] = {
+	"the program's own anonymous mappings (mmap)",
+	"the heap profiler's own records (gperftools)", "thread stacks",
+	".bss and copy-on-write pages of binaries",
+	"code and file pages (shared libraries, mapped files, shmem)",
+	"in the allocator's mappings, not in its statistics"
+};
+static const char *const outside_hint[NOUT] = {
+	"memory the program maps itself, past malloc: its own arenas, caches, buffers "
+	"(anonymous mappings that are not the allocator's)",
+	"gperftools' heap profiler keeps a record of every live object (32 bytes), one of "
+	"every stack and two tables in mappings of its own, outside tcmalloc: at least this "
+	"much (records of freed objects are kept for reuse)",
+	"each thread's stack (the pages it touched); fewer threads or smaller stacks "
+	"(ulimit -s, pthread_attr_setstacksize) shrink it",
+	"global variables and relocated data of the program and its libraries",
+	"program text and mapped files; shared with other processes, dropped by the kernel "
+	"under pressure",
+	"resident in the allocator's mappings beyond what its statistics count: other code "
+	"mapping MAP_NORESERVE memory, or statistics taken at another moment",
+};
+
+/* "at most ...": what the heap profiler's records of every allocation would take, bounded by where they are. */
+static char *profiler_bound(const struct hpa_waste *w, uint64_t room)
+{
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+	double most = w->profiler_max < (double)room ? w->profiler_max : (double)room;
+
+	hpa_sb_addf(&sb, "at most %.1f MiB, if it still keeps the records of all %.0f allocations since "
+		    "the start (a freed record waits for the next, never given back): that part is in "
+		    "the program's own mappings above", most / 1048576.0, w->profiler_allocs);
+	return hpa_sb_detach(&sb);
+}
+
+/* gperftools' heap profiler's records: out of the program's own anonymous memory, where smaps puts them. */
+static void split_profiler(const struct hpa_alloc_stats *st, uint64_t *part, double profiler)
+{
+	if (st->allocator != HPA_ALLOC_TCMALLOC || profiler <= 0)
+		return;
+	part[PROFILER_OWN] = min64((uint64_t)profiler, part[OWN]);
+	part[OWN] -= part[PROFILER_OWN];
+}
+
 static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_stats *st,
 			 const struct hpa_proc_mem *pm, uint64_t outside, uint64_t alloc_kernel,
-			 uint64_t alloc_rows)
+			 uint64_t alloc_rows, const struct hpa_waste *w)
 {
-	static const char *const label[NOUT] = {
-		"the program's own anonymous mappings (mmap)", "thread stacks",
-		".bss and copy-on-write pages of binaries",
-		"code and file pages (shared libraries, mapped files, shmem)",
-		"in the allocator's mappings, not in its statistics"
-	};
-	static const char *const hint[NOUT] = {
-		"memory the program maps itself, past malloc: its own arenas, caches, buffers "
-		"(anonymous mappings that are not the allocator's)",
-		"each thread's stack (the pages it touched); fewer threads or smaller stacks "
-		"(ulimit -s, pthread_attr_setstacksize) shrink it",
-		"global variables and relocated data of the program and its libraries",
-		"program text and mapped files; shared with other processes, dropped by the kernel "
-		"under pressure",
-		"resident in the allocator's mappings beyond what its statistics count: other code "
-		"mapping MAP_NORESERVE memory, or statistics taken at another moment",
-	};
 	uint64_t part[NOUT] = { 0 }, sum = 0;
 	struct named *files = NULL, *own = NULL;
 	size_t nfiles = 0, nown = 0;
@@ -312,6 +348,7 @@ static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_sta
 			"stacks, code; --smaps FILE (or --pid) splits it");
 		return;
 	}
+	split_profiler(st, part, w ? w->profiler : 0);
 	for (k = 0; k < NOUT; k++)
 		sum += part[k];
 	if (sum > outside) {   /* status and smaps read at different instants: take it off the largest */
@@ -331,12 +368,14 @@ static void outside_rows(struct hpa_rss_breakdown *b, const struct hpa_alloc_sta
 	for (k = 0; k < NOUT; k++) {
 		if (!part[k])
 			continue;
-		add_row(b, 1, label[k], part[k], hint[k]);
+		add_row(b, 1, outside_label[k], part[k], outside_hint[k]);
 		/* Named from smaps (the program's own: when the allocator's are told apart). */
 		if (k == FILES && nfiles)
 			b->rows[b->nr - 1].detail = largest(files, nfiles);
 		if (k == OWN && nown && allocator_vmas(st, pm))
 			b->rows[b->nr - 1].detail = largest(own, nown);
+		if (k == PROFILER_OWN && w->profiler_max > w->profiler)
+			b->rows[b->nr - 1].detail = profiler_bound(w, part[OWN] + part[k]);
 	}
 	free(files);
 	free(own);
@@ -396,9 +435,10 @@ static uint64_t kernel_bound(const struct hpa_alloc_stats *st, const struct hpa_
 }
 
 int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_mem *pm,
-		      double seen, double seen_se, struct hpa_rss_breakdown *out)
+		      double seen, double seen_se, const struct hpa_waste *w, struct hpa_rss_breakdown *out)
 {
-	static const enum part order[] = { DIRTY, UNSEEN, META, CACHES, FRAG, SEEN };
+	double profiler = w ? w->profiler : 0;
+	static const enum part order[] = { DIRTY, PROFILER, UNSEEN, META, CACHES, FRAG, SEEN };
 	uint64_t p[NPARTS], said[NPARTS], live = 0, own = 0, kernel, alloc_kernel, alloc;
 	const char *kernel_what;
 	int tc, i;
@@ -407,7 +447,7 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 	if (!st)
 		return hpa_error("%s", "an RSS breakdown needs the allocator's statistics (--stats)");
 	tc = st->allocator == HPA_ALLOC_TCMALLOC;
-	own = allocator_parts(st, seen, p, &live);
+	own = allocator_parts(st, seen, profiler, p, &live);
 	memcpy(said, p, sizeof(said));
 
 	/* RSS, and the kernel's bound on what the allocator has resident. */
@@ -436,7 +476,7 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 	}
 
 	out->live = live;
-	add_row(out, 0, "held by live allocations", p[SEEN] + p[UNSEEN],
+	add_row(out, 0, "held by live allocations", p[SEEN] + p[PROFILER] + p[UNSEEN],
 		tc ? "tcmalloc's 'Bytes in use by application'" :
 		     "jemalloc's allocated, less its own (internal) and thread-cached bytes");
 	for (i = 0; i < NPARTS; i++) {
@@ -445,7 +485,7 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 		if (i == FRAG)
 			add_row(out, 0, "inside the allocator, not allocated",
 				p[FRAG] + p[CACHES] + p[DIRTY] + p[META], NULL);
-		if ((seen < 0 && i == SEEN) || (i > UNSEEN && !p[i] && !said[i]))
+		if ((seen < 0 && i == SEEN) || (i == PROFILER && !said[i]) || (i > UNSEEN && !p[i] && !said[i]))
 			continue;
 		r = add_row(out, 1, i == UNSEEN && seen < 0 ? "live allocations (no profile given)" :
 			    part_label[tc][i], p[i], part_hint[tc][i]);
@@ -456,7 +496,7 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 			r->has_said = true;
 		}
 	}
-	outside_rows(out, st, pm, out->rss - alloc, alloc_kernel, alloc);
+	outside_rows(out, st, pm, out->rss - alloc, alloc_kernel, alloc, w);
 
 	if (!tc && st->has_muzzy && st->muzzy)
 		note(out, "jemalloc also keeps %.1f MiB of muzzy pages (MADV_FREE'd): the kernel takes "

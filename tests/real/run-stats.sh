@@ -70,8 +70,10 @@ for s in stats.txt stats.json; do
 	check "je $s: resident above the kernel's figure is said" "1" "$(echo "$out" | grep -c '^Note: jemalloc counts .* as resident, .* more than the Rss of its mappings')"
 	check "je $s: the program's 64 MiB mapping is outside (>= 90%)" "ok" \
 		"$(echo "$r" | row "the program's own anonymous mappings (mmap)" | awk '{ print ($1 >= 0.9 * 67108864 ? "ok" : $1) }')"
-	check "je $s: the 64-byte site ranks first, bin 12.5% used" "1" \
-		"$(echo "$out" | sed -n '/^Empty slab space/{n;p;}' | grep -c ' 64-byte objects; bin 64 is 12\.[45]% used: small_object < make_small < main')"
+	check "je $s: the 64-byte site ranks first, all of its class" "1" \
+		"$(echo "$out" | sed -n '/^Allocation sites charged with empty space/{n;p;}' | grep -c ' 64-byte class, 100\.0% of its objects: small_object < make_small < main')"
+	check "je $s: the 64-byte class 12.5% used" "1" \
+		"$(echo "$out" | sed -n '/^Empty space by size class/,/^$/p' | grep -c '^ *64 .* 12\.[45]% ')"
 	check "je $s: seen by the profile is --text's Total" \
 		"$("$hpa" --text --show_bytes frag je/prof.heap 2>/dev/null | awk 'NR == 1 { print $2 }')" \
 		"$(echo "$r" | row "seen by the profile")"

@@ -1,0 +1,1 @@
+--stats stats/je-stats.json --smaps stats/je-smaps --csv --no-symbols stats/je-prof.heap

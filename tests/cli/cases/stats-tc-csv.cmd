@@ -1,0 +1,1 @@
+--stats stats/tc-stats.txt --status stats/tc-status --smaps stats/tc-smaps --csv --no-symbols stats/tc-prof.heap

@@ -1,0 +1,1 @@
+--stats stats/je-stats.txt --svg

@@ -456,7 +456,7 @@ struct run_stats {
 	long long series_pid;        /* the dumps' process, -1 unknown or several */
 };
 
-/* The RSS breakdown as text (into the --html page's Memory tab); NULL after reporting. */
+/* The --stats rows as CSV (into the --html page's Memory tab); NULL after reporting. */
 static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opts *wo,
 		      struct run_stats *rs)
 {
@@ -469,7 +469,7 @@ static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opt
 		hpa_error("out of memory");
 		return NULL;
 	}
-	rc = hpa_report_rss(mem, prof, wo, &rs->st, rs->has_pm ? &rs->pm : NULL, false);
+	rc = hpa_report_rss(mem, prof, wo, &rs->st, rs->has_pm ? &rs->pm : NULL, true);
 	fclose(mem);
 	if (rc) {
 		free(text);
@@ -503,8 +503,10 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 	view_given(&wo.view, mo, base);
 	wo.series_order = hpa_series_key_text(rs->series_key);
 	wo.series_pid = rs->series_pid;
-	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page */
+	if (rs->set && opts->mode == HPA_MODE_HTML) {   /* into the page: the rows, the graph of empty bytes */
 		wo.memory = memory = rss_text(dumps, &wo, rs);
+		hpa_waste_compute(&rs->st, prof, wo.view.dropped, &waste);
+		wo.waste = waste.empty;
 		rc = memory ? 0 : -1;
 	} else if (rs->set && opts->mode == HPA_MODE_SVG) {   /* the flame graph of empty bytes */
 		hpa_waste_compute(&rs->st, prof, wo.view.dropped, &waste);

@@ -69,7 +69,8 @@ struct hpa_write_opts {
 	const struct hpa_filter_re *expect_growth;   /* --growth: rows listed apart, growth expected; or NULL */
 	struct hpa_path_list source_paths;   /* where --list looks for sources */
 	struct hpa_path_list trim_paths;     /* prefixes --list takes off file names */
-	const char *memory;          /* --html: the RSS breakdown's text for the Memory tab, or NULL */
+	const char *memory;          /* --html: the --stats --csv rows for the Memory tab, or NULL */
+	const double *waste;         /* --html with --stats: per sample, the empty bytes charged to it, or NULL */
 	const char *series_order;    /* what ordered several dumps ("the sequence numbers in their names"), or NULL */
 	long long series_pid;        /* the process the dumps are of (series.h), -1 unknown */
 };

@@ -756,7 +756,7 @@ static void page_fields(struct page *pg, const struct page_data *d, const char *
 		free(title);
 	}
 	if (opts->memory) {
-		hpa_sb_adds(&pg->sb, ",\"rss\":");
+		hpa_sb_adds(&pg->sb, ",\"memory\":");
 		jstr(&pg->sb, opts->memory);
 	}
 	hpa_sb_adds(&pg->sb, ",\"filters\":");
@@ -798,6 +798,14 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	summary(&pg, d.nthr);
 	if (!d.diff && prof->inputs_nr <= 1 && !d.nthr)
 		assign_ids(&pg, &d.all, d.present, d.lead);
+	if (opts->waste) {   /* the Memory tab's flame graph: the empty bytes charged to each sample */
+		struct hpa_view_opts wv = d.vo;
+
+		wv.value = HPA_INUSE_SPACE;
+		wv.values = opts->waste;
+		hpa_sb_adds(&pg.sb, ",\"waste\":");
+		page_tree(&pg, &wv, false);
+	}
 	hpa_sb_adds(&pg.sb, ",\"types\":[");
 	for (v = 0; v < HPA_NVALUES; v++) {
 		if (d.present >> v & 1) {

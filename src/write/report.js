@@ -68,6 +68,7 @@
 			callv(th, lead.threads[k]);
 		});
 	});
+	if (D.waste) relabel(D.waste);
 	// Dump d of a series' type t, its rows and calls made the first time it is shown: they
 	// are written as values at the sum's positions (a dump's rows are some of the sum's).
 	function dumpOf(t, d) {
@@ -188,7 +189,7 @@
 		var nav = el('nav');
 		var tabs = [['summary', 'Summary'], ['top', 'Top'], ['flame', 'Flame graph'], ['calls', 'Callers & callees']];
 		if (type().tree.series) tabs.push(['series', 'Series']);
-		if (D.rss) tabs.push(['memory', 'Memory (RSS)']);
+		if (D.memory) tabs.push(['memory', 'Memory (RSS)']);
 		tabs.forEach(function (p) {
 				var b = el('button', { 'data-tab': p[0], class: st.tab === p[0] ? 'on' : '' }, p[1]);
 				b.onclick = function () { st.tab = p[0]; draw(); };
@@ -488,9 +489,10 @@
 		return charW;
 	}
 
-	function flame(m) {
-		var bar = el('div', { class: 'bar' });
-		typeSelect(bar);
+	// The flame graph of the type shown, or of `own`, a tree of bytes of its own (the Memory tab's).
+	function flame(m, own) {
+		var bar = el('div', { class: 'bar' }), F = own ? function (v) { return fmt(v, {}); } : fmt;
+		if (!own) typeSelect(bar);
 		var ic = el('label', {}, ' icicle ');
 		var cb = el('input', { type: 'checkbox', id: 'icicle' });
 		cb.checked = st.icicle;
@@ -507,11 +509,11 @@
 		bar.appendChild(reset);
 		m.appendChild(bar);
 
-		var tr = pick(src().tree), n = tr.parent.length, kids = [];
+		var tr = own || pick(src().tree), n = tr.parent.length, kids = [];
 		tr.maxDelta = 0;   // the largest change of any frame: the deepest colour
 		if (tr.diff) for (var j = 0; j < n; j++) tr.maxDelta = Math.max(tr.maxDelta, Math.abs(tr.after[j] - tr.before[j]));
 		if (tr.cls) swings(tr);
-		if (src().tree.series) dumpSelect(bar, bar.children[2]);   // a dump, or an adjacent pair, of the series
+		if (!own && src().tree.series) dumpSelect(bar, bar.children[2]);   // a dump, or an adjacent pair, of the series
 		for (var i = 0; i < n; i++) kids.push([]);
 		for (i = 1; i < n; i++) kids[tr.parent[i]].push(i);
 		var val = function (i) { return Math.max(Math.abs(tr.after[i]), tr.diff ? Math.abs(tr.before[i]) : 0); };
@@ -547,8 +549,8 @@
 			r.setAttribute('fill', hit ? 'rgb(230,0,230)' : dim ? 'rgb(230,230,230)' : colour(name, i, tr));
 			g.appendChild(r);
 			var t = document.createElementNS(NS, 'title');
-			var info = name + '\n' + fmt(tr.after[i]) + ' (' + pct(tr.after[i], tr.after[0]) + ')';
-			if (tr.diff) info += '\nbefore ' + fmt(tr.before[i]) + ', change ' + fmt(tr.after[i] - tr.before[i]);
+			var info = name + '\n' + F(tr.after[i]) + ' (' + pct(tr.after[i], tr.after[0]) + ')';
+			if (tr.diff) info += '\nbefore ' + F(tr.before[i]) + ', change ' + F(tr.after[i] - tr.before[i]);
 			t.textContent = info;
 			g.appendChild(t);
 			var chars = Math.floor((w - 6) / charWidth());
@@ -585,8 +587,92 @@
 		if (tr.diff || tr.cls) m.appendChild(el('div', { id: 'legend' }, tr.diff ? D.legend : D.growthLegend));
 	}
 
+	// The rows of --stats --csv: one object per line, by the header's names.
+	function csvRows(text) {
+		var all = [], row = [], f = '', q = false;
+		for (var i = 0; i < text.length; i++) {
+			var c = text[i];
+			if (q) {
+				if (c !== '"') f += c;
+				else if (text[i + 1] === '"') { f += '"'; i++; } else q = false;
+			} else if (c === '"') q = true;
+			else if (c === ',') { row.push(f); f = ''; }
+			else if (c === '\n') { row.push(f); all.push(row); row = []; f = ''; }
+			else f += c;
+		}
+		if (f || row.length) { row.push(f); all.push(row); }
+		var head = all.shift() || [];
+		return all.map(function (r) { var o = {}; head.forEach(function (h, k) { o[h] = r[k] || ''; }); return o; });
+	}
+	// A row of a Memory table: its cells, and a bar of v against the whole.
+	function memRow(tb, r, cells, v, whole, cls) {
+		var tr = el('tr', { 'data-kind': r.kind, 'data-name': r.name, 'data-v': r.bytes, title: r.hint || '' });
+		if (cls) tr.className = cls;
+		cells.forEach(function (c, k) { tr.appendChild(el('td', { class: k === cells.length - 1 ? 'name' : '' }, c)); });
+		var b = el('td', { class: 'barcell' }), span = el('span', { class: 'mbar' });
+		span.style.width = (whole > 0 ? Math.max(0, Math.min(100, v * 100 / whole)) : 0).toFixed(1) + '%';
+		b.appendChild(span);
+		tr.insertBefore(b, tr.children[2] || null);
+		tb.appendChild(tr);
+	}
+	function memTable(m, id, heads) {
+		var t = el('table', { id: id, class: 'mem' }), hr = el('tr');
+		heads.forEach(function (h, k) { hr.appendChild(el('th', { class: k === heads.length - 1 ? 'name' : '' }, h)); });
+		t.appendChild(el('thead')).appendChild(hr);
+		m.appendChild(t);
+		return t.appendChild(el('tbody'));
+	}
+	var memAll = false;
 	function memory(m) {
-		m.appendChild(el('pre', { id: 'rss' }, D.rss));
+		var R = csvRows(D.memory), B = function (v) { return fmt(+v, {}); };
+		var total = R.filter(function (r) { return r.kind === 'total'; })[0] || { bytes: 0, hint: '' };
+		var rss = +total.bytes, classes = R.filter(function (r) { return r.kind === 'class'; });
+		var sites = R.filter(function (r) { return r.kind === 'site'; });
+		m.appendChild(el('h2', {}, 'Where RSS goes: ' + B(rss)));
+		m.appendChild(el('div', { class: 'muted' }, total.hint));
+		var tb = memTable(m, 'rss', ['bytes', '% RSS', '', 'allocator says', 'part']);
+		R.forEach(function (r) {
+			if (r.kind !== 'rss' && r.kind !== 'total') return;
+			memRow(tb, r, [B(r.bytes), pct(+r.bytes, rss), r.allocator_bytes !== r.bytes && r.kind === 'rss' ?
+				B(r.allocator_bytes) : '', (r.level === '1' ? '\u2003' : '') + r.name], +r.bytes, rss,
+				r.level === '0' || r.kind === 'total' ? 'group' : '');
+		});
+		R.forEach(function (r) { if (r.kind === 'note') m.appendChild(el('p', { class: 'warn' }, 'Note: ' + r.name)); });
+		if (classes.length) {
+			var frag = classes.reduce(function (a, r) { return a + +r.bytes; }, 0);
+			m.appendChild(el('h2', {}, 'Empty space by size class: ' + B(frag)));
+			tb = memTable(m, 'classes', ['empty', 'size', '', 'regions', 'live', 'used', 'sites in it (share of the class\'s objects)']);
+			classes.forEach(function (r) {
+				var in_ = sites.filter(function (x) { return x.size_class === r.size_class && r.size_class !== ''; });
+				var who = in_.slice(0, 3).map(function (x) { return (100 * +x.share).toFixed(1) + '% ' + x.name.split(' < ')[0]; });
+				if (in_.length > 3) who.push(in_.length - 3 + ' more');
+				memRow(tb, r, [B(r.bytes), r.size_class || '', r.regions, r.live_regions,
+					r.utilization === '' ? '' : (100 * +r.utilization).toFixed(1) + '%',
+					r.size_class ? who.join('; ') : r.name], +r.bytes, frag);
+			});
+		}
+		if (sites.length) {
+			var order = sites.slice().sort(function (a, b) { return +b.bytes - +a.bytes || cmpName(a.name, b.name); });
+			var most = order.length ? +order[0].bytes : 0, shown = memAll ? order : order.slice(0, 200);
+			m.appendChild(el('h2', {}, 'Allocation sites charged with empty space'));
+			tb = memTable(m, 'sites', ['charged', 'class', '', 'share', 'one size', 'stack, leaf first']);
+			shown.forEach(function (r) {
+				memRow(tb, r, [B(r.bytes), r.size_class ? r.size_class : 'large', r.share === '' ? '' :
+					(100 * +r.share).toFixed(1) + '%', r.one_size === '1' ? 'yes' : 'no', r.name], +r.bytes, most);
+			});
+			if (shown.length < order.length) {
+				var more = el('button', { class: 'more' }, 'show all ' + order.length + ' sites');
+				more.onclick = function () { memAll = true; draw(); };
+				m.appendChild(more);
+			}
+			m.appendChild(el('p', { class: 'muted' }, 'A class\'s empty bytes are shared among the sites that ' +
+				'live in it by their share of its objects (a large object: its pad page): exact for a class one ' +
+				'site fills, wrong where sites of one class fill slabs unevenly.'));
+		}
+		if (D.waste) {
+			m.appendChild(el('h2', {}, 'Flame graph of the empty bytes charged to sites'));
+			flame(m, D.waste);
+		}
 	}
 
 	function draw() {
@@ -648,6 +734,15 @@
 			} else if (a[0] === 'growth') {   // growth,TYPE: the Series tab's ranking, "name\tclass\tgain"
 				st.type = ti; st.tab = 'series'; draw();
 				(type().growth || []).forEach(function (g) { out.push(S[g[0]] + '\t' + g[3] + '\t' + Math.trunc(g[1])); });
+			} else if (a[0] === 'memory') {   // memory: every row of the Memory tab, "kind\tname\tbytes\tas shown"
+				st.tab = 'memory'; memAll = true; draw();
+				document.querySelectorAll('#tab-memory tr[data-kind]').forEach(function (tr) {
+					out.push(tr.getAttribute('data-kind') + '\t' + tr.getAttribute('data-name') + '\t' +
+						tr.getAttribute('data-v') + '\t' + tr.children[0].textContent);
+				});
+			} else if (a[0] === 'overflow') {   // overflow: the page's width beyond the window, in pixels
+				st.tab = a[1] || st.tab; draw();
+				out.push('overflow\t' + Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
 			} else if (a[0] === 'pick') {   // pick,N: show dump N (-1 the sum, dumps + d the pair d-1, d)
 				st.dump = +a[1];
 			} else if (a[0] === 'tab') {

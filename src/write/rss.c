@@ -14,6 +14,7 @@
 #include "hpa/group.h"
 #include "hpa/report.h"
 #include "hpa/stats.h"
+#include "hpa/strbuf.h"
 #include "hpa/strtab.h"
 #include "hpa/waste.h"
 #include "hpa/xalloc.h"
@@ -218,10 +219,26 @@ static void csv_num(FILE *fp, double v)
 }
 
 #define CSV_HEADER "kind,level,name,size_class,bytes,allocator_bytes,regions,live_regions,utilization," \
-	"objects,live_bytes,share,one_size\n"
+	"objects,live_bytes,share,one_size,hint\n"
 
-static void csv_rss(FILE *fp, const struct hpa_rss_breakdown *b)
+/* The last field: a row's hint (and its detail), quoted; empty without. */
+static void csv_hint(FILE *fp, const char *hint, const char *detail)
 {
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+
+	hpa_sb_adds(&sb, hint ? hint : "");
+	if (detail)
+		hpa_sb_addf(&sb, "%s%s", sb.len ? "; " : "", detail);
+	fputc(',', fp);
+	if (sb.len)
+		hpa_csv_field(fp, sb.buf, -1);
+	fputc('\n', fp);
+	hpa_sb_release(&sb);
+}
+
+static void csv_rss(FILE *fp, const struct hpa_alloc_stats *st, const struct hpa_rss_breakdown *b)
+{
+	struct hpa_strbuf src = HPA_STRBUF_INIT;
 	size_t i;
 
 	for (i = 0; i < b->nr; i++) {
@@ -229,10 +246,20 @@ static void csv_rss(FILE *fp, const struct hpa_rss_breakdown *b)
 
 		fprintf(fp, "rss,%d,", r->level);
 		hpa_csv_field(fp, r->what, -1);
-		fprintf(fp, ",,%llu,%llu,,,,,,,\n", (unsigned long long)r->bytes,
+		fprintf(fp, ",,%llu,%llu,,,,,,,", (unsigned long long)r->bytes,
 			(unsigned long long)(r->has_said ? r->said : r->bytes));
+		csv_hint(fp, r->hint, r->detail);
 	}
-	fprintf(fp, "total,0,\"total\",,%llu,,,,,,,,\n", (unsigned long long)b->rss);
+	hpa_sb_addf(&src, "%s; %s%s%s from %s", b->rss_source, st->format, st->version ? " " : "",
+		    st->version ? st->version : "", st->source);
+	fprintf(fp, "total,0,\"total\",,%llu,,,,,,,,", (unsigned long long)b->rss);
+	csv_hint(fp, src.buf, NULL);
+	hpa_sb_release(&src);
+	for (i = 0; i < b->notes_nr; i++) {
+		fputs("note,,", fp);
+		hpa_csv_field(fp, b->notes[i], -1);
+		fputs(",,,,,,,,,,,\n", fp);
+	}
 }
 
 static void csv_waste(FILE *fp, const struct hpa_waste *w, const struct site *sites, size_t n,
@@ -252,10 +279,10 @@ static void csv_waste(FILE *fp, const struct hpa_waste *w, const struct site *si
 			fputs(",,", fp);
 		csv_num(fp, c->objects);
 		csv_num(fp, c->bytes);
-		fputs(",,\n", fp);
+		fputs(",,,\n", fp);
 	}
 	if (w->rest)
-		fprintf(fp, "class,,\"%s\",,%llu,%llu,,,,,,,\n", w->allocator == HPA_ALLOC_JEMALLOC ?
+		fprintf(fp, "class,,\"%s\",,%llu,%llu,,,,,,,,\n", w->allocator == HPA_ALLOC_JEMALLOC ?
 			"pad pages of large extents" : "span tails and overhead", (unsigned long long)w->rest,
 			(unsigned long long)w->rest);
 	for (i = 0; i < n; i++) {
@@ -277,7 +304,7 @@ static void csv_waste(FILE *fp, const struct hpa_waste *w, const struct site *si
 			fprintf(fp, ",%.6f", site_share(w, x));
 		else
 			fputc(',', fp);
-		fprintf(fp, ",%d\n", x->one_size);
+		fprintf(fp, ",%d,\n", x->one_size);
 	}
 }
 
@@ -386,7 +413,7 @@ int hpa_report_rss(FILE *fp, const struct hpa_profile *prof, const struct hpa_wr
 		sites = collect_sites(prof, opts, &w, &texts, &nsites);
 	if (csv) {
 		fputs(CSV_HEADER, fp);
-		csv_rss(fp, &b);
+		csv_rss(fp, st, &b);
 		csv_waste(fp, &w, sites, nsites, &texts);
 	} else {
 		print_breakdown(fp, st, &b, unit);

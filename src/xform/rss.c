@@ -463,8 +463,9 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 		note(out, "%s counts %.1f MiB as resident, %.1f MiB more than %s (%.1f MiB): pages it "
 		     "reserved but the program never touched (a large allocation not yet written, "
 		     "freed extents, jemalloc's 16 KiB for each sampled object). hpa takes the "
-		     "difference off dirty pages first, then off live bytes not in the profile, "
-		     "metadata, caches and fragmentation; the 'allocator says' column keeps %s figures.",
+		     "difference off dirty pages first, then off the profiler's own, live bytes not "
+		     "in the profile, metadata, caches and fragmentation; the 'allocator says' "
+		     "column keeps %s figures.",
 		     tc ? "tcmalloc" : "jemalloc", mib(own), mib(excess), kernel_what, mib(kernel),
 		     tc ? "tcmalloc's" : "jemalloc's");
 		if (!allocator_vmas(st, pm))

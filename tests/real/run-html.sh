@@ -139,7 +139,10 @@ check "threads: some thread checked" "ok" "$([ $i -gt 0 ] && echo ok)"
 # --stats: the Memory tab holds the breakdown.
 s=$top/testdata/stats
 "$hpa" --html -o memory.html --stats "$s/je-stats.txt" --status "$s/je-status" --no-symbols "$s/je-prof.heap" 2>/dev/null
-check "memory: the RSS breakdown" "$("$hpa" --stats "$s/je-stats.txt" --status "$s/je-status" --no-symbols "$s/je-prof.heap" 2>/dev/null | grep '^held by live')" \
-	"$(browse memory.html text,memory,rss | grep '^held by live')"
+check "memory: the RSS breakdown's rows" "$("$hpa" --stats "$s/je-stats.txt" --status "$s/je-status" --csv --no-symbols "$s/je-prof.heap" 2>/dev/null |
+	grep -c '^rss,')" "$(browse memory.html memory | grep -c '^rss	')"
+check "memory: held by live allocations" "$("$hpa" --stats "$s/je-stats.txt" --status "$s/je-status" --csv --no-symbols "$s/je-prof.heap" 2>/dev/null |
+	sed -n 's/^rss,0,"held by live allocations",,\([0-9]*\),.*/\1/p')" \
+	"$(browse memory.html memory | awk -F'\t' '$1 == "rss" && $2 == "held by live allocations" { print $3 }')"
 echo "screenshots: $work/*.png"
 finish

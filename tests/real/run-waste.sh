@@ -53,7 +53,7 @@ for lg in 12 19; do
 			{ echo "FAIL: hpa --stats --csv at lg $lg ($s)"; cat "l$lg/$s.err"; exit 1; }
 		w="lg $lg, $s"
 		check "$w: the CSV header" \
-			"kind,level,name,size_class,bytes,allocator_bytes,regions,live_regions,utilization,objects,live_bytes,share,one_size" \
+			"kind,level,name,size_class,bytes,allocator_bytes,regions,live_regions,utilization,objects,live_bytes,share,one_size,hint" \
 			"$(head -n 1 "$c")"
 		for size in 1536 2560 64; do
 			check "$w: class $size's empty bytes are jemalloc's" "$(truth "$t" class "$size")" \
@@ -99,4 +99,30 @@ check "text: the profiler's row" "1" "$(echo "$out" | grep -c "^  the profiler's
 check "svg: titled as empty bytes" "1" "$(grep -c '<title>Flame Graph: prof.heap (waste_truth), empty bytes charged to sites' waste.svg)"
 check "svg: scatter_long's frame holds its charge" "1" \
 	"$(grep -c "<title>scatter_long&#10;$(truth l12/truth site scatter_long) bytes" waste.svg)"
+# The --html page's Memory tab in headless Chromium at 1280 px: every row of
+# --stats --csv is on it with the same number, and nothing runs off the page.
+need_chromium
+"$hpa" --stats l12/stats.txt --show_bytes --html -o page.html waste_truth l12/prof.heap 2>/dev/null
+"$hpa" --stats l12/stats.txt --show_bytes --csv waste_truth l12/prof.heap 2>/dev/null |
+	awk 'function csv(line, f,   n, i, c, q, cur) {
+		n = 0; cur = ""; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (q) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0 } else cur = cur c }
+			else if (c == "\"") q = 1
+			else if (c == ",") { f[++n] = cur; cur = "" }
+			else cur = cur c
+		}
+		f[++n] = cur
+		return n
+	}
+	NR > 1 && csv($0, f) && f[1] ~ /^(rss|total|class|site)$/ {
+		t = f[5]; sub(/\..*/, "", t); print f[1] "\t" f[3] "\t" f[5] "\t" t }' | LC_ALL=C sort > csv.rows
+chrome_run --window-size=1280,900 --dump-dom "file://$work/page.html?test=memory;overflow,memory" |
+	sed -n '/<pre id="test-out">/,/<\/pre>/p' | sed 's/<pre id="test-out">//; s/<\/pre>.*//' |
+	sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' > page.out
+grep -v '^overflow' page.out | LC_ALL=C sort > page.rows
+check "html: the Memory tab has every row of --stats --csv, number for number" "" "$(diff csv.rows page.rows)"
+check "html: as many rows as the CSV's (more than 20)" "ok" "$(awk 'END { print (NR > 20 ? "ok" : NR) }' page.rows)"
+check "html: nothing runs off the page at 1280 px" "overflow	0" "$(grep '^overflow' page.out)"
 finish

@@ -1,0 +1,1 @@
+--stats bad/stats-tc-class.txt

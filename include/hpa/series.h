@@ -44,6 +44,9 @@ struct hpa_input;
  * there is none, or (said in a warning) when it does not parse.
  */
 bool hpa_dump_stats_read(const char *path, struct hpa_input *in);
+struct hpa_alloc_stats;
+/* `path`.stats whole into *st (hpa_alloc_stats_release() it): 0, or -1 after reporting. */
+int hpa_dump_stats_load(const char *path, struct hpa_alloc_stats *st);
 /* A record's lines from fp into *rec; a line that is not "KEY VALUE" with a known key and a count is skipped. */
 void hpa_dump_record_parse(FILE *fp, struct hpa_dump_record *rec);
 

@@ -81,4 +81,7 @@ void hpa_waste_compute(const struct hpa_alloc_stats *st, const struct hpa_profil
 		       const uint8_t *dropped, struct hpa_waste *out);
 void hpa_waste_release(struct hpa_waste *w);
 
+/* The class of w a site whose objects average `avg` bytes falls into: its index + 1, 0 none. */
+uint32_t hpa_waste_class_for(const struct hpa_waste *w, double avg);
+
 #endif

@@ -240,6 +240,20 @@ bool hpa_dump_record_read(const char *path, struct hpa_dump_record *rec)
 	return true;
 }
 
+int hpa_dump_stats_load(const char *path, struct hpa_alloc_stats *st)
+{
+	char *name = hpa_xasprintf("%s%s", path, HPA_STATS_SUFFIX);
+	struct hpa_stats_source src = { name, NULL, NULL, 0, -1, NULL };
+	struct hpa_proc_mem pm;
+	bool has_pm;
+	int rc = hpa_load_stats(&src, st, &pm, &has_pm);
+
+	if (!rc)
+		hpa_proc_mem_release(&pm);
+	free(name);
+	return rc;
+}
+
 bool hpa_dump_stats_read(const char *path, struct hpa_input *in)
 {
 	char *name = hpa_xasprintf("%s%s", path, HPA_STATS_SUFFIX);

@@ -11,6 +11,8 @@
 
 #include "hpa/growth.h"
 #include "hpa/series.h"
+#include "hpa/stats.h"
+#include "hpa/waste.h"
 #include "hpa/xalloc.h"
 #include "hpa/report.h"
 
@@ -244,6 +246,104 @@ static void rss_line(FILE *fp, const struct hpa_profile *prof, const struct hpa_
 	fputs("\n", fp);
 }
 
+/* A size class whose empty space grew from the first dump to the last. */
+struct grown_class {
+	uint64_t size;          /* 0: the pad pages of large extents (tcmalloc: span tails) */
+	uint32_t klass;         /* in the last dump's waste, index + 1; 0 for the rest */
+	double first, last;
+};
+
+static int cmp_grown(const void *pa, const void *pb)
+{
+	const struct grown_class *a = pa, *b = pb;
+	double x = a->last - a->first, y = b->last - b->first;
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return a->size < b->size ? -1 : a->size > b->size;
+}
+
+/* What a site's objects did over the series, by its class: pinning slabs, or not. */
+static const char *const stays[] = { "its objects stay", "its objects stay", "its objects come and go",
+				     "its objects are freed", "its objects stay" };
+
+/* The sites of class k (of w) among the first n ranked stacks: "NAME (CLASS: what its objects do)". */
+static void grown_sites(FILE *fp, const struct hpa_profile *prof, struct hpa_growth *g, size_t n,
+			const struct hpa_waste *w, uint32_t k)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; i < n && shown < 3; i++) {
+		const struct hpa_sample *s = &prof->samples[g->stacks[i].sample];
+		const char *name;
+		int len;
+
+		if (s->v[HPA_INUSE_OBJECTS] < 0.5 || s->v[HPA_INUSE_SPACE] <= 0 ||
+		    hpa_waste_class_for(w, s->v[HPA_INUSE_SPACE] / s->v[HPA_INUSE_OBJECTS]) != k)
+			continue;
+		name = hpa_growth_name(g, &g->stacks[i], &len);
+		fprintf(fp, "%s%.*s (%s: %s)", shown++ ? "; " : "  ", len, name,
+			hpa_growth_class_name((enum hpa_growth_class)g->stacks[i].cls), stays[g->stacks[i].cls]);
+	}
+}
+
+/*
+ * Over dumps with the allocator's statistics beside the first and the last
+ * (--watch --stats): the size classes whose empty space grew most, each
+ * with the ranked stacks whose objects fall into it and what they did.
+ */
+static void waste_lines(FILE *fp, const struct hpa_profile *prof, struct hpa_growth *g, size_t n,
+			const struct hpa_write_opts *opts)
+{
+	const struct hpa_input *a = &prof->inputs[0], *b = &prof->inputs[prof->inputs_nr - 1];
+	struct hpa_alloc_stats sa, sb;
+	struct hpa_waste wa, wb;
+	struct grown_class *gc;
+	size_t i, j, nr = 0;
+	char x[48], y[48], d[48];
+
+	if (a->alloc_live < 0 || b->alloc_live < 0 || hpa_dump_stats_load(a->path, &sa) < 0)
+		return;
+	if (hpa_dump_stats_load(b->path, &sb) < 0) {
+		hpa_alloc_stats_release(&sa);
+		return;
+	}
+	hpa_waste_compute(&sa, NULL, NULL, &wa);
+	hpa_waste_compute(&sb, NULL, NULL, &wb);
+	gc = xcalloc(wb.classes_nr + 1, sizeof(*gc));
+	for (i = 0; i < wb.classes_nr; i++) {
+		double was = 0;
+		for (j = 0; j < wa.classes_nr; j++)
+			if (wa.classes[j].size == wb.classes[i].size)
+				was = (double)wa.classes[j].empty;
+		gc[nr] = (struct grown_class){ wb.classes[i].size, (uint32_t)i + 1, was, (double)wb.classes[i].empty };
+		nr += gc[nr].last > gc[nr].first;
+	}
+	gc[nr] = (struct grown_class){ 0, 0, (double)wa.rest, (double)wb.rest };
+	nr += gc[nr].last > gc[nr].first;
+	qsort(gc, nr, sizeof(*gc), cmp_grown);
+	if (nr)
+		fputs("Size classes whose empty space grew (the statistics beside the first and last dump):\n", fp);
+	for (i = 0; i < nr && i < 5; i++) {
+		hpa_format_value(x, sizeof(x), gc[i].first, opts);
+		hpa_format_value(y, sizeof(y), gc[i].last, opts);
+		hpa_format_value(d, sizeof(d), gc[i].last - gc[i].first, opts);
+		if (gc[i].size)
+			fprintf(fp, "  %6llu-byte class: +%s (%s -> %s)", (unsigned long long)gc[i].size, d, x, y);
+		else
+			fprintf(fp, "  %s: +%s (%s -> %s)", wb.allocator == HPA_ALLOC_JEMALLOC ?
+				"pad pages of large extents" : "span tails", d, x, y);
+		if (gc[i].klass)
+			grown_sites(fp, prof, g, n, &wb, gc[i].klass);
+		fputc('\n', fp);
+	}
+	free(gc);
+	hpa_waste_release(&wa);
+	hpa_waste_release(&wb);
+	hpa_alloc_stats_release(&sa);
+	hpa_alloc_stats_release(&sb);
+}
+
 /* The text report: the dumps, the whole profile, its RSS, the tables (and those --expect-growth sets apart). */
 static void text_report(FILE *fp, const struct hpa_profile *prof, struct hpa_growth *g,
 			const struct hpa_write_opts *opts)
@@ -265,6 +365,7 @@ static void text_report(FILE *fp, const struct hpa_profile *prof, struct hpa_gro
 		fprintf(fp, "  dump%zu: %s\n", i + 1, prof->inputs[i].path);
 	whole_line(fp, prof, &g->total, &o);
 	rss_line(fp, prof, &g->total, &o);
+	waste_lines(fp, prof, g, g->nstacks < table_rows(opts) ? g->nstacks : table_rows(opts), &o);
 	table(fp, g, g->stacks, g->nstacks, stacks_exp, "Stacks (leaf < callers)", false, &o);
 	table(fp, g, g->funcs, g->nfuncs, funcs_exp, "Functions (where they allocated)", false, &o);
 	table(fp, g, g->stacks, g->nstacks, stacks_exp, "Stacks", true, &o);

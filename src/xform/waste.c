@@ -86,8 +86,7 @@ static void tc_classes(const struct hpa_alloc_stats *st, struct hpa_waste *w)
 	w->rest = sub0(w->total, sum);
 }
 
-/* The class a site of average size `avg` falls into: its index + 1, 0 none. */
-static uint32_t class_for(const struct hpa_waste *w, double avg)
+uint32_t hpa_waste_class_for(const struct hpa_waste *w, double avg)
 {
 	size_t i, best = 0;
 
@@ -183,7 +182,7 @@ static void place_sites(const struct hpa_alloc_stats *st, const struct hpa_profi
 		if (!is_site(prof, dropped, i))
 			continue;
 		avg = s->v[HPA_INUSE_SPACE] / s->v[HPA_INUSE_OBJECTS];
-		k = class_for(w, avg);
+		k = hpa_waste_class_for(w, avg);
 		w->class_of[i] = k;
 		if (k) {
 			struct hpa_waste_class *c = &w->classes[k - 1];

@@ -117,7 +117,7 @@ done
 # object in 64), with --stats: RSS and the allocator's statistics beside
 # each dump, and --growth over the folder says where the growth is.
 $cc -O1 -g -fno-omit-frame-pointer -o frag_server "$src/frag_server.c" -ldl || exit 1
-MALLOC_CONF="prof:true" LD_PRELOAD="$je" ./frag_server fport.txt "$work/frag.heap" &
+MALLOC_CONF="prof:true,lg_prof_sample:12" LD_PRELOAD="$je" ./frag_server fport.txt "$work/frag.heap" &
 server=$!
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do [ -s fport.txt ] && break; sleep 0.2; done
 furl=http://127.0.0.1:$(cat fport.txt)
@@ -133,6 +133,13 @@ check "--growth over the folder: the growth is outside the profile, fragmentatio
 	"$(echo "$out" | grep -c '^RSS: +[0-9.]*MiB .*; the profile +[0-9.]*[KM]iB: the growth is outside the profile, in the allocator: mostly size-class and page waste (+[0-9.]*MiB); see --stats w/heap-[0-9-]*\.heap\.stats$')"
 check "--growth over the folder: the allocator's parts" "1" \
 	"$(echo "$out" | grep -c '^Allocator (its statistics beside the first and last dump): in use [-+0-9.]*[KM]*i*B, size-class and page waste +[0-9.]*MiB, free pages kept ')"
+# The classes whose empty space grew, each with the site whose objects stayed in it.
+out=$("$hpa" --growth frag_server w/*.heap 2>/dev/null)
+check "--growth over the folder: the size classes whose empty space grew" "1" \
+	"$(echo "$out" | grep -c '^Size classes whose empty space grew (the statistics beside the first and last dump):$')"
+check "--growth over the folder: a grown class names its step's site, its objects staying" "ok" \
+	"$(echo "$out" | grep '^  *[0-9]*-byte class: +[0-9.]*MiB ' | grep -c 'object < step[0-9]* < fragment .*: its objects stay)' |
+		awk '{ print ($1 >= 2 ? "ok" : $1) }')"
 
 # A pprof series (no numbers in the names: ordered by the times the files record).
 i=0

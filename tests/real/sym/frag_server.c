@@ -3,7 +3,8 @@
  * run under libjemalloc with prof:true, on 127.0.0.1 at a free port
  * (written to PORTFILE), one request at a time, in this one process.
  *   /pprof/heap  first a step of fragmentation: 32 MiB of small objects of
- *                a size class of their own (64, 80, 96, ... bytes), all
+ *                a size class of their own (64, 80, 96, ... bytes, step N's
+ *                from a frame stepN of their own), all
  *                freed but one in 64, so every slab stays with a live
  *                object in it (RSS +32 MiB, the program holds 512 KiB
  *                more); then jemalloc's prof.dump, served
@@ -30,17 +31,29 @@ static void **kept;
 static size_t nkept;
 static int steps;
 
+/* The objects of step N come from a frame of their own (stepN), so that each class has its site. */
+NOINLINE static void *object(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p)
+		memset(p, 1, size);
+	return p;
+}
+#define STEP(k) NOINLINE static void *step##k(size_t size) { void *p = object(size); return p; }
+STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) STEP(10) STEP(11)
+static void *(*const step_fn[])(size_t) = { step0, step1, step2, step3, step4, step5, step6, step7,
+					    step8, step9, step10, step11 };
+
 /* One step: 32 MiB in objects of this step's size class, one in 64 kept. */
 NOINLINE static void fragment(void)
 {
-	size_t size = 64 + 16 * (size_t)steps++, n = ((size_t)32 << 20) / size, i;
+	size_t k = (size_t)steps % 12, size = 64 + 16 * (size_t)steps++, n = ((size_t)32 << 20) / size, i;
 
 	kept = realloc(kept, (nkept + n / 64 + 1) * sizeof(*kept));
 	void **all = malloc(n * sizeof(*all));
-	for (i = 0; i < n; i++) {
-		all[i] = malloc(size);
-		memset(all[i], 1, size);
-	}
+	for (i = 0; i < n; i++)
+		all[i] = step_fn[k](size);
 	for (i = 0; i < n; i++) {
 		if (i % 64 == 0)
 			kept[nkept++] = all[i];

@@ -110,6 +110,21 @@ check "tc: thread caches row" "$(m 'thread cache freelists')" "$(echo "$r" | row
 check "tc: metadata row" "$(m 'malloc metadata')" "$(echo "$r" | row "metadata")"
 check "tc: live row" "$(m 'in use by application')" "$(echo "$r" | row "held by live allocations")"
 check "tc: not bounded" "0" "$(echo "$out" | grep -c '^Note:')"
+# gperftools' heap profiler's records: a row of their own, 32 bytes per live object at least, and the most said.
+objs=$(sed -n 's/^heap profile: *\([0-9]*\):.*/\1/p' tc/prof.0001.heap)
+check "tc: the heap profiler's records, 32 bytes a live object or more" "ok" \
+	"$(echo "$r" | row "the heap profiler's own records (gperftools)" | awk -v o="$objs" '{ print ($1 >= 32 * o && o > 0 ? "ok" : $1 " for " o) }')"
+check "tc: the most the records can be" "1" "$(echo "$out" | grep -c '^      at most [0-9.]* MiB, if it still keeps the records of all [0-9]* allocations')"
+# Its size classes: GetStats' free objects times their size, summing to the cache rows with the rest.
+csv=$("$hpa" --stats tc/stats.txt --csv frag tc/prof.0001.heap 2>/dev/null)
+check "tc: class 64 holds GetStats' free objects" \
+	"$(($(sed -n 's/^class *[0-9]* \[ *64 bytes \] : *\([0-9]*\) objs.*/\1/p' tc/stats.txt) * 64))" \
+	"$(echo "$csv" | awk -F, '$1 == "class" && $3 == "\"64\"" { print $5 }')"
+check "tc: the classes sum to the free objects in caches" \
+	"$(($(m 'central cache freelist') + $(m 'transfer cache freelist') + $(m 'thread cache freelists')))" \
+	"$(echo "$csv" | awk -F, '$1 == "class" { s += $5 } END { printf "%.0f\n", s }')"
+check "tc: the 64-byte site charged with its class" "1" \
+	"$(echo "$csv" | grep -c '^site,,"small_object < make_small < main[^"]*",64,')"
 check "tc status alone" "ok" "$("$hpa" --stats tc/stats.txt --status tc/status --show_bytes 2>/dev/null | rows | sums "$(kb VmRSS tc/status)")"
 
 # Statistics of another process, or another setting.

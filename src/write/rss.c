@@ -121,6 +121,17 @@ static double site_share(const struct hpa_waste *w, const struct site *x)
 	return c->objects > 0 ? x->objects / c->objects : 0;
 }
 
+/* The share of its class's bytes in the profile a site's are. */
+static double bytes_share(const struct hpa_waste *w, const struct site *x)
+{
+	const struct hpa_waste_class *c;
+
+	if (!x->klass)
+		return 0;
+	c = &w->classes[x->klass - 1];
+	return c->bytes > 0 ? x->bytes / c->bytes : 0;
+}
+
 static const char *const charge_rule =
 	"a class's empty bytes are shared among the sites that live in it by their share of its "
 	"objects in the profile (a large object: its pad page); exact for a class one site fills, "
@@ -164,8 +175,10 @@ static void print_classes(FILE *fp, const struct hpa_waste *w, const struct site
 				fprintf(fp, "; %zu more", c->sites - 2);
 				break;
 			}
-			fprintf(fp, "%s %.1f%%%s ", shown > 1 ? ";" : " ", 100 * site_share(w, &sites[j]),
-				sites[j].one_size ? "" : " (mixed sizes: by its average)");
+			fprintf(fp, "%s %.1f%%", shown > 1 ? ";" : " ", 100 * site_share(w, &sites[j]));
+			if (fabs(site_share(w, &sites[j]) - bytes_share(w, &sites[j])) >= 0.0005)
+				fprintf(fp, " (%.1f%% of its bytes)", 100 * bytes_share(w, &sites[j]));
+			fprintf(fp, "%s ", sites[j].one_size ? "" : " (mixed sizes: by its average)");
 			print_stack(fp, hpa_strtab_get(texts, sites[j].text));
 		}
 		fputc('\n', fp);
@@ -219,7 +232,7 @@ static void csv_num(FILE *fp, double v)
 }
 
 #define CSV_HEADER "kind,level,name,size_class,bytes,allocator_bytes,regions,live_regions,utilization," \
-	"objects,live_bytes,share,one_size,hint\n"
+	"objects,live_bytes,share,bytes_share,one_size,hint\n"
 
 /* The last field: a row's hint (and its detail), quoted; empty without. */
 static void csv_hint(FILE *fp, const char *hint, const char *detail)
@@ -246,19 +259,19 @@ static void csv_rss(FILE *fp, const struct hpa_alloc_stats *st, const struct hpa
 
 		fprintf(fp, "rss,%d,", r->level);
 		hpa_csv_field(fp, r->what, -1);
-		fprintf(fp, ",,%llu,%llu,,,,,,,", (unsigned long long)r->bytes,
+		fprintf(fp, ",,%llu,%llu,,,,,,,,", (unsigned long long)r->bytes,
 			(unsigned long long)(r->has_said ? r->said : r->bytes));
 		csv_hint(fp, r->hint, r->detail);
 	}
 	hpa_sb_addf(&src, "%s; %s%s%s from %s", b->rss_source, st->format, st->version ? " " : "",
 		    st->version ? st->version : "", st->source);
-	fprintf(fp, "total,0,\"total\",,%llu,,,,,,,,", (unsigned long long)b->rss);
+	fprintf(fp, "total,0,\"total\",,%llu,,,,,,,,,", (unsigned long long)b->rss);
 	csv_hint(fp, src.buf, NULL);
 	hpa_sb_release(&src);
 	for (i = 0; i < b->notes_nr; i++) {
 		fputs("note,,", fp);
 		hpa_csv_field(fp, b->notes[i], -1);
-		fputs(",,,,,,,,,,,\n", fp);
+		fputs(",,,,,,,,,,,,\n", fp);
 	}
 }
 
@@ -279,10 +292,10 @@ static void csv_waste(FILE *fp, const struct hpa_waste *w, const struct site *si
 			fputs(",,", fp);
 		csv_num(fp, c->objects);
 		csv_num(fp, c->bytes);
-		fputs(",,,\n", fp);
+		fputs(",,,,\n", fp);
 	}
 	if (w->rest)
-		fprintf(fp, "class,,\"%s\",,%llu,%llu,,,,,,,,\n", w->allocator == HPA_ALLOC_JEMALLOC ?
+		fprintf(fp, "class,,\"%s\",,%llu,%llu,,,,,,,,,\n", w->allocator == HPA_ALLOC_JEMALLOC ?
 			"pad pages of large extents" : "span tails and overhead", (unsigned long long)w->rest,
 			(unsigned long long)w->rest);
 	for (i = 0; i < n; i++) {
@@ -301,9 +314,9 @@ static void csv_waste(FILE *fp, const struct hpa_waste *w, const struct site *si
 		csv_num(fp, x->objects);
 		csv_num(fp, x->bytes);
 		if (x->klass)
-			fprintf(fp, ",%.6f", site_share(w, x));
+			fprintf(fp, ",%.6f,%.6f", site_share(w, x), bytes_share(w, x));
 		else
-			fputc(',', fp);
+			fputs(",,", fp);
 		fprintf(fp, ",%d,\n", x->one_size);
 	}
 }

@@ -53,7 +53,7 @@ for lg in 12 19; do
 			{ echo "FAIL: hpa --stats --csv at lg $lg ($s)"; cat "l$lg/$s.err"; exit 1; }
 		w="lg $lg, $s"
 		check "$w: the CSV header" \
-			"kind,level,name,size_class,bytes,allocator_bytes,regions,live_regions,utilization,objects,live_bytes,share,one_size,hint" \
+			"kind,level,name,size_class,bytes,allocator_bytes,regions,live_regions,utilization,objects,live_bytes,share,bytes_share,one_size,hint" \
 			"$(head -n 1 "$c")"
 		for size in 1536 2560 64; do
 			check "$w: class $size's empty bytes are jemalloc's" "$(truth "$t" class "$size")" \
@@ -64,7 +64,7 @@ for lg in 12 19; do
 			"$(awk -F, '$1 == "class" { s += $5 } END { printf "%.0f\n", s }' "$c")"
 		check "$w: the site alone in its class is charged all of it" "$(truth "$t" site scatter_long)" \
 			"$(csv_field "$c" site scatter_long 5)"
-		check "$w: the site alone in its class: one size" "1" "$(csv_field "$c" site scatter_long 13)"
+		check "$w: the site alone in its class: one size" "1" "$(csv_field "$c" site scatter_long 14)"
 		check "$w: two sites of one class share it" "$(truth "$t" class 2560)" \
 			"$(awk -F, '$1 == "site" && ($3 ~ /^"dense_obj/ || $3 ~ /^"sparse_obj/) { s += $5 }
 				END { printf "%.0f\n", s }' "$c")"

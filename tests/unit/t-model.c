@@ -9,6 +9,7 @@
  */
 #include "hpa/compat.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "hpa/reader.h"
 #include "hpa/report.h"
 #include "hpa/unsample.h"
+#include "hpa/waste.h"
 #include "test.h"
 
 /* One process: libfoo at `lib`, /usr/bin/srv at `exe`; two stacks with `a` and `b` bytes. */
@@ -965,8 +967,81 @@ static void test_fold_dumps(void)
 	hpa_profile_release(&p);
 }
 
+/*
+ * Waste (waste.h): two bins and the pad pages sum to active - allocated;
+ * a class's empty bytes are shared by its sites' objects; a large site is
+ * charged its pad page; the profiler's promoted objects are counted from
+ * the dump's recorded objects.
+ */
+static void test_waste(void)
+{
+	struct hpa_je_bin bins[] = {
+		{ 64, 64, 4096, 100, 4 },     /* 4 slabs of 64 regions, 100 live: 156 x 64 empty */
+		{ 1536, 8, 12288, 8, 1 },     /* full */
+		{ 2560, 8, 20480, 0, 0 },     /* no slab: no row */
+	};
+	struct hpa_alloc_stats st;
+	struct hpa_profile p;
+	struct hpa_waste w;
+	uint64_t a[] = { 0x10 }, b[] = { 0x20 }, c[] = { 0x30 };
+	double va[HPA_NVALUES] = { 0 }, vb[HPA_NVALUES] = { 0 }, vc[HPA_NVALUES] = { 0 };
+
+	memset(&st, 0, sizeof(st));
+	st.allocator = HPA_ALLOC_JEMALLOC;
+	st.page = 4096;
+	st.cache_oblivious = true;
+	st.bins = bins;
+	st.bins_nr = 3;
+	st.allocated = 100 * 64 + 8 * 1536 + 2 * 40960;
+	st.active = 4 * 4096 + 12288 + 2 * (40960 + 4096);
+	hpa_profile_init(&p);
+	hpa_profile_add_input(&p, "dump");
+	p.inputs[0].format = HPA_FORMAT_JEMALLOC;
+	p.inputs[0].sampling = HPA_SAMPLING_NONE;
+	va[HPA_INUSE_OBJECTS] = 75, va[HPA_INUSE_SPACE] = 75 * 64;     /* 3/4 of the 64-byte objects */
+	vb[HPA_INUSE_OBJECTS] = 25, vb[HPA_INUSE_SPACE] = 25 * 66;     /* mixed sizes, averaging near 64 */
+	vc[HPA_INUSE_OBJECTS] = 2, vc[HPA_INUSE_SPACE] = 2 * 40960;    /* large */
+	hpa_profile_add_sample(&p, hpa_profile_add_stack(&p, a, 1), HPA_THREAD_ALL, 1, va);
+	hpa_profile_add_sample(&p, hpa_profile_add_stack(&p, b, 1), HPA_THREAD_ALL, 1, vb);
+	hpa_profile_add_sample(&p, hpa_profile_add_stack(&p, c, 1), HPA_THREAD_ALL, 1, vc);
+	hpa_waste_compute(&st, &p, NULL, &w);
+	CHECK_INT_EQ(w.classes_nr, 2);
+	CHECK_INT_EQ(w.classes[0].size, 64);
+	CHECK_INT_EQ(w.classes[0].empty, 156 * 64);
+	CHECK_INT_EQ(w.classes[0].regions, 256);
+	CHECK_INT_EQ(w.classes[1].empty, 0);
+	CHECK_INT_EQ(w.total, st.active - st.allocated);
+	CHECK_INT_EQ(w.rest, 2 * 4096);                               /* the pad pages */
+	CHECK_INT_EQ(w.classes[0].empty + w.classes[1].empty + w.rest, w.total);
+	CHECK_INT_EQ(w.class_of[0], 1);
+	CHECK_INT_EQ(w.class_of[1], 1);
+	CHECK_INT_EQ(w.class_of[2], 0);
+	CHECK_DBL_EQ(w.empty[0], 156 * 64 * 0.75, 1e-9);
+	CHECK_DBL_EQ(w.empty[1], 156 * 64 * 0.25, 1e-9);
+	CHECK_DBL_EQ(w.empty[2], 2 * 4096, 0);
+	CHECK_INT_EQ(w.one_size[0], 1);
+	CHECK_INT_EQ(w.one_size[1], 0);                                /* 66 is 3.1% off 64 */
+	CHECK_DBL_EQ(w.profiler, 0, 0);                                /* not sampled: nothing promoted */
+	hpa_waste_release(&w);
+
+	/* Sampled at 2^12: the 64-byte sites' recorded objects each sit in a 16 KiB extent. */
+	p.inputs[0].sampling = HPA_SAMPLING_V2;
+	p.inputs[0].period = 4096;
+	hpa_waste_compute(&st, &p, NULL, &w);
+	{
+		double k = 1 / (1 - exp(-64.0 / 4096)), kb = 1 / (1 - exp(-66.0 / 4096));
+		CHECK_DBL_EQ(w.profiler_objects, 75 / k + 25 / kb, 1e-9);
+		CHECK_DBL_EQ(w.profiler, (75 / k + 25 / kb) * (16384 - 64), 1e-6);
+	}
+	CHECK_INT_EQ(hpa_waste_class_for(&w, 68), 1);                 /* within 7% of 64 */
+	CHECK_INT_EQ(hpa_waste_class_for(&w, 100), 0);                /* no bin of the statistics */
+	hpa_waste_release(&w);
+	hpa_profile_release(&p);
+}
+
 int main(void)
 {
+	test_waste();
 	test_fold_dumps();
 	test_growth_classes();
 	test_line_parts();

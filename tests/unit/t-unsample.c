@@ -1,6 +1,8 @@
 /* Unsampling against the worked examples of FORMATS.md section 6. */
 #include "hpa/compat.h"
 
+#include <string.h>
+
 #include "hpa/unsample.h"
 #include "test.h"
 
@@ -109,8 +111,28 @@ static void rate_one(void)
 	CHECK_DBL_EQ(v[HPA_INUSE_OBJECTS], 1000, 0);
 }
 
+/* hpa_unsample_recorded_objects() undoes the estimate: the objects the dump recorded. */
+static void recorded_objects(void)
+{
+	static const enum hpa_sampling algs[] = { HPA_SAMPLING_V2, HPA_SAMPLING_V1, HPA_SAMPLING_NONE };
+	struct hpa_input in;
+	size_t a;
+
+	memset(&in, 0, sizeof(in));
+	for (a = 0; a < HPA_ARRAY_SIZE(algs); a++) {
+		uint64_t raw[HPA_NVALUES] = { 7, 7 * 48, 0, 0 };
+		double v[HPA_NVALUES];
+
+		in.sampling = algs[a];
+		in.period = 4096;
+		hpa_unsample(in.sampling, in.period, raw, v);
+		CHECK_DBL_EQ(hpa_unsample_recorded_objects(&in, v), 7, 1e-9);
+	}
+}
+
 int main(void)
 {
+	recorded_objects();
 	v2_worked_example();
 	tcmalloc_examples();
 	v1_example();

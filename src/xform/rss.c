@@ -496,6 +496,11 @@ int hpa_rss_breakdown(const struct hpa_alloc_stats *st, const struct hpa_proc_me
 			r->said = said[i];
 			r->has_said = true;
 		}
+		if (i == META && !tc && st->has_internal && st->prof_on)   /* where the profiler's records are */
+			r->detail = hpa_xasprintf("of it, internal %.1f MiB (the profiler's records of sampled "
+						  "stacks and threads, the thread caches' arrays) and base %.1f MiB "
+						  "(the allocator's own structures, the profiler's tables among them)",
+						  mib(st->internal), mib(st->base));
 	}
 	outside_rows(out, st, pm, out->rss - alloc, alloc_kernel, alloc, w);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hpa/diag.h"
+#include "hpa/clickhouse.h"
 #include "hpa/opts.h"
 #include "hpa/report.h"
 #include "hpa/xalloc.h"
@@ -86,6 +87,18 @@ static int add_path(struct hpa_opts *opts, void *field, const char *opt, const c
 	if (!*val)
 		return usage_error("option '%s' needs a path", opt);
 	l->v[l->nr++] = val;
+	return 0;
+}
+
+/* --label KEY=VALUE: KEY a name (letters, digits, '_'), VALUE any text. */
+static int add_label(struct hpa_opts *opts, void *field, const char *opt, const char *val)
+{
+	size_t k = strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+	(void)field, (void)opt;
+	if (!k || val[k] != '=' || (val[0] >= '0' && val[0] <= '9'))
+		return usage_error("--label needs KEY=VALUE, KEY of letters, digits and '_': '%s'", val);
+	opts->labels[opts->labels_nr++] = val;
 	return 0;
 }
 
@@ -357,6 +370,14 @@ static const struct opt_def options[] = {
 	PARSE("outdir", outdir, nonempty_dir, "DIR", NULL,
 	      "several dumps: --svg DIR/DUMP.svg and DUMP.diff.svg per adjacent pair, --collapse "
 	      "DUMP.collapse and DUMP.diff.collapse, or both"),
+	STRING("push", push, "URL", "A fleet in ClickHouse",
+	       "insert each PROFILE's stacks, symbolized here, into ClickHouse at "
+	       "clickhouse+http(s)://HOST:PORT/DATABASE (its table made when missing; a profile pushed "
+	       "again is not inserted twice)"),
+	PARSE("label", labels, add_label, "KEY=VALUE", NULL,
+	      "--push: label each profile (host=..., version=...); repeatable"),
+	FLAG("per-profile", per_profile, NULL,
+	     "a clickhouse+http:// PROFILE or --base: the mean of the profiles it matches, not their sum"),
 	PARSE("endpoint", http.endpoint, parse_endpoint, "KIND", "Servers",
 	      "URL kind: brpc, gperftools (GET /pprof/heap), greptime (POST /debug/prof/mem), tikv"),
 	PARSE("timeout", http.timeout, parse_time, "SECONDS", NULL,
@@ -589,10 +610,11 @@ static bool any_url(const struct hpa_opts *opts)
 {
 	size_t i;
 
-	if (opts->watch || (opts->base && hpa_is_url(opts->base)) || (opts->stats && hpa_is_url(opts->stats)))
+	if (opts->watch || opts->push || (opts->base && (hpa_is_url(opts->base) || hpa_is_clickhouse_url(opts->base))) ||
+	    (opts->stats && hpa_is_url(opts->stats)))
 		return true;
 	for (i = 0; i < opts->profiles_nr; i++)
-		if (hpa_is_url(opts->profiles[i]))
+		if (hpa_is_url(opts->profiles[i]) || hpa_is_clickhouse_url(opts->profiles[i]))
 			return true;
 	return false;
 }
@@ -678,6 +700,27 @@ static int read_args(struct hpa_opts *opts, int argc, char **argv)
  * CHECK_ON.
  */
 #define CHECK_ON 2   /* not one of HPA_OPTS_*: go on checking */
+
+/* --push and --label: USAGE, or CHECK_ON. */
+static int check_push(struct hpa_opts *opts)
+{
+	if (opts->labels_nr && !opts->push)
+		return usage_error("%s", "--label goes with --push");
+	if (!opts->push)
+		return CHECK_ON;
+	if (!strncasecmp(opts->push, "clickhouse://", 13))
+		return usage_error("%s", "--push: clickhouse:// is ClickHouse's native protocol, which hpa does "
+				   "not speak; name its HTTP interface: clickhouse+http://HOST:8123/DATABASE");
+	if (strncasecmp(opts->push, "clickhouse+http://", 18) && strncasecmp(opts->push, "clickhouse+https://", 19))
+		return usage_error("%s", "--push takes ClickHouse's HTTP interface: "
+				   "clickhouse+http://HOST:PORT/DATABASE (or clickhouse+https://)");
+	if (!opts->profiles_nr || opts->base || opts->growth || opts->outdir || opts->watch || opts->stats ||
+	    opts->mode != HPA_MODE_TEXT || opts->output)
+		return usage_error("%s", "--push takes one PROFILE or more and no output option, --base, "
+				   "--growth, --outdir, --watch, --stats or --output");
+	opts->mode = HPA_MODE_PUSH;
+	return CHECK_ON;
+}
 
 static int check_sources(struct hpa_opts *opts)
 {
@@ -793,6 +836,7 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 	opts->source_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->source_paths.v));
 	opts->trim_paths.v = xcalloc((size_t)argc + 1, sizeof(*opts->trim_paths.v));
 	opts->http.headers = xcalloc((size_t)argc + 1, sizeof(*opts->http.headers));
+	opts->labels = xcalloc((size_t)argc + 1, sizeof(*opts->labels));
 	rc = read_args(opts, argc, argv);
 	if (rc != HPA_OPTS_RUN)
 		return rc;
@@ -804,67 +848,13 @@ int hpa_opts_parse(struct hpa_opts *opts, int argc, char **argv)
 			(opts->profiles_nr - 1) * sizeof(*opts->profiles));
 		opts->profiles_nr--;
 	}
-	rc = check_sources(opts);
+	rc = check_push(opts);
+	if (rc == CHECK_ON)
+		rc = check_sources(opts);
 	if (rc != CHECK_ON)
 		return rc;
 	rc = check_profiles(opts);
 	return rc != HPA_OPTS_RUN ? rc : check_mode(opts);
-}
-
-struct hpa_view_opts hpa_opts_view(const struct hpa_opts *opts)
-{
-	struct hpa_view_opts vo = { 0 };
-
-	vo.value = opts->value;
-	vo.thread = opts->thread;
-	vo.focus = &opts->focus;
-	vo.ignore = &opts->ignore;
-	vo.show = &opts->show;
-	vo.hide = &opts->hide;
-	return vo;
-}
-
-struct hpa_write_opts hpa_opts_write(const struct hpa_opts *opts)
-{
-	struct hpa_write_opts wo = { 0 };
-
-	wo.mode = opts->mode;
-	wo.growth = opts->growth;
-	wo.view = hpa_opts_view(opts);
-	wo.show_bytes = opts->show_bytes;
-	wo.cum = opts->cum;
-	wo.granularity = opts->granularity;
-	wo.unit = opts->unit;
-	wo.nodecount = opts->nodecount;
-	wo.nodefraction = opts->nodefraction;
-	wo.diff_columns = opts->diff_columns;
-	wo.reverse = opts->reverse;
-	wo.short_names = opts->short_names;
-	wo.icicle = opts->icicle;
-	wo.title = opts->title;
-	wo.subtitle = opts->subtitle;
-	wo.width = opts->width;
-	wo.minwidth = opts->minwidth;
-	wo.minwidth_pct = opts->minwidth_pct;
-	wo.binary = opts->binary;
-	wo.peek = &opts->peek;
-	wo.list = &opts->list;
-	wo.expect_growth = &opts->expect_growth;
-	wo.series_pid = -1;
-	wo.source_paths = opts->source_paths;
-	wo.trim_paths = opts->trim_paths;
-	return wo;
-}
-
-struct hpa_base_opts hpa_opts_base(const struct hpa_opts *opts)
-{
-	struct hpa_base_opts bo = { 0 };
-
-	bo.view = hpa_opts_view(opts);
-	bo.name = opts->base;
-	bo.normalize = opts->normalize;
-	bo.drop_negative = opts->drop_negative;
-	return bo;
 }
 
 void hpa_opts_release(struct hpa_opts *opts)
@@ -883,6 +873,8 @@ void hpa_opts_release(struct hpa_opts *opts)
 	opts->source_paths.v = opts->trim_paths.v = NULL;
 	free(opts->http.headers);
 	opts->http.headers = NULL;
+	free(opts->labels);
+	opts->labels = NULL;
 	opts->profiles = NULL;
 	opts->debug_dirs = NULL;
 }

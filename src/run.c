@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "hpa/diag.h"
+#include "hpa/clickhouse.h"
 #include "hpa/coverage.h"
 #include "hpa/diff.h"
 #include "hpa/fetch.h"
@@ -15,6 +16,7 @@
 #include "hpa/opts.h"
 #include "hpa/output.h"
 #include "hpa/profile.h"
+#include "hpa/push.h"
 #include "hpa/reader.h"
 #include "hpa/remote.h"
 #include "hpa/report.h"
@@ -95,6 +97,8 @@ static int read_here(void *ctx, struct hpa_profile *prof, size_t i)
 
 	if (hpa_is_url(what))
 		return hpa_read_url(prof, what, &rr->opts->http, NULL, NULL);
+	if (hpa_is_clickhouse_url(what))
+		return hpa_read_clickhouse(prof, what, &rr->opts->http, rr->opts->per_profile);
 	return hpa_read_profile(prof, what);
 }
 
@@ -478,6 +482,28 @@ static char *rss_text(const struct hpa_profile *prof, const struct hpa_write_opt
 	return text;
 }
 
+/* --push: the writer's rows into memory, then into ClickHouse. */
+static int push_report(const struct hpa_profile *prof, const struct hpa_opts *opts, const struct model_out *mo,
+		       const struct hpa_base_out *base, const struct hpa_writer *writer)
+{
+	struct hpa_write_opts wo = hpa_opts_write(opts);
+	char *rows = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&rows, &len);
+	int rc;
+
+	if (!mem)
+		return hpa_error("out of memory");
+	view_given(&wo.view, mo, base);
+	rc = writer->write(mem, prof, &wo);
+	if (fclose(mem) != 0 && !rc)
+		rc = hpa_error("out of memory");
+	if (!rc)
+		rc = hpa_push_profile(opts, prof, rows, len);
+	free(rows);
+	return rc;
+}
+
 /*
  * The selected report (after the RSS breakdown of --stats) to --output or
  * standard output; its views take the allocator cut and what the base
@@ -490,6 +516,9 @@ static int write_report(const struct hpa_profile *prof, const struct hpa_opts *o
 	struct hpa_write_opts wo = hpa_opts_write(opts);
 	const struct hpa_profile *dumps = opts->profiles_nr ? prof : NULL;
 	struct hpa_output out;
+
+	if (opts->mode == HPA_MODE_PUSH)
+		return push_report(prof, opts, mo, base, writer);
 	size_t nr;
 	const char **inputs = all_inputs(opts, &nr);
 	char *memory = NULL;
@@ -744,15 +773,25 @@ static int repeated_seq(const struct hpa_opts *opts, const struct hpa_series_ord
 		      "again with each process); give the dumps of one", a, b);
 }
 
+static int run_inputs(const struct hpa_opts *opts);
+
 int hpa_run(const struct hpa_opts *opts)
+{
+	if (opts->watch)
+		return hpa_watch(opts);
+	if (opts->push)
+		return hpa_push_run(opts, run_inputs);
+	return run_inputs(opts);
+}
+
+/* The run of the PROFILEs given: statistics first, then the series (or the processes') and the report. */
+static int run_inputs(const struct hpa_opts *opts)
 {
 	struct hpa_series_order so;
 	struct run_stats rs = { 0 };
 	double t0 = hpa_now();
 	int rc;
 
-	if (opts->watch)
-		return hpa_watch(opts);
 	if (opts->stats) {   /* first: a wrong statistics file fails before any symbolization */
 		struct hpa_stats_source src = { opts->stats, opts->status_file, opts->smaps_file,
 						opts->pid, opts->rss, &opts->http };

@@ -20,7 +20,7 @@ layer_of() {
 		echo 0 base ;;
 	src/model/*|include/hpa/profile.h|include/hpa/symbols.h|include/hpa/unsample.h)
 		echo 1 model ;;
-	src/net/*|include/hpa/fetch.h)
+	src/net/*|include/hpa/fetch.h|include/hpa/clickhouse.h)
 		echo 2 net ;;
 	src/sym/*|include/hpa/symbolize.h)
 		echo 3 sym ;;
@@ -33,7 +33,7 @@ layer_of() {
 		echo 6 group ;;
 	src/write/*|include/hpa/report.h|include/hpa/output.h)
 		echo 7 write ;;
-	src/main.c|src/opts.c|src/run.c|src/watch.c|include/hpa/opts.h|include/hpa/run.h)
+	src/main.c|src/opts.c|src/optsview.c|src/push.c|src/run.c|src/watch.c|include/hpa/opts.h|include/hpa/push.h|include/hpa/run.h)
 		echo 8 driver ;;
 	*)
 		echo "? ?" ;;
@@ -66,8 +66,8 @@ for f in $files; do
 done
 
 readers=$(grep -l '#include "hpa/opts.h"' $files | LC_ALL=C sort | tr '\n' ' ')
-if [ "$readers" != "src/main.c src/opts.c src/run.c src/watch.c " ]; then
-	echo "opts.h is included by $readers(the driver alone should: main.c opts.c run.c watch.c)"
+if [ "$readers" != "src/main.c src/opts.c src/optsview.c src/push.c src/run.c src/watch.c " ]; then
+	echo "opts.h is included by $readers(the driver alone should: main.c opts.c optsview.c push.c run.c watch.c)"
 	fail=1
 fi
 

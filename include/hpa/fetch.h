@@ -26,6 +26,7 @@ struct hpa_http_opts {
 	bool insecure;            /* --insecure: do not verify the server's certificate */
 	const char **headers;     /* --header 'Name: value', repeatable */
 	size_t headers_nr;
+	bool error_text;          /* an HTTP error's message ends with the answer's first line (ClickHouse's reason) */
 };
 
 /* True for "http://..." and "https://..." (anything else is a file name). */

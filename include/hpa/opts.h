@@ -62,6 +62,10 @@ struct hpa_opts {
 	const char *status_file;     /* --status FILE */
 	const char *smaps_file;      /* --smaps FILE */
 	double rss;                  /* --rss SIZE, bytes; < 0 unset */
+	const char *push;            /* --push clickhouse+http://HOST:PORT/DATABASE */
+	const char **labels;         /* --label KEY=VALUE, repeatable */
+	bool per_profile;            /* --per-profile: a ClickHouse source's sums divided by its profiles */
+	size_t labels_nr;
 	size_t nodecount;            /* --nodecount N, 0 = all rows */
 	double nodefraction;         /* --nodefraction F, 0 = all rows */
 	const char *output;          /* --output FILE; NULL = standard output */

@@ -45,7 +45,8 @@ enum hpa_format {
 	HPA_FORMAT_JEMALLOC,  /* heap_v2/<period> */
 	HPA_FORMAT_GPERF,     /* heap profile: ... */
 	HPA_FORMAT_PPROF,     /* perftools.profiles.Profile protobuf, gzipped or not */
-	HPA_FORMAT_FOLDED     /* folded stacks, "frame;frame;... VALUE" lines */
+	HPA_FORMAT_FOLDED,    /* folded stacks, "frame;frame;... VALUE" lines */
+	HPA_FORMAT_CLICKHOUSE /* hpa --push's rows read back from ClickHouse */
 };
 
 enum hpa_kind {
@@ -146,6 +147,7 @@ struct hpa_input {
 	uint64_t records;           /* records read (all-threads lines), before any were summed */
 	double inuse_var;           /* variance of its in-use bytes estimate (sampling), all threads */
 	uint64_t clamped;           /* values clamped to HPA_MAX_VALUE by hpa_unsample_profile() */
+	uint64_t profiles;          /* read from ClickHouse: how many pushed profiles its rows sum */
 };
 
 struct hpa_build;
@@ -275,7 +277,8 @@ static inline struct hpa_input *hpa_profile_input(struct hpa_profile *prof, uint
 static inline bool hpa_input_without_maps(const struct hpa_input *in)
 {
 	return !in->no_samples && !(in->has_maps && (in->map_nr || in->format == HPA_FORMAT_PPROF ||
-						      in->format == HPA_FORMAT_FOLDED));
+						      in->format == HPA_FORMAT_FOLDED ||
+						      in->format == HPA_FORMAT_CLICKHOUSE));
 }
 
 /* Intern an address of the input read last; returns its location id. */

@@ -20,6 +20,16 @@
  */
 int hpa_read_profile(struct hpa_profile *prof, const char *path);
 
+/*
+ * A clickhouse+http(s):// URL (clickhouse.h): the pushed rows its
+ * parameters select, summed per stack, as a new input; with `per_profile`
+ * divided by the number of profiles they come from.  -1 after reporting
+ * (a server down, a wrong database, ClickHouse's error, nothing matched).
+ */
+struct hpa_http_opts;
+int hpa_read_clickhouse(struct hpa_profile *prof, const char *url, const struct hpa_http_opts *ho,
+			bool per_profile);
+
 /* Same, from an open stream; `display` names it in messages. */
 int hpa_read_stream(struct hpa_profile *prof, FILE *fp, const char *display);
 

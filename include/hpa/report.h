@@ -27,7 +27,8 @@ enum hpa_mode {
 	HPA_MODE_TREE,       /* --tree */
 	HPA_MODE_DOT,        /* --dot */
 	HPA_MODE_LIST,       /* --list RE */
-	HPA_MODE_HTML        /* --html */
+	HPA_MODE_HTML,       /* --html */
+	HPA_MODE_PUSH        /* --push URL: rows for ClickHouse */
 };
 
 /* --unit: how byte values are written. */
@@ -83,6 +84,8 @@ int hpa_report_text(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 
 /* --collapse: folded stacks, one line per distinct stack, sorted. */
 int hpa_report_collapse(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts);
+/* --push: a JSON object per distinct stack (names root first, the four values), for ClickHouse. */
+int hpa_report_push(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts);
 
 /* --proto: gzip-compressed pprof protobuf, symbolized and self-contained. */
 int hpa_report_pprof(FILE *fp, const struct hpa_profile *prof, const struct hpa_write_opts *opts);

@@ -66,6 +66,13 @@ char *hpa_sb_detach(struct hpa_strbuf *sb);
 void hpa_sb_release(struct hpa_strbuf *sb);
 
 /*
+ * `s` as a JSON string, quotes included: '"', '\\', control bytes and
+ * '<', '>', '&' escaped (safe inside an HTML script element), U+2028 and
+ * U+2029 too (JavaScript's line ends).
+ */
+void hpa_sb_add_json(struct hpa_strbuf *sb, const char *s);
+
+/*
  * printf("%.17g", v) into out (room for HPA_FIXED_MAX bytes), the same bytes:
  * for 1 <= |v| < 1e15 (the values reports write) exactly by integer
  * arithmetic, rounding the exact binary value half to even as glibc does;

@@ -309,3 +309,37 @@ void hpa_sb_add_shown(struct hpa_strbuf *sb, const char *s, size_t len)
 	}
 	hpa_sb_add(sb, s + from, len - from);
 }
+
+/* Whether byte c of a string needs a look in hpa_sb_add_json() (0xe2 may start U+2028/9; 0 ends it). */
+static bool jstr_special(unsigned char c)
+{
+	return c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0x7f ||
+	       c == 0xe2;
+}
+
+/* hpa_sb_add_json(): the bytes between two that need a look are added as one piece. */
+void hpa_sb_add_json(struct hpa_strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+
+	hpa_sb_addc(sb, '"');
+	for (;; p++) {
+		if (!jstr_special(*p))
+			continue;
+		hpa_sb_add(sb, run, (size_t)(p - run));
+		run = p + 1;
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\')
+			hpa_sb_addf(sb, "\\%c", *p);
+		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+			hpa_sb_addf(sb, "\\u%04x", 0x2000 | (p[2] - 0x80));
+			p += 2;
+			run = p + 1;
+		} else if (*p == 0xe2)
+			hpa_sb_addc(sb, (char)*p);
+		else
+			hpa_sb_addf(sb, "\\u%04x", *p);
+	}
+	hpa_sb_addc(sb, '"');
+}

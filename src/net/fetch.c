@@ -535,6 +535,23 @@ static CURLcode request_hop(struct request *r, const char *url, const char *cur,
 	return rc;
 }
 
+/* The answer's first line (printable, at most 200 bytes) after r->msg: what the server said was wrong. */
+static void error_text(struct request *r)
+{
+	char line[201];
+	size_t n, i, m = strlen(r->msg);
+
+	if (fflush(r->sink.fp) != 0 || fseek(r->sink.fp, 0, SEEK_SET) != 0)
+		return;
+	n = fread(line, 1, sizeof(line) - 1, r->sink.fp);
+	for (i = 0; i < n && line[i] != '\n' && line[i] != '\r'; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			line[i] = '?';
+	line[i] = '\0';
+	if (i && m + 3 < sizeof(r->msg))
+		snprintf(r->msg + m, sizeof(r->msg) - m, ": %s", line);
+}
+
 /* The request's hops, redirects followed by hpa: CURLE_OK with the answer, or an error said in r->msg. */
 static CURLcode request_run(struct request *r, const char *url, const char *body,
 			    const struct hpa_http_opts *ho)
@@ -568,6 +585,8 @@ static CURLcode request_run(struct request *r, const char *url, const char *body
 		if (status < 200 || status > 299) {
 			snprintf(r->msg, sizeof(r->msg), "HTTP %ld%s%s", status, r->reason[0] ? " " : "",
 				 r->reason);
+			if (ho->error_text)
+				error_text(r);
 			rc = CURLE_HTTP_RETURNED_ERROR;
 		} else if (fflush(r->sink.fp) != 0 || fseek(r->sink.fp, 0, SEEK_SET) != 0) {
 			snprintf(r->msg, sizeof(r->msg), "cannot keep the answer in a temporary file: %s",

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hpa/clickhouse.h"
 #include "hpa/fetch.h"
 #include "hpa/strbuf.h"
 #include "hpa/xalloc.h"
@@ -49,6 +50,18 @@ static bool shown_param(const char *name, size_t len)
 	return false;
 }
 
+/* A ClickHouse URL's parameters are labels and selections, shown; these are not. */
+static bool secret_param(const char *name, size_t len)
+{
+	static const char *const words[] = { "password", "user", "key", "token", "secret" };
+	size_t i;
+
+	for (i = 0; i < HPA_ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == len && !strncasecmp(name, words[i], len))
+			return true;
+	return false;
+}
+
 /*
  * Walk `url`: copy it to `out` with secrets as "***" (if out), and collect
  * the secrets themselves (if secrets, a NULL-terminated array to free).
@@ -59,6 +72,7 @@ static void split_secrets(const char *url, struct hpa_strbuf *out, char ***secre
 	const char *p, *q;
 	size_t n = 0, alloc = 0;
 	char **list = NULL;
+	bool ch;
 
 #define SECRET(s, l) do {                                               \
 		if (secrets && (l) > 0) {                               \
@@ -69,6 +83,7 @@ static void split_secrets(const char *url, struct hpa_strbuf *out, char ***secre
 #define COPY(s, l) do { if (out) hpa_sb_add(out, (s), (l)); } while (0)
 
 	hpa_url_span(url, &sp);
+	ch = hpa_is_clickhouse_url(url);
 	COPY(url, (size_t)(sp.auth - url));
 	if (sp.at) {
 		const char *colon = memchr(sp.auth, ':', (size_t)(sp.at - sp.auth));
@@ -91,7 +106,7 @@ static void split_secrets(const char *url, struct hpa_strbuf *out, char ***secre
 		while (*p && *p != '#') {
 			size_t len = strcspn(p, "&#");
 			const char *eq = memchr(p, '=', len);
-			if (eq && !shown_param(p, (size_t)(eq - p))) {
+			if (eq && (ch ? secret_param(p, (size_t)(eq - p)) : !shown_param(p, (size_t)(eq - p)))) {
 				COPY(p, (size_t)(eq - p) + 1);
 				COPY("***", 3);
 				SECRET(eq + 1, len - (size_t)(eq - p) - 1);

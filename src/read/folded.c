@@ -39,13 +39,7 @@
 struct folded {
 	struct reader *r;
 	uint32_t before;             /* the base input of a two-column file; 0 none */
-	struct hpa_strtab keys;      /* a location's frames, as written */
-	uint32_t *loc_of_key;        /* by key id: location id */
-	size_t loc_alloc, locs_known;   /* keys below locs_known have one */
-	uint32_t *locs;              /* the line's stack, leaf first */
-	size_t locs_nr, locs_alloc;
-	struct hpa_line *lines;
-	size_t lines_alloc;
+	struct named_frames nf;      /* the line's stack */
 	uint32_t *sample_of;         /* by stack * 2 (+ 1: the base column): its sample + 1, 0 none */
 	size_t sample_alloc;
 };
@@ -123,9 +117,8 @@ static bool marked(const char *s, size_t len)
 }
 
 /* The location of frames [names, names + len) ("outer;inl[inline];..."), made once. */
-static uint32_t location(struct folded *f, const char *names, size_t len)
+static uint32_t location(struct named_frames *f, struct hpa_profile *prof, const char *names, size_t len)
 {
-	struct hpa_profile *prof = f->r->prof;
 	uint32_t key = hpa_strtab_intern_len(&f->keys, names, len), loc;
 	size_t n = 0, ml = strlen(INLINE_MARK);
 	const char *p = names, *end = names + len;
@@ -158,11 +151,33 @@ static uint32_t location(struct folded *f, const char *names, size_t len)
 	return loc;
 }
 
+static void parse_stack(struct named_frames *f, struct hpa_profile *prof, const char *s, size_t len);
+
+void named_frames_init(struct named_frames *f)
+{
+	memset(f, 0, sizeof(*f));
+	hpa_strtab_init(&f->keys);
+}
+
+void named_frames_release(struct named_frames *f)
+{
+	free(f->loc_of_key);
+	free(f->locs);
+	free(f->lines);
+	hpa_strtab_release(&f->keys);
+}
+
+uint32_t named_frames_stack(struct named_frames *f, struct hpa_profile *prof, const char *s, size_t len)
+{
+	parse_stack(f, prof, s, len);
+	return hpa_profile_intern_stack_locs(prof, f->locs, f->locs_nr);
+}
+
 /*
  * One line's stack (without its values) into f->locs, leaf first.  A
  * location is a frame and the "[inline]" frames right after it.
  */
-static void parse_stack(struct folded *f, const char *s, size_t len)
+static void parse_stack(struct named_frames *f, struct hpa_profile *prof, const char *s, size_t len)
 {
 	size_t i = 0, start = 0;
 
@@ -183,8 +198,8 @@ static void parse_stack(struct folded *f, const char *s, size_t len)
 		}
 		HPA_GROW(f->locs, f->locs_nr + 1, f->locs_alloc);
 		/* (the empty text is the string table's id 0, never a key of its own) */
-		f->locs[f->locs_nr++] = e > start ? location(f, s + start, e - start) :
-			location(f, UNKNOWN_FRAME, strlen(UNKNOWN_FRAME));
+		f->locs[f->locs_nr++] = e > start ? location(f, prof, s + start, e - start) :
+			location(f, prof, UNKNOWN_FRAME, strlen(UNKNOWN_FRAME));
 		if (!semi)
 			break;
 		i = start = e + 1;
@@ -272,8 +287,7 @@ static int folded_line(struct folded *f, char *line, size_t len, bool first)
 	}
 	if (!slen)
 		return read_err(f->r, "a value without a stack");
-	parse_stack(f, line, slen);
-	stack = hpa_profile_intern_stack_locs(prof, f->locs, f->locs_nr);
+	stack = named_frames_stack(&f->nf, prof, line, slen);
 	add(f, stack, f->r->input, after);
 	if (f->before)
 		add(f, stack, f->before, before);
@@ -289,7 +303,7 @@ int read_folded(struct reader *r, char *first, size_t first_len)
 
 	memset(&f, 0, sizeof(f));
 	f.r = r;
-	hpa_strtab_init(&f.keys);
+	named_frames_init(&f.nf);
 	set_input(hpa_profile_input(r->prof, r->input));
 	rc = folded_line(&f, first, first_len, true) < 0 ? read_fail(r) : 0;
 	while (!rc && (rc = hpa_lineio_next(&r->io, &line, &len)) > 0) {
@@ -304,10 +318,7 @@ int read_folded(struct reader *r, char *first, size_t first_len)
 		if (folded_line(&f, line, len, false) < 0)
 			rc = read_fail(r);
 	}
-	free(f.loc_of_key);
 	free(f.sample_of);
-	free(f.locs);
-	free(f.lines);
-	hpa_strtab_release(&f.keys);
+	named_frames_release(&f.nf);
 	return rc < 0 ? -1 : 0;
 }

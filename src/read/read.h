@@ -9,6 +9,7 @@
 #include "hpa/compat.h"
 #include "hpa/lineio.h"
 #include "hpa/profile.h"
+#include "hpa/strtab.h"
 #include "hpa/symbols.h"
 
 /* Oddities counted while reading and reported once per input at the end. */
@@ -152,5 +153,25 @@ int buf_line_error(const struct buf_lines *l, const char *what);
 
 /* A pprof Profile message (already gunzipped). */
 int read_pprof(struct reader *r, const uint8_t *data, size_t len);
+
+/*
+ * Stacks of frames known by name alone ("root;...;leaf", an inlined
+ * callee marked "[inline]" after its caller, as --collapse writes them):
+ * folded files, ClickHouse's rows.  Each location is made once.
+ */
+struct named_frames {
+	struct hpa_strtab keys;      /* a location's frames, as written */
+	uint32_t *loc_of_key;        /* by key id: location id */
+	size_t loc_alloc, locs_known;   /* keys below locs_known have one */
+	uint32_t *locs;              /* the stack, leaf first */
+	size_t locs_nr, locs_alloc;
+	struct hpa_line *lines;
+	size_t lines_alloc;
+};
+
+void named_frames_init(struct named_frames *f);
+void named_frames_release(struct named_frames *f);
+/* The stack of [s, s + len) ("<no stack>": none) in prof, made or found. */
+uint32_t named_frames_stack(struct named_frames *f, struct hpa_profile *prof, const char *s, size_t len);
 
 #endif

@@ -480,7 +480,8 @@ static unsigned values_present(const struct hpa_profile *prof)
 static const char *format_name(enum hpa_format f)
 {
 	return f == HPA_FORMAT_JEMALLOC ? "jemalloc heap_v2" : f == HPA_FORMAT_GPERF ?
-	       "gperftools/tcmalloc heap profile" : "pprof protobuf";
+	       "gperftools/tcmalloc heap profile" : f == HPA_FORMAT_PPROF ? "pprof protobuf" :
+	       f == HPA_FORMAT_FOLDED ? "folded stacks" : "ClickHouse (hpa --push rows)";
 }
 
 static void summary(struct page *pg, size_t nthr)

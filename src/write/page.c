@@ -13,38 +13,9 @@
 #include "hpa/xalloc.h"
 #include "page.h"
 
-/* Whether byte c of a string needs a look in jstr() (0xe2 may start U+2028/9; 0 ends it). */
-static bool jstr_special(unsigned char c)
-{
-	return c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0x7f ||
-	       c == 0xe2;
-}
-
-/* jstr(): the bytes between two that need a look are added as one piece. */
 void jstr(struct hpa_strbuf *sb, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-
-	hpa_sb_addc(sb, '"');
-	for (;; p++) {
-		if (!jstr_special(*p))
-			continue;
-		hpa_sb_add(sb, run, (size_t)(p - run));
-		run = p + 1;
-		if (!*p)
-			break;
-		if (*p == '"' || *p == '\\')
-			hpa_sb_addf(sb, "\\%c", *p);
-		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-			hpa_sb_addf(sb, "\\u%04x", 0x2000 | (p[2] - 0x80));
-			p += 2;
-			run = p + 1;
-		} else if (*p == 0xe2)
-			hpa_sb_addc(sb, (char)*p);
-		else
-			hpa_sb_addf(sb, "\\u%04x", *p);
-	}
-	hpa_sb_addc(sb, '"');
+	hpa_sb_add_json(sb, s);
 }
 
 uint32_t str_id(struct page *pg, const char *s)

@@ -20,6 +20,7 @@ static const struct hpa_writer writers[] = {
 	{ HPA_MODE_DOT, false, "dot", hpa_report_dot },
 	{ HPA_MODE_LIST, false, "list", hpa_report_list },
 	{ HPA_MODE_HTML, false, "html", hpa_report_html },
+	{ HPA_MODE_PUSH, false, "push", hpa_report_push },
 	{ HPA_MODE_TEXT, true, "growth", hpa_report_growth },
 	{ HPA_MODE_CSV, true, "growth csv", hpa_report_growth },
 	{ HPA_MODE_COLLAPSE, true, "growth collapse", hpa_report_growth },

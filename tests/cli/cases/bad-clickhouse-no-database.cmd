@@ -1,0 +1,1 @@
+--text clickhouse+http://127.0.0.1:1/

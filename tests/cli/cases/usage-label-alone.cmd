@@ -1,0 +1,1 @@
+--label host=a example/demo.heap

@@ -1,0 +1,1 @@
+--push clickhouse://127.0.0.1:9000/fleet example/demo.heap

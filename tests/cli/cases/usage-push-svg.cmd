@@ -1,0 +1,1 @@
+--push clickhouse+http://127.0.0.1:1/fleet --svg example/demo.heap

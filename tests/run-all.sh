@@ -15,7 +15,7 @@ pkgs="cmake gcc make pkg-config libelf-dev libdw-dev libprotobuf-c-dev
       libdebuginfod1
       g++ lld libjemalloc2 libjemalloc-dev libgoogle-perftools4 perl binutils
       golang-go protobuf-compiler libxml2-utils chromium clang libclang-rt-14-dev time strace
-      graphviz"
+      graphviz clickhouse-server curl"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -57,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pm.vm_rss = 200u << 20;
 			pm.rss_anon = 150u << 20;
 			pm.rss_file = 50u << 20;
-			hpa_report_rss(out, NULL, &wo, &st, &pm);
-			hpa_report_rss(out, NULL, &wo, &st, NULL);
+			hpa_report_rss(out, NULL, &wo, &st, &pm, false);
+			hpa_report_rss(out, NULL, &wo, &st, NULL, true);   /* the CSV too: every class row */
 			hpa_alloc_stats_release(&st);
 		}
 	} else {
@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			st.tc_in_use = 40u << 20;
 			st.tc_actual = 60u << 20;
 			st.tc_central = 20u << 20;
-			hpa_report_rss(out, NULL, &wo, &st, &pm);
+			hpa_report_rss(out, NULL, &wo, &st, &pm, size & 2);
 		}
 		hpa_proc_mem_release(&pm);
 	}

@@ -18,8 +18,8 @@
 # 200 dumps of 50k stacks against their parses and memory.  Last, a
 # C++ binary with about 200 MB of DWARF (bench/gen_cxx.c), profiled with a
 # few and with many stacks, against jeprof.  Between the two: a dump with
-# 60k threads' lines, read with --text and --threads; and the error of
-# --stats' fragmentation charged to sites, per pattern.
+# 60k threads' lines, read with --text and --threads; the error of --stats'
+# fragmentation charged to sites, per pattern; a ClickHouse push and query.
 # Needs: gcc, g++, libjemalloc2, libjemalloc-dev (jeprof), GNU time (package time).
 # Nothing here runs in ctest: timings are printed, never asserted.
 set -eu
@@ -290,6 +290,34 @@ if [ -e /usr/include/jemalloc/jemalloc.h ]; then
 				printf "%-4s %-14s %14.0f %14.0f %8.1f%%\n", lg, n, truth[n], est[n], e } }' \
 			"waste$lg/truth" "waste$lg/csv" | sort -k2
 	done
+fi
+
+# A fleet (--push, a clickhouse+http:// PROFILE): Debian's clickhouse-server
+# started here on 127.0.0.1 with a data folder in $work/ch; the time to
+# push the large profile, and to query 100 pushed profiles (the 200-dump
+# series' first 100, 50k stacks each) back as one --text.
+if [ -x /usr/sbin/clickhouse-server ] && command -v curl >/dev/null; then
+	echo
+	echo "a fleet in ClickHouse"
+	rm -rf ch && mkdir -p ch/data ch/tmp ch/user_files ch/format_schemas
+	chport=${HPA_BENCH_CH_PORT:-28123}
+	printf '<?xml version="1.0"?><yandex><profiles><default></default></profiles><users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users><quotas><default></default></quotas></yandex>\n' > ch/users.xml
+	printf '<?xml version="1.0"?><yandex><logger><level>warning</level><log>%s/ch/log</log><errorlog>%s/ch/err</errorlog></logger><http_port>%s</http_port><tcp_port>%s</tcp_port><listen_host>127.0.0.1</listen_host><path>%s/ch/data/</path><tmp_path>%s/ch/tmp/</tmp_path><user_files_path>%s/ch/user_files/</user_files_path><format_schema_path>%s/ch/format_schemas/</format_schema_path><users_config>%s/ch/users.xml</users_config><default_profile>default</default_profile><default_database>default</default_database><mark_cache_size>1073741824</mark_cache_size></yandex>\n' \
+		"$work" "$work" "$chport" "$((chport + 1))" "$work" "$work" "$work" "$work" "$work" > ch/config.xml
+	/usr/sbin/clickhouse-server --config-file="$work/ch/config.xml" > ch/stdout 2>&1 &
+	chpid=$!
+	for i in $(seq 1 60); do [ "$(curl -s "http://127.0.0.1:$chport/ping")" = "Ok." ] && break; sleep 0.5; done
+	curl -s "http://127.0.0.1:$chport/" --data-binary "CREATE DATABASE bench" > /dev/null
+	ch="clickhouse+http://127.0.0.1:$chport/bench"
+	set -- $(measure "$hpa" --push "$ch" --label run=large ./syn "$prof"); ps=$1 pkb=$2
+	i=0
+	for f in series/s.*.heap; do
+		i=$((i + 1)); [ "$i" -le 100 ] || break
+		"$hpa" --push "$ch" --label run=many --label n="$i" ./syn "$f" > /dev/null 2>&1
+	done
+	set -- $(median "$hpa" --text "$ch?run=many"); qs=$1 qkb=$2
+	echo "push of $stacks stacks: $ps s, peak RSS $((pkb / 1024)) MiB; --text over 100 pushed profiles of 50k stacks: $qs s, peak RSS $((qkb / 1024)) MiB"
+	kill "$chpid"
 fi
 
 # A big C++ binary: bench/gen_cxx.c writes 100 files of templates over the

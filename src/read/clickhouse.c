@@ -140,31 +140,44 @@ out:
 	return rc;
 }
 
-/* The stacks and their sums, ordered by stack (the same rows give the same profile), into input. */
-static int read_rows(struct hpa_profile *prof, uint32_t input, const struct hpa_ch_url *u,
-		     const struct hpa_http_opts *ho, double divide)
+int read_clickhouse_rows(struct hpa_profile *prof, uint32_t input, char *answer, double divide, const char *shown)
 {
-	struct hpa_strbuf sql = HPA_STRBUF_INIT;
 	struct named_frames nf;
-	char *ans = NULL, *p, *nl;
-	size_t len, line = 0;
-	int rc;
+	char *p, *nl;
+	size_t line = 0;
+	int rc = 0;
 
-	select_from(&sql, u, "stack, [sum(inuse_objects), sum(inuse_space), sum(alloc_objects), "
-		    "sum(alloc_space)] AS v");
-	hpa_sb_adds(&sql, " GROUP BY stack ORDER BY stack FORMAT JSONEachRow");
-	rc = hpa_ch_query(u, sql.buf, ho, &ans, &len);
 	named_frames_init(&nf);
-	for (p = ans; !rc && p && *p; p = nl ? nl + 1 : NULL) {
+	for (p = answer; !rc && p && *p; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		if (nl)
 			*nl = '\0';
 		line++;
 		if (*p && add_row(prof, &nf, input, p, divide) < 0)
 			rc = hpa_error("%s: row %zu of ClickHouse's answer is not a stack with four sums: "
-				       "'%.60s'", u->shown, line, p);
+				       "'%.60s'", shown, line, p);
 	}
 	named_frames_release(&nf);
+	return rc;
+}
+
+/* The stacks and their sums, ordered by stack (the same rows give the same profile), into input. */
+static int read_rows(struct hpa_profile *prof, uint32_t input, const struct hpa_ch_url *u,
+		     const struct hpa_http_opts *ho, double divide)
+{
+	struct hpa_strbuf sql = HPA_STRBUF_INIT;
+	char *ans = NULL;
+	size_t len;
+	int rc;
+
+	select_from(&sql, u, "stack, [sum(inuse_objects), sum(inuse_space), sum(alloc_objects), "
+		    "sum(alloc_space)] AS v");
+	hpa_sb_adds(&sql, " GROUP BY stack ORDER BY stack FORMAT JSONEachRow");
+	rc = hpa_ch_query(u, sql.buf, ho, &ans, &len);
+	if (!rc && strlen(ans) != len)
+		rc = hpa_error("%s: ClickHouse's answer holds a NUL byte", u->shown);
+	if (!rc)
+		rc = read_clickhouse_rows(prof, input, ans, divide, u->shown);
 	free(ans);
 	hpa_sb_release(&sql);
 	return rc;

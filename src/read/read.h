@@ -174,4 +174,11 @@ void named_frames_release(struct named_frames *f);
 /* The stack of [s, s + len) ("<no stack>": none) in prof, made or found. */
 uint32_t named_frames_stack(struct named_frames *f, struct hpa_profile *prof, const char *s, size_t len);
 
+/*
+ * ClickHouse's answer of JSONEachRow lines {"stack":[names, root first],
+ * "v":[the four sums]} into `input` of prof, each value divided by
+ * `divide` (clickhouse.c); -1 after naming the first line that is not one.
+ */
+int read_clickhouse_rows(struct hpa_profile *prof, uint32_t input, char *answer, double divide, const char *shown);
+
 #endif

@@ -313,7 +313,8 @@ if [ -x /usr/sbin/clickhouse-server ] && command -v curl >/dev/null; then
 	i=0
 	for f in series/s.*.heap; do
 		i=$((i + 1)); [ "$i" -le 100 ] || break
-		"$hpa" --push "$ch" --label run=many --label n="$i" ./syn "$f" > /dev/null 2>&1
+		"$hpa" --push "$ch" --label run=many --label n="$i" ./syn "$f" > /dev/null 2>push.err ||
+			{ echo "push of $f failed:"; cat push.err; }
 	done
 	set -- $(median "$hpa" --text "$ch?run=many"); qs=$1 qkb=$2
 	echo "push of $stacks stacks: $ps s, peak RSS $((pkb / 1024)) MiB; --text over 100 pushed profiles of 50k stacks: $qs s, peak RSS $((qkb / 1024)) MiB"

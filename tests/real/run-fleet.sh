@@ -116,6 +116,10 @@ check "a label with quotes and backslashes round-trips" "$("$hpa" --text --show_
 sum=$("$hpa" --text --show_bytes leaky "$d4" "$d5" 2>/dev/null | awk 'NR == 1 { print $2 }')
 check "--per-profile: the sum over the profiles matched" "Total: $((sum / 2)) B" \
 	"$("$hpa" --text --show_bytes --per-profile "$ch?version=1.2" 2>/dev/null | head -n 1)"
+# The time selects too (each dump's own time: its file's here).
+check "until= a later time: every profile of the label" "$("$hpa" --text --show_bytes "$ch?host=h1" 2>/dev/null)" \
+	"$("$hpa" --text --show_bytes "$ch?until=4102444800&host=h1" 2>/dev/null)"
+check "since= a later time: nothing" "1" "$("$hpa" --text "$ch?since=2100-01-01%2000:00:00" 2>&1 | grep -c 'no profile in fleet.hpa_samples matches')"
 # Several URLs are a series.
 out=$("$hpa" --growth "$ch?host=h1" "$ch?host=h2" "$ch?host=h3" 2>/dev/null)
 check "several URLs: a series for --growth" "1" "$(echo "$out" | grep -c '^Growth of inuse_space over 3 dumps')"
@@ -131,9 +135,10 @@ check "query: --proto read back: the query's Total and its leak_path row" \
 check "query: --peek" "1" "$("$hpa" --peek leak_path "$ch" 2>/dev/null | grep -c '| leak_path$')"
 
 # What goes wrong says so, exit non-zero.
-"$hpa" --text "clickhouse+http://127.0.0.1:1/fleet" > down.out 2>down.err
+"$hpa" --text "clickhouse+http://hpa:s3cr3tpw@127.0.0.1:1/fleet" > down.out 2>down.err
 check "server down: exit 1" "1" "$?"
-check "server down: said" "1" "$(grep -c '^hpa: http://127.0.0.1:1/: cannot connect' down.err)"
+check "server down: said" "1" "$(grep -c '^hpa: http://hpa:\*\*\*@127.0.0.1:1/: cannot connect' down.err)"
+check "server down: the password never printed" "0" "$(cat down.err down.out | grep -c s3cr3tpw)"
 "$hpa" --push "clickhouse+http://127.0.0.1:$port/nodb" leaky "$d1" > nodb.out 2>nodb.err
 check "wrong database: exit 1" "1" "$?"
 check "wrong database: ClickHouse's reason" "1" "$(grep -c "Database nodb doesn't exist" nodb.err)"

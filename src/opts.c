@@ -701,11 +701,26 @@ static int read_args(struct hpa_opts *opts, int argc, char **argv)
  */
 #define CHECK_ON 2   /* not one of HPA_OPTS_*: go on checking */
 
-/* --push and --label: USAGE, or CHECK_ON. */
+/* Whether a PROFILE or the --base is a ClickHouse URL. */
+static bool any_clickhouse(const struct hpa_opts *opts)
+{
+	size_t i;
+
+	if (opts->base && hpa_is_clickhouse_url(opts->base))
+		return true;
+	for (i = 0; i < opts->profiles_nr; i++)
+		if (hpa_is_clickhouse_url(opts->profiles[i]))
+			return true;
+	return false;
+}
+
+/* --push, --label and --per-profile: USAGE, or CHECK_ON. */
 static int check_push(struct hpa_opts *opts)
 {
 	if (opts->labels_nr && !opts->push)
 		return usage_error("%s", "--label goes with --push");
+	if (opts->per_profile && !any_clickhouse(opts))
+		return usage_error("%s", "--per-profile goes with a clickhouse+http:// PROFILE or --base");
 	if (!opts->push)
 		return CHECK_ON;
 	if (!strncasecmp(opts->push, "clickhouse://", 13))

@@ -3,7 +3,10 @@
 
 #include <stdlib.h>
 
+#include "hpa/clickhouse.h"
+#include "hpa/diag.h"
 #include "hpa/fetch.h"
+#include "hpa/strbuf.h"
 #include "test.h"
 
 static void check_redact(const char *in, const char *want)
@@ -14,8 +17,55 @@ static void check_redact(const char *in, const char *want)
 	free(out);
 }
 
+/* ClickHouse URLs: their parts, their parameters decoded, what is refused; quoting. */
+static void clickhouse_urls(void)
+{
+	struct hpa_ch_url u;
+	struct hpa_strbuf sb = HPA_STRBUF_INIT;
+
+	CHECK(hpa_is_clickhouse_url("clickhouse+http://h:8123/db"));
+	CHECK(hpa_is_clickhouse_url("clickhouse+https://h/db"));
+	CHECK(hpa_is_clickhouse_url("clickhouse://h:9000/db"));
+	CHECK(!hpa_is_url("clickhouse+http://h:8123/db"));
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+http://me:pw@h:8123/fleet?host=a%27b&v=1.1&where=x+%3D+1", &u), 0);
+	CHECK_STR_EQ(u.http, "http://me:pw@h:8123/");
+	CHECK_STR_EQ(u.database, "fleet");
+	CHECK_STR_EQ(u.shown, "clickhouse+http://me:***@h:8123/fleet?host=a%27b&v=1.1&where=x+%3D+1");
+	CHECK_INT_EQ(u.params_nr, 3);
+	CHECK_STR_EQ(u.params[0].key, "host");
+	CHECK_STR_EQ(u.params[0].value, "a'b");
+	CHECK_STR_EQ(u.params[2].value, "x = 1");
+	hpa_ch_url_release(&u);
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+https://h/db", &u), 0);
+	CHECK_STR_EQ(u.http, "https://h/");
+	CHECK_INT_EQ(u.params_nr, 0);
+	hpa_ch_url_release(&u);
+	hpa_diag_quiet = true;   /* each of these says why, as an error */
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse://h:9000/db", &u), -1);
+	hpa_ch_url_release(&u);
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+http://h:8123/", &u), -1);
+	hpa_ch_url_release(&u);
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+http://h:8123/db/x", &u), -1);
+	hpa_ch_url_release(&u);
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+http://h:8123/d-b", &u), -1);
+	hpa_ch_url_release(&u);
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+http://h:8123/db?a=%00", &u), -1);
+	hpa_ch_url_release(&u);
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+http://h:8123/db?a=%4", &u), -1);
+	hpa_ch_url_release(&u);
+	CHECK_INT_EQ(hpa_ch_url_parse("clickhouse+http://h:8123/db?novalue", &u), -1);
+	hpa_ch_url_release(&u);
+	hpa_diag_quiet = false;
+	hpa_ch_quote(&sb, "it's a \\ x");
+	hpa_sb_addc(&sb, ' ');
+	hpa_ch_ident(&sb, "we`ird");
+	CHECK_STR_EQ(sb.buf, "'it\\'s a \\\\ x' `we\\`ird`");
+	hpa_sb_release(&sb);
+}
+
 int main(void)
 {
+	clickhouse_urls();
 	CHECK(hpa_is_url("http://host/pprof/heap"));
 	CHECK(hpa_is_url("https://host/pprof/heap"));
 	CHECK(hpa_is_url("HTTPS://host/"));

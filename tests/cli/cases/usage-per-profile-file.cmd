@@ -1,0 +1,1 @@
+--per-profile example/demo.heap

@@ -606,17 +606,27 @@ static bool is_elf_file(const char *path)
 	return elf;
 }
 
-static bool any_url(const struct hpa_opts *opts)
+/* Whether a PROFILE or the --base is what `is` says. */
+static bool any_input(const struct hpa_opts *opts, bool (*is)(const char *))
 {
 	size_t i;
 
-	if (opts->watch || opts->push || (opts->base && (hpa_is_url(opts->base) || hpa_is_clickhouse_url(opts->base))) ||
-	    (opts->stats && hpa_is_url(opts->stats)))
+	if (opts->base && is(opts->base))
 		return true;
 	for (i = 0; i < opts->profiles_nr; i++)
-		if (hpa_is_url(opts->profiles[i]) || hpa_is_clickhouse_url(opts->profiles[i]))
+		if (is(opts->profiles[i]))
 			return true;
 	return false;
+}
+
+static bool is_server(const char *s)
+{
+	return hpa_is_url(s) || hpa_is_clickhouse_url(s);
+}
+
+static bool any_url(const struct hpa_opts *opts)
+{
+	return opts->watch || opts->push || (opts->stats && hpa_is_url(opts->stats)) || any_input(opts, is_server);
 }
 
 /* One option, already found, with its value (or NULL): HPA_OPTS_RUN, _EXIT or _USAGE. */
@@ -701,25 +711,12 @@ static int read_args(struct hpa_opts *opts, int argc, char **argv)
  */
 #define CHECK_ON 2   /* not one of HPA_OPTS_*: go on checking */
 
-/* Whether a PROFILE or the --base is a ClickHouse URL. */
-static bool any_clickhouse(const struct hpa_opts *opts)
-{
-	size_t i;
-
-	if (opts->base && hpa_is_clickhouse_url(opts->base))
-		return true;
-	for (i = 0; i < opts->profiles_nr; i++)
-		if (hpa_is_clickhouse_url(opts->profiles[i]))
-			return true;
-	return false;
-}
-
 /* --push, --label and --per-profile: USAGE, or CHECK_ON. */
 static int check_push(struct hpa_opts *opts)
 {
 	if (opts->labels_nr && !opts->push)
 		return usage_error("%s", "--label goes with --push");
-	if (opts->per_profile && !any_clickhouse(opts))
+	if (opts->per_profile && !any_input(opts, hpa_is_clickhouse_url))
 		return usage_error("%s", "--per-profile goes with a clickhouse+http:// PROFILE or --base");
 	if (!opts->push)
 		return CHECK_ON;

@@ -147,7 +147,6 @@ struct hpa_input {
 	uint64_t records;           /* records read (all-threads lines), before any were summed */
 	double inuse_var;           /* variance of its in-use bytes estimate (sampling), all threads */
 	uint64_t clamped;           /* values clamped to HPA_MAX_VALUE by hpa_unsample_profile() */
-	uint64_t profiles;          /* read from ClickHouse: how many pushed profiles its rows sum */
 };
 
 struct hpa_build;

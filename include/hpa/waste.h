@@ -49,11 +49,9 @@ struct hpa_waste {
 	size_t classes_nr;
 	/*
 	 * What the classes leave of the rows they split (`total`): jemalloc's
-	 * pad pages of large extents (`pad_extents` of them when the pages are
-	 * one each), tcmalloc's span tails and overhead.
+	 * pad pages of large extents, tcmalloc's span tails and overhead.
 	 */
 	uint64_t rest, total;
-	double pad_extents;     /* jemalloc: the profile's large objects, each a pad page */
 	/*
 	 * The profiler's own memory: jemalloc's sampled small objects, each
 	 * promoted to a large extent (profiler_objects of them, from the dumps'

@@ -311,7 +311,7 @@ void hpa_sb_add_shown(struct hpa_strbuf *sb, const char *s, size_t len)
 }
 
 /* Whether byte c of a string needs a look in hpa_sb_add_json() (0xe2 may start U+2028/9; 0 ends it). */
-static bool jstr_special(unsigned char c)
+static bool json_special(unsigned char c)
 {
 	return c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0x7f ||
 	       c == 0xe2;
@@ -324,7 +324,7 @@ void hpa_sb_add_json(struct hpa_strbuf *sb, const char *s)
 
 	hpa_sb_addc(sb, '"');
 	for (;; p++) {
-		if (!jstr_special(*p))
+		if (!json_special(*p))
 			continue;
 		hpa_sb_add(sb, run, (size_t)(p - run));
 		run = p + 1;

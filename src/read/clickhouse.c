@@ -49,15 +49,9 @@ static void where(struct hpa_strbuf *sb, const struct hpa_ch_url *u)
 
 		if (!strcmp(p->key, "since") || !strcmp(p->key, "until")) {
 			hpa_sb_adds(sb, !strcmp(p->key, "since") ? " AND time >= " : " AND time <= ");
-			if (all_digits(p->value)) {
-				hpa_sb_adds(sb, "toDateTime(");
-				hpa_ch_quote(sb, p->value);
-				hpa_sb_adds(sb, ")");
-			} else {
-				hpa_sb_adds(sb, "parseDateTimeBestEffort(");
-				hpa_ch_quote(sb, p->value);
-				hpa_sb_adds(sb, ")");
-			}
+			hpa_sb_adds(sb, all_digits(p->value) ? "toDateTime(" : "parseDateTimeBestEffort(");
+			hpa_ch_quote(sb, p->value);
+			hpa_sb_addc(sb, ')');
 		} else if (!strcmp(p->key, "where")) {
 			hpa_sb_addf(sb, " AND (%s)", p->value);
 		} else {
@@ -207,7 +201,6 @@ int hpa_read_clickhouse(struct hpa_profile *prof, const char *url, const struct 
 		in->has_maps = true;                /* none needed: frames are names */
 		in->remote = true;
 		in->time_nanos = last * 1000000000;
-		in->profiles = n;
 		rc = read_rows(prof, input, &u, ho, per_profile ? (double)n : 1);
 	}
 	hpa_ch_url_release(&u);

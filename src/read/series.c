@@ -257,13 +257,11 @@ int hpa_dump_stats_load(const char *path, struct hpa_alloc_stats *st)
 bool hpa_dump_stats_read(const char *path, struct hpa_input *in)
 {
 	char *name = hpa_xasprintf("%s%s", path, HPA_STATS_SUFFIX);
-	struct hpa_stats_source src = { name, NULL, NULL, 0, -1, NULL };
 	struct hpa_alloc_stats st;
-	struct hpa_proc_mem pm;
 	struct hpa_alloc_parts parts;
-	bool has_pm, ok = !hpa_is_url(path) && strcmp(path, "-") && access(name, F_OK) == 0;
+	bool ok = !hpa_is_url(path) && strcmp(path, "-") && access(name, F_OK) == 0;
 
-	if (ok && hpa_load_stats(&src, &st, &pm, &has_pm) < 0) {
+	if (ok && hpa_dump_stats_load(path, &st) < 0) {
 		hpa_warn("%s: left out: not the allocator's statistics", name);
 		ok = false;
 	} else if (ok) {
@@ -273,7 +271,6 @@ bool hpa_dump_stats_read(const char *path, struct hpa_input *in)
 		in->alloc_free = parts.free;
 		in->alloc_meta = parts.meta;
 		hpa_alloc_stats_release(&st);
-		hpa_proc_mem_release(&pm);
 	}
 	free(name);
 	return ok;

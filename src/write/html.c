@@ -432,7 +432,7 @@ static void growth(struct page *pg, const struct hpa_view_opts *vo)
 		free(name);
 		jnum(&pg->sb, s->gain);
 		hpa_sb_addf(&pg->sb, ",%.3f,", s->steady);
-		jstr(&pg->sb, hpa_growth_class_name((enum hpa_growth_class)s->cls));
+		hpa_sb_add_json(&pg->sb, hpa_growth_class_name((enum hpa_growth_class)s->cls));
 		for (d = 0; d < g.dumps; d++) {
 			hpa_sb_addc(&pg->sb, ',');
 			jnum(&pg->sb, s->v[d]);
@@ -501,12 +501,12 @@ static void summary(struct page *pg, size_t nthr)
 				strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 		}
 		hpa_sb_adds(&pg->sb, i ? ",{\"path\":" : "{\"path\":");
-		jstr(&pg->sb, in->path);
+		hpa_sb_add_json(&pg->sb, in->path);
 		hpa_sb_adds(&pg->sb, ",\"format\":");
-		jstr(&pg->sb, format_name(in->format));
+		hpa_sb_add_json(&pg->sb, format_name(in->format));
 		hpa_sb_addf(&pg->sb, ",\"period\":%.0f,\"base\":%s,\"time\":", in->period,
 			    in->is_base ? "true" : "false");
-		jstr(&pg->sb, when);
+		hpa_sb_add_json(&pg->sb, when);
 		/* a heap dump cut before or inside its maps section: said at the summary's top */
 		if (in->maps_cut)
 			hpa_sb_adds(&pg->sb, ",\"maps\":\"cut\"");
@@ -517,14 +517,14 @@ static void summary(struct page *pg, size_t nthr)
 	hpa_sb_adds(&pg->sb, "],\"threads\":[");
 	for (i = 0; i < nthr; i++) {
 		hpa_sb_addf(&pg->sb, "%s{\"id\":%d,\"name\":", i ? "," : "", prof->threads[i].id);
-		jstr(&pg->sb, prof->threads[i].name ? prof->threads[i].name : "");
+		hpa_sb_add_json(&pg->sb, prof->threads[i].name ? prof->threads[i].name : "");
 		hpa_sb_addc(&pg->sb, '}');
 	}
 	hpa_sb_adds(&pg->sb, "],\"warnings\":[");
 	for (i = 0; i < hpa_diag_recorded_nr(); i++) {
 		if (i)
 			hpa_sb_addc(&pg->sb, ',');
-		jstr(&pg->sb, hpa_diag_recorded(i));
+		hpa_sb_add_json(&pg->sb, hpa_diag_recorded(i));
 	}
 	hpa_sb_addc(&pg->sb, ']');
 }
@@ -749,23 +749,23 @@ static void page_fields(struct page *pg, const struct page_data *d, const char *
 	const struct hpa_write_opts *opts = pg->opts;
 
 	hpa_sb_adds(&pg->sb, "{\"version\":");
-	jstr(&pg->sb, HPA_VERSION);
+	hpa_sb_add_json(&pg->sb, HPA_VERSION);
 	hpa_sb_adds(&pg->sb, ",\"title\":");
 	{
 		char *title = title_of(pg->prof, opts);
-		jstr(&pg->sb, title);
+		hpa_sb_add_json(&pg->sb, title);
 		free(title);
 	}
 	if (opts->memory) {
 		hpa_sb_adds(&pg->sb, ",\"memory\":");
-		jstr(&pg->sb, opts->memory);
+		hpa_sb_add_json(&pg->sb, opts->memory);
 	}
 	hpa_sb_adds(&pg->sb, ",\"filters\":");
-	jstr(&pg->sb, filters ? filters : "");
+	hpa_sb_add_json(&pg->sb, filters ? filters : "");
 	hpa_sb_adds(&pg->sb, ",\"legend\":");
-	jstr(&pg->sb, HPA_DIFF_LEGEND);
+	hpa_sb_add_json(&pg->sb, HPA_DIFF_LEGEND);
 	hpa_sb_adds(&pg->sb, ",\"growthLegend\":");
-	jstr(&pg->sb, HPA_GROWTH_LEGEND);
+	hpa_sb_add_json(&pg->sb, HPA_GROWTH_LEGEND);
 	hpa_sb_addf(&pg->sb, ",\"diff\":%s,\"bytes\":%s,", d->diff ? "true" : "false",
 		    opts->show_bytes ? "true" : "false");
 }
@@ -818,7 +818,7 @@ int hpa_report_html(FILE *fp, const struct hpa_profile *prof, const struct hpa_w
 	for (i = 1; i < pg.strs.nr; i++) {
 		spill(&pg);
 		hpa_sb_addc(&pg.sb, ',');
-		jstr(&pg.sb, hpa_strtab_get(&pg.strs, (uint32_t)i));
+		hpa_sb_add_json(&pg.sb, hpa_strtab_get(&pg.strs, (uint32_t)i));
 	}
 	hpa_sb_adds(&pg.sb, "]}");
 	fwrite(pg.sb.buf, 1, pg.sb.len, fp);

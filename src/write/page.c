@@ -13,11 +13,6 @@
 #include "hpa/xalloc.h"
 #include "page.h"
 
-void jstr(struct hpa_strbuf *sb, const char *s)
-{
-	hpa_sb_add_json(sb, s);
-}
-
 uint32_t str_id(struct page *pg, const char *s)
 {
 	return hpa_strtab_intern(&pg->strs, s);

@@ -90,11 +90,6 @@ static inline void jnum(struct hpa_strbuf *sb, double v)
 		hpa_sb_adds(sb, "0");
 }
 
-/*
- * A JSON string, safe inside <script>: '<', '>', '&' and U+2028/9 escaped.
- */
-void jstr(struct hpa_strbuf *sb, const char *s);
-
 /* The page's id of a string, and of a profile string (each looked up once). */
 uint32_t str_id(struct page *pg, const char *s);
 uint32_t prof_str_id(struct page *pg, uint32_t id);

@@ -13,7 +13,6 @@
 #include "hpa/report.h"
 #include "hpa/strbuf.h"
 #include "hpa/view.h"
-#include "page.h"
 
 struct push_rows {
 	FILE *fp;
@@ -51,7 +50,7 @@ static void emit_row(void *ctx, const char *text, size_t len, const uint32_t *sa
 
 			if (i)
 				hpa_sb_addc(&p->sb, ',');
-			jstr(&p->sb, name);
+			hpa_sb_add_json(&p->sb, name);
 			free(name);
 			f = semi ? semi + 1 : end;
 		}

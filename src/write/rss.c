@@ -110,26 +110,17 @@ static void print_stack(FILE *fp, const char *t)
 	fprintf(fp, "%.*s%s", end > t ? (int)(end - t - 3) : 0, t, *end ? " < ..." : "");
 }
 
-/* The share of its class's objects in the profile a site's are (what it is charged by). */
-static double site_share(const struct hpa_waste *w, const struct site *x)
+/* A site's share of its class's objects (what it is charged by) or, with `bytes`, bytes in the profile. */
+static double share_of(const struct hpa_waste *w, const struct site *x, bool bytes)
 {
 	const struct hpa_waste_class *c;
+	double whole;
 
 	if (!x->klass)
 		return 0;
 	c = &w->classes[x->klass - 1];
-	return c->objects > 0 ? x->objects / c->objects : 0;
-}
-
-/* The share of its class's bytes in the profile a site's are. */
-static double bytes_share(const struct hpa_waste *w, const struct site *x)
-{
-	const struct hpa_waste_class *c;
-
-	if (!x->klass)
-		return 0;
-	c = &w->classes[x->klass - 1];
-	return c->bytes > 0 ? x->bytes / c->bytes : 0;
+	whole = bytes ? c->bytes : c->objects;
+	return whole > 0 ? (bytes ? x->bytes : x->objects) / whole : 0;
 }
 
 static const char *const charge_rule =
@@ -175,9 +166,9 @@ static void print_classes(FILE *fp, const struct hpa_waste *w, const struct site
 				fprintf(fp, "; %zu more", c->sites - 2);
 				break;
 			}
-			fprintf(fp, "%s %.1f%%", shown > 1 ? ";" : " ", 100 * site_share(w, &sites[j]));
-			if (fabs(site_share(w, &sites[j]) - bytes_share(w, &sites[j])) >= 0.0005)
-				fprintf(fp, " (%.1f%% of its bytes)", 100 * bytes_share(w, &sites[j]));
+			fprintf(fp, "%s %.1f%%", shown > 1 ? ";" : " ", 100 * share_of(w, &sites[j], false));
+			if (fabs(share_of(w, &sites[j], false) - share_of(w, &sites[j], true)) >= 0.0005)
+				fprintf(fp, " (%.1f%% of its bytes)", 100 * share_of(w, &sites[j], true));
 			fprintf(fp, "%s ", sites[j].one_size ? "" : " (mixed sizes: by its average)");
 			print_stack(fp, hpa_strtab_get(texts, sites[j].text));
 		}
@@ -211,7 +202,7 @@ static void print_sites(FILE *fp, const struct hpa_waste *w, struct site *sites,
 		hpa_format_bytes(num, sizeof(num), x->empty, unit);
 		if (x->klass)
 			fprintf(fp, "%10s  %llu-byte class, %.1f%% of its objects%s: ", num,
-				(unsigned long long)w->classes[x->klass - 1].size, 100 * site_share(w, x),
+				(unsigned long long)w->classes[x->klass - 1].size, 100 * share_of(w, x, false),
 				x->one_size ? "" : " (mixed sizes: by its average)");
 		else
 			fprintf(fp, "%10s  large objects' pad pages: ", num);
@@ -314,7 +305,7 @@ static void csv_waste(FILE *fp, const struct hpa_waste *w, const struct site *si
 		csv_num(fp, x->objects);
 		csv_num(fp, x->bytes);
 		if (x->klass)
-			fprintf(fp, ",%.6f,%.6f", site_share(w, x), bytes_share(w, x));
+			fprintf(fp, ",%.6f,%.6f", share_of(w, x, false), share_of(w, x, true));
 		else
 			fputs(",,", fp);
 		fprintf(fp, ",%d,\n", x->one_size);

@@ -191,11 +191,8 @@ static void place_sites(const struct hpa_alloc_stats *st, const struct hpa_profi
 			c->sites++;
 			w->one_size[i] = fabs(avg - (double)c->size) <= 0.03 * (double)c->size;
 		}
-		if (w->allocator == HPA_ALLOC_JEMALLOC) {
+		if (w->allocator == HPA_ALLOC_JEMALLOC)
 			je_profiler(st, prof, i, avg, w);
-			if (!k && avg > large_min * 7 / 8 && st->cache_oblivious)
-				w->pad_extents += s->v[HPA_INUSE_OBJECTS];
-		}
 	}
 	for (i = 0; i < prof->samples_nr; i++) {
 		const struct hpa_sample *s = &prof->samples[i];
